@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// Keeps the architecture honest: a lower layer never imports a higher one, and src/ has no import cycles.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const ORDER = ['buffer', 'process', 'manager', 'tools', 'mcp', 'cli'];
+const root = resolve(new URL('..', import.meta.url).pathname, 'src');
+
+function walk(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? walk(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const layerOf = (file) => {
+  const top = relative(root, file).split('/')[0];
+  return ORDER.indexOf(top); // -1: src/index.ts and other top-level files may import anything
+};
+
+const files = walk(root);
+const graph = new Map();
+const problems = [];
+for (const file of files) {
+  const text = readFileSync(file, 'utf8');
+  const deps = [];
+  for (const match of text.matchAll(/(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]/g)) {
+    const target = resolve(dirname(file), match[1]).replace(/\.js$/, '.ts');
+    deps.push(target);
+    const from = layerOf(file);
+    const to = layerOf(target);
+    if (from >= 0 && to > from) {
+      problems.push(`${relative(root, file)} (layer ${ORDER[from]}) imports ${relative(root, target)} (layer ${ORDER[to]})`);
+    }
+  }
+  graph.set(file, deps);
+}
+
+// Cycle check by depth-first search over the import graph.
+const state = new Map();
+const stack = [];
+function visit(file) {
+  state.set(file, 'open');
+  stack.push(file);
+  for (const dep of graph.get(file) ?? []) {
+    if (state.get(dep) === 'open') {
+      problems.push(`import cycle: ${[...stack.slice(stack.indexOf(dep)), dep].map((f) => relative(root, f)).join(' -> ')}`);
+    } else if (!state.has(dep) && graph.has(dep)) {
+      visit(dep);
+    }
+  }
+  stack.pop();
+  state.set(file, 'done');
+}
+for (const file of files) if (!state.has(file)) visit(file);
+
+if (problems.length > 0) {
+  console.error(`layer check failed:\n- ${problems.join('\n- ')}`);
+  process.exit(1);
+}
+console.log(`layer check: ${files.length} files, order ${ORDER.join(' < ')}, no upward imports, no cycles`);

@@ -1,0 +1,14 @@
+export * from './manager/index.js';
+export * from './buffer/index.js';
+export {
+  LocalExecutor,
+  buildEnv,
+  SESSION_ENV,
+  CORE_ENV_NAMES,
+  type EnvPolicy,
+  type Executor,
+  type ExecProcess,
+  type ExitInfo,
+  type SpawnOptions,
+  type Disposable,
+} from './process/index.js';

@@ -1,0 +1,43 @@
+export type UnifiedExecErrorCode =
+  | 'UNKNOWN_SESSION'
+  | 'STDIN_CLOSED'
+  | 'SPAWN_FAILED'
+  | 'INVALID_ARGUMENT'
+  | 'SHUT_DOWN';
+
+/** The one error type of the library: a machine-readable `code` and a message a model can act on. */
+export class UnifiedExecError extends Error {
+  override readonly name = 'UnifiedExecError';
+
+  constructor(
+    readonly code: UnifiedExecErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export const unknownSession = (id: unknown) => new UnifiedExecError('UNKNOWN_SESSION', `Unknown process id ${String(id)}`);
+
+export const stdinClosed = () =>
+  new UnifiedExecError(
+    'STDIN_CLOSED',
+    'stdin is closed for this session; rerun exec_command with tty=true to keep stdin open',
+  );
+
+export const spawnFailed = (reason: string, cause?: unknown) =>
+  new UnifiedExecError('SPAWN_FAILED', `Failed to create unified exec process: ${reason}`, { cause });
+
+export const invalidArgument = (message: string) => new UnifiedExecError('INVALID_ARGUMENT', message);
+
+export const shutDown = () =>
+  new UnifiedExecError('SHUT_DOWN', 'The exec session manager has been shut down; create a new one');
+
+/** `"abc" (string)`, `NaN (number)`, `undefined`: what a validation message says came. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (value === null) return 'null';
+  const shown = typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : String(value);
+  return `${shown} (${Array.isArray(value) ? 'array' : typeof value})`;
+}

@@ -1,0 +1,239 @@
+import pLimit from 'p-limit';
+import { OUTPUT_MAX_BYTES } from '../buffer/head-tail-buffer.js';
+import { truncateForModel } from '../buffer/truncate.js';
+import { buildEnv } from '../process/env.js';
+import { LocalExecutor } from '../process/local-executor.js';
+import { findExecutable, resolveWorkdir } from '../process/resolve.js';
+import type { ExecProcess, Executor } from '../process/types.js';
+import {
+  DEFAULT_MAX_BACKGROUND_POLL_MS,
+  DEFAULT_MAX_SESSIONS,
+  SESSION_WARNING_THRESHOLD,
+} from './constants.js';
+import { shutDown, spawnFailed, stdinClosed, unknownSession, UnifiedExecError } from './errors.js';
+import { newChunkId, randomSessionId } from './ids.js';
+import { pickSessionToPrune } from './prune.js';
+import { deadlinePolicy, type EarlyReturn, type ReturnPolicy } from './return-policy.js';
+import { Session } from './session.js';
+import { clampPollTime, clampYieldTime } from './timing.js';
+import type { ExecCommandRequest, ExecResponse, ManagerOptions, SessionInfo, WriteStdinRequest } from './types.js';
+import { normalizeExec, normalizeWrite, parseSessionId } from './validate.js';
+import { killOnExit } from './exit-guard.js';
+
+/** How many process trees may be ended at once (each polls /proc during its grace period). */
+const TERMINATE_CONCURRENCY = 8;
+
+/**
+ * Runs commands for a model: exec_command starts one and waits a bounded time; a program still running is kept
+ * under a session id that write_stdin types into and polls. Every call answers with what was printed meanwhile.
+ */
+export class UnifiedExecManager {
+  private readonly sessions = new Map<number, Session>();
+  private readonly terminations = new Set<Promise<void>>();
+  private readonly terminateLimit = pLimit(TERMINATE_CONCURRENCY);
+  private readonly executor: Executor;
+  private readonly nextId: () => number;
+  private readonly clock: () => number;
+  private readonly maxSessions: number;
+  private readonly warningThreshold: number;
+  private readonly maxBackgroundPollMs: number;
+  private readonly outputMaxBytes: number;
+  private readonly cwd: string;
+  private readonly returnPolicy: ReturnPolicy;
+  private readonly unguard: () => void;
+  private shutdownPromise: Promise<void> | undefined;
+
+  constructor(private readonly options: ManagerOptions = {}) {
+    this.executor = options.executor ?? new LocalExecutor();
+    this.nextId = options.idGenerator ?? randomSessionId;
+    this.clock = options.clock ?? Date.now;
+    this.maxSessions = Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS);
+    this.warningThreshold = Math.min(SESSION_WARNING_THRESHOLD, Math.max(1, this.maxSessions - 4));
+    this.maxBackgroundPollMs = options.maxBackgroundPollMs ?? DEFAULT_MAX_BACKGROUND_POLL_MS;
+    this.outputMaxBytes = options.outputMaxBytes ?? OUTPUT_MAX_BYTES;
+    this.cwd = options.cwd ?? process.cwd();
+    this.returnPolicy = options.returnPolicy ?? deadlinePolicy;
+    this.unguard = killOnExit(() => [...this.sessions.values()].map((s) => s.process.pid));
+  }
+
+  /** Starts `cmd` and answers once it exits or its yield time is up; a live program gets a session id. */
+  async execCommand(request: ExecCommandRequest): Promise<ExecResponse> {
+    const started = performance.now();
+    this.assertOpen();
+    const req = normalizeExec(request);
+    const env = buildEnv(this.options.env);
+    const shell = req.shell ?? this.options.defaultShell ?? process.env.SHELL ?? '/bin/bash';
+    if (!findExecutable(shell, env.PATH)) {
+      throw spawnFailed(`shell \`${shell}\` was not found or is not executable; pass an installed shell such as /bin/bash`);
+    }
+    let cwd: string;
+    try {
+      cwd = resolveWorkdir(req.workdir ?? this.cwd, this.cwd);
+    } catch (err) {
+      throw spawnFailed(`${(err as Error).message}; pass an existing \`workdir\``, err);
+    }
+    let proc: ExecProcess;
+    try {
+      proc = this.executor.spawn({ argv: [shell, req.login ? '-lc' : '-c', req.cmd], cwd, env, tty: req.tty });
+    } catch (err) {
+      throw spawnFailed((err as Error).message, err);
+    }
+    const session = new Session(this.allocateId(), req.cmd, proc, this.outputMaxBytes, this.clock());
+    // Stored before waiting: if the caller goes away mid-wait, the session is still reachable.
+    this.sessions.set(session.id, session);
+    const warnings = this.enforceCap();
+    return this.respond(session, started, clampYieldTime(req.yieldTimeMs), req.maxOutputTokens, warnings);
+  }
+
+  /** Types `chars` into a tty session (empty: just poll) and answers with what came back. */
+  async writeStdin(request: WriteStdinRequest): Promise<ExecResponse> {
+    const started = performance.now();
+    this.assertOpen();
+    const req = normalizeWrite(request);
+    const session = this.lookup(req.sessionId);
+    if (req.chars !== '' && !session.process.tty) throw stdinClosed();
+    return session.exclusive(async () => {
+      // It may have been closed or pruned while this call queued behind another.
+      this.lookup(req.sessionId);
+      if (req.chars !== '') {
+        // A write after exit goes nowhere; the response then reports the exit instead.
+        await session.process.write(req.chars).catch(() => undefined);
+      }
+      const waitMs = req.chars === '' ? clampPollTime(req.yieldTimeMs, this.maxBackgroundPollMs) : clampYieldTime(req.yieldTimeMs);
+      return this.respond(session, started, waitMs, req.maxOutputTokens, []);
+    });
+  }
+
+  /** Every session still held, oldest first: models lose ids after context compaction and find them here. */
+  listSessions(): SessionInfo[] {
+    return [...this.sessions.values()].map((s) => ({
+      sessionId: s.id,
+      command: s.command,
+      tty: s.process.tty,
+      pid: s.process.pid,
+      startedAt: new Date(s.startedAtMs),
+      lastUsedAt: new Date(s.lastUsedMs),
+      exited: s.exited,
+      ...(s.exitInfo ? { exitCode: s.exitInfo.exitCode } : {}),
+      bufferedBytes: s.bufferedBytes,
+    }));
+  }
+
+  /** Ends a session's whole process tree and forgets it. */
+  async closeSession(sessionId: number): Promise<{ sessionId: number; exitCode: number | undefined }> {
+    this.assertOpen();
+    const session = this.lookup(parseSessionId(sessionId));
+    await this.remove(session);
+    return { sessionId: session.id, exitCode: session.process.exitInfo?.exitCode };
+  }
+
+  /** Ends every session; afterwards every call fails with SHUT_DOWN. Safe to call more than once. */
+  shutdown(): Promise<void> {
+    this.shutdownPromise ??= (async () => {
+      await Promise.all([...this.sessions.values()].map((s) => this.remove(s)));
+      await Promise.all([...this.terminations]);
+      this.unguard();
+    })();
+    return this.shutdownPromise;
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  private async respond(
+    session: Session,
+    started: number,
+    waitMs: number,
+    maxOutputTokens: number,
+    warnings: string[],
+  ): Promise<ExecResponse> {
+    const early = await this.waitFor(session, started + waitMs);
+    const { text, totalBytes } = session.drain();
+    session.lastUsedMs = this.clock();
+    const base = {
+      chunkId: newChunkId(),
+      wallTimeSeconds: (performance.now() - started) / 1000,
+      output: truncateForModel(text, maxOutputTokens).text,
+      originalTokenCount: Math.ceil(totalBytes / 4),
+      warnings,
+    };
+    if (session.exitInfo) {
+      // Reported once, then gone: a later write_stdin gets UNKNOWN_SESSION.
+      void this.remove(session);
+      return { ...base, exitCode: session.exitInfo.exitCode, state: 'exited' };
+    }
+    return {
+      ...base,
+      sessionId: session.id,
+      state: early?.state ?? 'running',
+      ...(early?.secretPrompt ? { secretPrompt: true } : {}),
+    };
+  }
+
+  /** Waits until the process exits, the deadline passes, or the return policy says the answer is complete. */
+  private waitFor(session: Session, deadline: number): Promise<EarlyReturn | undefined> {
+    if (session.exited) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const abort = new AbortController();
+      const finish = (result: EarlyReturn | undefined) => {
+        if (abort.signal.aborted) return;
+        abort.abort();
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(result);
+      };
+      const timer = setTimeout(() => finish(undefined), Math.max(0, deadline - performance.now()));
+      const sub = session.onChange(() => {
+        if (session.exited) finish(undefined);
+      });
+      if (session.process.tty) {
+        this.returnPolicy
+          .watch({ process: session.process, lastOutputAt: () => session.lastOutputAt, signal: abort.signal })
+          .then((result) => result && finish(result), () => undefined);
+      }
+    });
+  }
+
+  /** After storing: prune over the cap, warn near it. */
+  private enforceCap(): string[] {
+    while (this.sessions.size > this.maxSessions) {
+      const meta = [...this.sessions.values()].map((s) => ({ id: s.id, lastUsedMs: s.lastUsedMs, exited: s.exited }));
+      const victim = this.sessions.get(pickSessionToPrune(meta) ?? -1);
+      if (!victim) break;
+      void this.remove(victim);
+    }
+    const open = this.sessions.size;
+    if (open < this.warningThreshold) return [];
+    return [
+      `Warning: The maximum number of unified exec processes you can keep open is ${this.warningThreshold} and you currently have ${open} processes open. Reuse older processes or close them to prevent automatic pruning of old processes`,
+    ];
+  }
+
+  private remove(session: Session): Promise<void> {
+    this.sessions.delete(session.id);
+    session.detach();
+    const done = this.terminateLimit(() => session.process.terminate());
+    this.terminations.add(done);
+    void done.finally(() => this.terminations.delete(done));
+    return done;
+  }
+
+  private lookup(sessionId: number): Session {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw unknownSession(sessionId);
+    return session;
+  }
+
+  private allocateId(): number {
+    for (let attempt = 0; attempt < 1000; attempt++) {
+      const id = this.nextId();
+      if (!this.sessions.has(id)) return id;
+    }
+    throw new UnifiedExecError('SPAWN_FAILED', 'Failed to create unified exec process: no free session id');
+  }
+
+  private assertOpen(): void {
+    if (this.shutdownPromise) throw shutDown();
+  }
+}

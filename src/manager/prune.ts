@@ -1,0 +1,20 @@
+import { PRUNE_PROTECTED_RECENT } from './constants.js';
+
+export interface SessionMeta {
+  id: number;
+  lastUsedMs: number;
+  exited: boolean;
+}
+
+/**
+ * Which session to drop when the store is over its cap: never one of the `protectedRecent` most recently used;
+ * of the rest, the least recently used that has already exited, else the least recently used.
+ */
+export function pickSessionToPrune(
+  sessions: readonly SessionMeta[],
+  protectedRecent = PRUNE_PROTECTED_RECENT,
+): number | undefined {
+  const byRecency = [...sessions].sort((a, b) => b.lastUsedMs - a.lastUsedMs);
+  const candidates = byRecency.slice(protectedRecent).reverse(); // least recently used first
+  return (candidates.find((s) => s.exited) ?? candidates[0])?.id;
+}

@@ -1,0 +1,28 @@
+import type { ExecProcess } from '../process/types.js';
+
+/** What a policy says when it ends a wait early. */
+export interface EarlyReturn {
+  state: 'waiting_for_input';
+  secretPrompt?: boolean;
+}
+
+export interface WatchContext {
+  process: ExecProcess;
+  /** performance.now() of the last output byte seen in this call, or of the call's start. */
+  lastOutputAt(): number;
+  /** Aborted when the wait is over for another reason; the policy must stop its work then. */
+  signal: AbortSignal;
+}
+
+/**
+ * The collect loop's "should I return now?" seam. `watch` resolves with an EarlyReturn to end the wait, or with
+ * undefined to let the deadline (or the exit) decide.
+ */
+export interface ReturnPolicy {
+  watch(context: WatchContext): Promise<EarlyReturn | undefined>;
+}
+
+/** The compat rule: a live process answers at its deadline, never before. */
+export const deadlinePolicy: ReturnPolicy = {
+  watch: async () => undefined,
+};

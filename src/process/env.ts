@@ -1,0 +1,63 @@
+/** Environment building: a pure function of the policy and the parent environment. */
+
+/** Set on every session so programs behave for a reader that is a model, not a person (compat part first). */
+export const SESSION_ENV: Readonly<Record<string, string>> = {
+  NO_COLOR: '1',
+  TERM: 'dumb',
+  LANG: 'C.UTF-8',
+  LC_CTYPE: 'C.UTF-8',
+  LC_ALL: 'C.UTF-8',
+  COLORTERM: '',
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  GH_PAGER: 'cat',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_EDITOR: 'true',
+  DEBIAN_FRONTEND: 'noninteractive',
+  PIP_NO_INPUT: '1',
+};
+
+/** Variables a program needs to find things and to know who runs it; what `inherit: 'core'` keeps. */
+export const CORE_ENV_NAMES: readonly string[] = [
+  'HOME', 'LOGNAME', 'PATH', 'SHELL', 'USER', 'USERNAME', 'TMPDIR', 'TEMP', 'TMP', 'TZ', 'LANG', 'LC_ALL',
+];
+
+const SECRET_NAME = /KEY|SECRET|TOKEN|PASSWORD/i;
+
+export interface EnvPolicy {
+  /** Which parent variables to start from. Default `all`. */
+  inherit?: 'all' | 'core' | 'none';
+  /** Keep variables whose names contain KEY, SECRET, TOKEN or PASSWORD. Default false. */
+  keepSecrets?: boolean;
+  /** Glob patterns (`*`, `?`; case-insensitive) of names to drop. */
+  exclude?: readonly string[];
+  /** When given, only names matching one of these globs survive (applied after `exclude`). */
+  includeOnly?: readonly string[];
+  /** Set last, over everything else, including the session variables. */
+  set?: Readonly<Record<string, string>>;
+}
+
+export function globToRegExp(glob: string): RegExp {
+  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${body}$`, 'i');
+}
+
+/** parent → inherited subset → minus secrets/excluded → includeOnly → + SESSION_ENV → + set. */
+export function buildEnv(
+  policy: EnvPolicy = {},
+  parent: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string> {
+  const inherit = policy.inherit ?? 'all';
+  const exclude = (policy.exclude ?? []).map(globToRegExp);
+  const includeOnly = policy.includeOnly?.map(globToRegExp);
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parent)) {
+    if (value === undefined || inherit === 'none') continue;
+    if (inherit === 'core' && !CORE_ENV_NAMES.includes(name)) continue;
+    if (!policy.keepSecrets && SECRET_NAME.test(name)) continue;
+    if (exclude.some((re) => re.test(name))) continue;
+    if (includeOnly && !includeOnly.some((re) => re.test(name))) continue;
+    env[name] = value;
+  }
+  return { ...env, ...SESSION_ENV, ...policy.set };
+}

@@ -1,0 +1,63 @@
+import { write as fsWrite } from 'node:fs';
+
+/** How long to back off when the kernel's input queue is full (the reader is busy); avoids a hot EAGAIN loop. */
+const EAGAIN_BACKOFF_MS = 2;
+
+interface Task {
+  buffer: Buffer;
+  offset: number;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * Ordered, back-pressured writes to a non-blocking fd. Each write resolves once all its bytes are in the kernel;
+ * a full queue (EAGAIN) is retried after a short backoff instead of spinning or blocking the event loop.
+ */
+export class FdWriter {
+  private readonly queue: Task[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private closedWith: Error | undefined;
+
+  constructor(private readonly fd: number) {}
+
+  write(data: string | Uint8Array): Promise<void> {
+    const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+    if (this.closedWith) return Promise.reject(this.closedWith);
+    if (buffer.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.queue.push({ buffer, offset: 0, resolve, reject });
+      if (this.queue.length === 1) this.pump();
+    });
+  }
+
+  /** Fails every queued write; later writes fail at once. */
+  close(reason: Error): void {
+    this.closedWith = reason;
+    clearTimeout(this.timer);
+    for (const task of this.queue.splice(0)) task.reject(reason);
+  }
+
+  private pump(): void {
+    this.timer = undefined;
+    const task = this.queue[0];
+    if (!task || this.closedWith) return;
+    fsWrite(this.fd, task.buffer, task.offset, task.buffer.length - task.offset, null, (err, written) => {
+      if (this.closedWith) return;
+      if (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
+          this.timer = setTimeout(() => this.pump(), EAGAIN_BACKOFF_MS);
+          return;
+        }
+        this.close(err);
+        return;
+      }
+      task.offset += written;
+      if (task.offset >= task.buffer.length) {
+        this.queue.shift();
+        task.resolve();
+      }
+      this.pump();
+    });
+  }
+}

@@ -1,0 +1,7 @@
+export type { Disposable, ExecProcess, Executor, ExitInfo, SpawnOptions } from './types.js';
+export { LocalExecutor } from './local-executor.js';
+export { PtyProcess, DEFAULT_COLS, DEFAULT_ROWS } from './pty-process.js';
+export { PipeProcess } from './pipe-process.js';
+export { buildEnv, SESSION_ENV, CORE_ENV_NAMES, type EnvPolicy } from './env.js';
+export { killSessionTree, listProcesses, readProcStat, selectSessionTree, parseProcStat, type ProcStat } from './process-tree.js';
+export { findExecutable, resolveWorkdir } from './resolve.js';

@@ -1,0 +1,88 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { toExitInfo } from './exit-info.js';
+import { Listeners } from './listeners.js';
+import { killSessionTree } from './process-tree.js';
+import type { Disposable, ExecProcess, ExitInfo, SpawnOptions } from './types.js';
+
+/**
+ * After the process exits, how long to keep waiting for its pipes to reach end-of-file. EOF comes at once unless
+ * a background grandchild still holds them; bytes that arrive later still reach onData.
+ */
+const TRAILING_OUTPUT_MS = 50;
+
+/** One program on pipes: stdin is /dev/null, stdout and stderr interleaved in arrival order, own session. */
+export class PipeProcess implements ExecProcess {
+  readonly pid: number;
+  readonly tty = false;
+  exitInfo: ExitInfo | undefined;
+  private readonly child: ChildProcess;
+  private readonly dataListeners = new Listeners<Buffer>();
+  private readonly exitListeners = new Listeners<ExitInfo>();
+  private openStreams = 2;
+  private streamsEnded: (() => void) | undefined;
+  private terminated: Promise<void> | undefined;
+  private readonly exited: Promise<void>;
+
+  constructor(options: SpawnOptions) {
+    const [file, ...args] = options.argv;
+    if (file === undefined) throw new Error('argv is empty');
+    // detached: setsid(), so the whole tree is one session we can find and kill.
+    this.child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    if (this.child.pid === undefined) {
+      // spawn reports ENOENT and friends asynchronously; swallow that event, the caller gets a thrown error now.
+      this.child.once('error', () => undefined);
+      throw new Error(`could not start ${file}`);
+    }
+    this.pid = this.child.pid;
+    const streamsDone = new Promise<void>((resolve) => (this.streamsEnded = resolve));
+    for (const stream of [this.child.stdout, this.child.stderr]) {
+      stream?.on('data', (chunk: Buffer) => this.dataListeners.emit(chunk));
+      stream?.once('close', () => {
+        if (--this.openStreams === 0) this.streamsEnded?.();
+      });
+    }
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        const info = toExitInfo(code, signal);
+        const grace = new Promise((r) => setTimeout(r, TRAILING_OUTPUT_MS));
+        void Promise.race([streamsDone, grace]).then(() => {
+          this.exitInfo = info;
+          this.exitListeners.emit(info);
+          resolve();
+        });
+      });
+    });
+    this.child.on('error', () => undefined);
+  }
+
+  onData(listener: (chunk: Buffer) => void): Disposable {
+    return this.dataListeners.add(listener);
+  }
+
+  onExit(listener: (info: ExitInfo) => void): Disposable {
+    return this.exitListeners.add(listener);
+  }
+
+  write(): Promise<void> {
+    return Promise.reject(new Error('stdin is closed for this session'));
+  }
+
+  resize(): void {
+    // no terminal to resize
+  }
+
+  terminate(): Promise<void> {
+    this.terminated ??= (async () => {
+      await killSessionTree(this.pid, { first: ['SIGTERM'] });
+      await Promise.race([this.exited, new Promise((r) => setTimeout(r, 1000))]);
+      this.child.stdout?.destroy();
+      this.child.stderr?.destroy();
+    })();
+    return this.terminated;
+  }
+}

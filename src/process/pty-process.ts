@@ -1,0 +1,174 @@
+import { closeSync, constants as fsConstants, openSync, write as fsWrite } from 'node:fs';
+import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
+import tty from 'node:tty';
+import { toExitInfo } from './exit-info.js';
+import { FdWriter } from './fd-writer.js';
+import { Listeners } from './listeners.js';
+import { MarkerScanner } from './marker-scanner.js';
+import { killSessionTree } from './process-tree.js';
+import type { Disposable, ExecProcess, ExitInfo, SpawnOptions } from './types.js';
+
+interface NativePty {
+  fork(
+    file: string, args: string[], env: string[], cwd: string, cols: number, rows: number,
+    uid: number, gid: number, utf8: boolean, helperPath: string,
+    onExit: (code: number, signal: number) => void,
+  ): { fd: number; pid: number; pty: string };
+  resize(fd: number, cols: number, rows: number): void;
+}
+
+// node-pty's public UnixTerminal reports exit only after its read socket closes, and force-destroys that socket
+// 200 ms after the child exits: bytes not yet read by then are lost (node-pty #72, #85, #726). We use its native
+// fork (pinned node-pty 1.1.0) so we see the exit at once and decide ourselves when output is complete.
+const require = createRequire(import.meta.url);
+const native = (require('node-pty/lib/utils') as { loadNativeModule(name: string): { module: NativePty } })
+  .loadNativeModule('pty').module;
+
+export const DEFAULT_COLS = 80;
+export const DEFAULT_ROWS = 24;
+/** How long to wait for the drain marker before giving up (output flow stopped by ^S, a wedged terminal). */
+const DRAIN_TIMEOUT_MS = 2000;
+
+/** One program in a pseudo-terminal: session leader, stdout and stderr merged, stdin open. */
+export class PtyProcess implements ExecProcess {
+  readonly pid: number;
+  readonly tty = true;
+  readonly ptsPath: string;
+  private readonly masterFd: number;
+  /** A slave fd of our own: the terminal never hangs up under us, and it carries the drain marker. */
+  private slaveFd: number | undefined;
+  private readonly reader: tty.ReadStream;
+  private readonly writer: FdWriter;
+  private readonly dataListeners = new Listeners<Buffer>();
+  private readonly exitListeners = new Listeners<ExitInfo>();
+  private scanner: { scanner: MarkerScanner; done: () => void } | undefined;
+  private drainChain: Promise<void> = Promise.resolve();
+  private readerClosed = false;
+  private terminated: Promise<void> | undefined;
+  private exitSeen: ((info: ExitInfo) => void) | undefined;
+  private readonly exitSeenPromise: Promise<ExitInfo>;
+  exitInfo: ExitInfo | undefined;
+
+  constructor(options: SpawnOptions) {
+    const [file, ...args] = options.argv;
+    if (file === undefined) throw new Error('argv is empty');
+    const env = Object.entries(options.env).map(([k, v]) => `${k}=${v}`);
+    this.exitSeenPromise = new Promise((resolve) => (this.exitSeen = resolve));
+    const term = native.fork(
+      file, args, env, options.cwd, options.cols ?? DEFAULT_COLS, options.rows ?? DEFAULT_ROWS,
+      -1, -1, true, '', (code, signal) => void this.onChildExit(toExitInfo(code, signal)),
+    );
+    this.pid = term.pid;
+    this.masterFd = term.fd;
+    this.ptsPath = term.pty;
+    this.slaveFd = openSync(term.pty, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK);
+    this.writer = new FdWriter(term.fd);
+    this.reader = new tty.ReadStream(term.fd);
+    this.reader.on('data', (chunk: Buffer) => this.onChunk(chunk));
+    // EIO is how a master reports that no slave is open any more: the normal end of the stream.
+    this.reader.on('error', () => this.closeReader());
+    this.reader.on('close', () => this.closeReader());
+  }
+
+  onData(listener: (chunk: Buffer) => void): Disposable {
+    return this.dataListeners.add(listener);
+  }
+
+  onExit(listener: (info: ExitInfo) => void): Disposable {
+    return this.exitListeners.add(listener);
+  }
+
+  write(data: string | Uint8Array): Promise<void> {
+    return this.writer.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (!this.readerClosed) native.resize(this.masterFd, cols, rows);
+  }
+
+  /**
+   * Resolves once every byte written to the terminal before this call has been delivered to onData: a unique
+   * marker written through our own slave fd comes out of the master after them, and is removed from the stream.
+   */
+  flushOutput(timeoutMs = DRAIN_TIMEOUT_MS): Promise<void> {
+    const run = () => this.drainOnce(timeoutMs);
+    this.drainChain = this.drainChain.then(run, run);
+    return this.drainChain;
+  }
+
+  terminate(): Promise<void> {
+    this.terminated ??= (async () => {
+      await killSessionTree(this.pid);
+      // The exit callback fires once the child is reaped; don't wait forever if it was reaped already.
+      await Promise.race([this.exitSeenPromise, new Promise((r) => setTimeout(r, 1000))]);
+      this.releaseSlave();
+      this.reader.destroy();
+      this.closeReader();
+    })();
+    return this.terminated;
+  }
+
+  private drainOnce(timeoutMs: number): Promise<void> {
+    const slave = this.slaveFd;
+    if (this.readerClosed || slave === undefined) return Promise.resolve();
+    const marker = Buffer.from(`\x1b_ue-drain-${randomBytes(6).toString('hex')}\x1b\\`);
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => finish(), timeoutMs);
+      const finish = () => {
+        clearTimeout(timer);
+        if (this.scanner?.done === finish) {
+          const rest = this.scanner.scanner.flush();
+          this.scanner = undefined;
+          if (rest.length > 0) this.dataListeners.emit(rest);
+        }
+        resolve();
+      };
+      this.scanner = { scanner: new MarkerScanner(marker), done: finish };
+      fsWrite(slave, marker, (err) => {
+        if (err) finish();
+      });
+    });
+  }
+
+  private onChunk(chunk: Buffer): void {
+    const active = this.scanner;
+    if (!active) {
+      this.dataListeners.emit(chunk);
+      return;
+    }
+    const { pass, found } = active.scanner.push(chunk);
+    if (found) this.scanner = undefined;
+    if (pass.length > 0) this.dataListeners.emit(pass);
+    if (found) active.done();
+  }
+
+  private async onChildExit(info: ExitInfo): Promise<void> {
+    this.exitSeen?.(info);
+    this.writer.close(new Error('process has exited'));
+    await this.flushOutput();
+    this.exitInfo = info;
+    // Keep our slave fd until output is drained; after that a grandchild may still hold the terminal, and the
+    // master reads on until it lets go (EIO) or the tree is terminated.
+    this.releaseSlave();
+    this.exitListeners.emit(info);
+  }
+
+  private releaseSlave(): void {
+    if (this.slaveFd === undefined) return;
+    try {
+      closeSync(this.slaveFd);
+    } catch {
+      // already closed
+    }
+    this.slaveFd = undefined;
+  }
+
+  private closeReader(): void {
+    if (this.readerClosed) return;
+    this.readerClosed = true;
+    const active = this.scanner;
+    if (active) active.done();
+    this.reader.destroy();
+  }
+}

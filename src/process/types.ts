@@ -1,0 +1,45 @@
+/** The executor seam: the manager only ever talks to these interfaces, so a remote or sandboxed executor can slot in. */
+
+export interface Disposable {
+  dispose(): void;
+}
+
+/** How a process ended. Exit is data, not an exception. */
+export interface ExitInfo {
+  /** Shell convention: 128 + signal number when killed by a signal. */
+  exitCode: number;
+  /** Signal name (e.g. `SIGKILL`) when the process was killed by one. */
+  signal?: string;
+}
+
+export interface SpawnOptions {
+  /** argv[0] is the program; it is looked up in PATH when it has no slash. */
+  argv: readonly string[];
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+  /** true: pseudo-terminal (stdin open, stdout+stderr merged); false: pipes with stdin at /dev/null. */
+  tty: boolean;
+  cols?: number;
+  rows?: number;
+}
+
+export interface ExecProcess {
+  readonly pid: number;
+  readonly tty: boolean;
+  /** Set once the process has exited and every byte it wrote before exiting has been delivered to onData. */
+  readonly exitInfo: ExitInfo | undefined;
+  /** Output bytes in arrival order. A chunk may arrive after exit (a grandchild still holding the terminal). */
+  onData(listener: (chunk: Buffer) => void): Disposable;
+  /** Fires once, after all output written before the exit has gone to onData listeners. */
+  onExit(listener: (info: ExitInfo) => void): Disposable;
+  /** Resolves when the bytes have been handed to the kernel. Rejects with STDIN_CLOSED-style errors on pipes. */
+  write(data: string | Uint8Array): Promise<void>;
+  resize(cols: number, rows: number): void;
+  /** Ends the whole process tree (SIGTERM, grace, SIGKILL) and releases every fd. Safe to call twice. */
+  terminate(): Promise<void>;
+}
+
+export interface Executor {
+  /** Throws (synchronously) when the process cannot be started at all. */
+  spawn(options: SpawnOptions): ExecProcess;
+}
