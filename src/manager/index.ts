@@ -7,3 +7,4 @@ export { randomSessionId, sequentialIds, newChunkId } from './ids.js';
 export { deadlinePolicy, type ReturnPolicy, type EarlyReturn, type WatchContext } from './return-policy.js';
 export * from './constants.js';
 export type * from './types.js';
+export { InputWaitPolicy, type InputWaitOptions } from './input-wait-policy.js';

@@ -19,6 +19,7 @@ import { clampPollTime, clampYieldTime } from './timing.js';
 import type { ExecCommandRequest, ExecResponse, ManagerOptions, SessionInfo, WriteStdinRequest } from './types.js';
 import { normalizeExec, normalizeWrite, parseSessionId } from './validate.js';
 import { killOnExit } from './exit-guard.js';
+import { InputWaitPolicy } from './input-wait-policy.js';
 
 /** How many process trees may be ended at once (each polls /proc during its grace period). */
 const TERMINATE_CONCURRENCY = 8;
@@ -52,7 +53,7 @@ export class UnifiedExecManager {
     this.maxBackgroundPollMs = options.maxBackgroundPollMs ?? DEFAULT_MAX_BACKGROUND_POLL_MS;
     this.outputMaxBytes = options.outputMaxBytes ?? OUTPUT_MAX_BYTES;
     this.cwd = options.cwd ?? process.cwd();
-    this.returnPolicy = options.returnPolicy ?? deadlinePolicy;
+    this.returnPolicy = options.returnPolicy ?? (options.returnOn === 'deadline' ? deadlinePolicy : new InputWaitPolicy());
     this.unguard = killOnExit(() => [...this.sessions.values()].map((s) => s.process.pid));
   }
 
@@ -95,12 +96,14 @@ export class UnifiedExecManager {
     return session.exclusive(async () => {
       // It may have been closed or pruned while this call queued behind another.
       this.lookup(req.sessionId);
+      let beforeInput: unknown;
       if (req.chars !== '') {
+        beforeInput = this.returnPolicy.beforeInput?.(session.process);
         // A write after exit goes nowhere; the response then reports the exit instead.
         await session.process.write(req.chars).catch(() => undefined);
       }
       const waitMs = req.chars === '' ? clampPollTime(req.yieldTimeMs, this.maxBackgroundPollMs) : clampYieldTime(req.yieldTimeMs);
-      return this.respond(session, started, waitMs, req.maxOutputTokens, []);
+      return this.respond(session, started, waitMs, req.maxOutputTokens, [], beforeInput);
     });
   }
 
@@ -147,8 +150,9 @@ export class UnifiedExecManager {
     waitMs: number,
     maxOutputTokens: number,
     warnings: string[],
+    beforeInput?: unknown,
   ): Promise<ExecResponse> {
-    const early = await this.waitFor(session, started + waitMs);
+    const early = await this.waitFor(session, started + waitMs, beforeInput);
     const { text, totalBytes } = session.drain();
     session.lastUsedMs = this.clock();
     const base = {
@@ -172,7 +176,7 @@ export class UnifiedExecManager {
   }
 
   /** Waits until the process exits, the deadline passes, or the return policy says the answer is complete. */
-  private waitFor(session: Session, deadline: number): Promise<EarlyReturn | undefined> {
+  private waitFor(session: Session, deadline: number, beforeInput: unknown): Promise<EarlyReturn | undefined> {
     if (session.exited) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const abort = new AbortController();
@@ -189,7 +193,7 @@ export class UnifiedExecManager {
       });
       if (session.process.tty) {
         this.returnPolicy
-          .watch({ process: session.process, lastOutputAt: () => session.lastOutputAt, signal: abort.signal })
+          .watch({ process: session.process, lastOutputAt: () => session.lastOutputAt, signal: abort.signal, beforeInput })
           .then((result) => result && finish(result), () => undefined);
       }
     });

@@ -8,10 +8,12 @@ export interface EarlyReturn {
 
 export interface WatchContext {
   process: ExecProcess;
-  /** performance.now() of the last output byte seen in this call, or of the call's start. */
+  /** performance.now() of the last output byte seen on the session. */
   lastOutputAt(): number;
   /** Aborted when the wait is over for another reason; the policy must stop its work then. */
   signal: AbortSignal;
+  /** What `beforeInput` returned, when this call wrote input. */
+  beforeInput?: unknown;
 }
 
 /**
@@ -19,6 +21,8 @@ export interface WatchContext {
  * undefined to let the deadline (or the exit) decide.
  */
 export interface ReturnPolicy {
+  /** Called right before a call writes input, so the policy can tell later whether the program has seen it. */
+  beforeInput?(process: ExecProcess): unknown;
   watch(context: WatchContext): Promise<EarlyReturn | undefined>;
 }
 

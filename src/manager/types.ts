@@ -72,6 +72,11 @@ export interface ManagerOptions {
   env?: EnvPolicy;
   /** Shell when a request names none. Default $SHELL, else /bin/bash. */
   defaultShell?: string;
-  /** When a live tty call may return before its deadline. Default: only on exit (the compat rule). */
+  /**
+   * When a live tty call returns early: 'input-wait' (default) as soon as the program is blocked reading its
+   * terminal and its output is delivered; 'deadline' only at the yield deadline or exit, as Codex does.
+   */
+  returnOn?: 'input-wait' | 'deadline';
+  /** A custom policy; overrides `returnOn`. */
   returnPolicy?: ReturnPolicy;
 }

@@ -68,11 +68,11 @@ export class PipeProcess implements ExecProcess {
     return this.exitListeners.add(listener);
   }
 
-  write(): Promise<void> {
+  write(_data: string | Uint8Array): Promise<void> {
     return Promise.reject(new Error('stdin is closed for this session'));
   }
 
-  resize(): void {
+  resize(_cols: number, _rows: number): void {
     // no terminal to resize
   }
 

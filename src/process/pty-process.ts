@@ -6,8 +6,9 @@ import { toExitInfo } from './exit-info.js';
 import { FdWriter } from './fd-writer.js';
 import { Listeners } from './listeners.js';
 import { MarkerScanner } from './marker-scanner.js';
+import { nativeHelpers } from './native.js';
 import { killSessionTree } from './process-tree.js';
-import type { Disposable, ExecProcess, ExitInfo, SpawnOptions } from './types.js';
+import type { Disposable, ExecProcess, ExitInfo, SpawnOptions, TerminalHandle } from './types.js';
 
 interface NativePty {
   fork(
@@ -49,6 +50,7 @@ export class PtyProcess implements ExecProcess {
   private exitSeen: ((info: ExitInfo) => void) | undefined;
   private readonly exitSeenPromise: Promise<ExitInfo>;
   exitInfo: ExitInfo | undefined;
+  readonly terminal: TerminalHandle;
 
   constructor(options: SpawnOptions) {
     const [file, ...args] = options.argv;
@@ -59,11 +61,26 @@ export class PtyProcess implements ExecProcess {
       file, args, env, options.cwd, options.cols ?? DEFAULT_COLS, options.rows ?? DEFAULT_ROWS,
       -1, -1, true, '', (code, signal) => void this.onChildExit(toExitInfo(code, signal)),
     );
+    // Without this every later child (PTY or pipes) inherits this master: it could read this session's terminal,
+    // and the terminal would never hang up while any of them lives.
+    nativeHelpers?.setCloexec(term.fd);
     this.pid = term.pid;
     this.masterFd = term.fd;
     this.ptsPath = term.pty;
     this.slaveFd = openSync(term.pty, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK);
     this.writer = new FdWriter(term.fd);
+    this.terminal = {
+      path: term.pty,
+      flushOutput: () => this.flushOutput(),
+      localModes: () => {
+        if (this.slaveFd === undefined || !nativeHelpers) return undefined;
+        try {
+          return nativeHelpers.localModes(this.slaveFd);
+        } catch {
+          return undefined;
+        }
+      },
+    };
     this.reader = new tty.ReadStream(term.fd);
     this.reader.on('data', (chunk: Buffer) => this.onChunk(chunk));
     // EIO is how a master reports that no slave is open any more: the normal end of the stream.

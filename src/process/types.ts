@@ -23,9 +23,21 @@ export interface SpawnOptions {
   rows?: number;
 }
 
+/** What a tty process offers beyond the basics; input-wait detection is built on it. */
+export interface TerminalHandle {
+  /** The slave side, e.g. /dev/pts/3: a program reading this is reading its terminal. */
+  readonly path: string;
+  /** Resolves once every byte written to the terminal before the call has been delivered to onData. */
+  flushOutput(): Promise<void>;
+  /** Canonical mode and echo of the terminal now, or undefined when they cannot be read. */
+  localModes(): { canonical: boolean; echo: boolean } | undefined;
+}
+
 export interface ExecProcess {
   readonly pid: number;
   readonly tty: boolean;
+  /** Present for pseudo-terminal processes on a local executor. */
+  readonly terminal?: TerminalHandle;
   /** Set once the process has exited and every byte it wrote before exiting has been delivered to onData. */
   readonly exitInfo: ExitInfo | undefined;
   /** Output bytes in arrival order. A chunk may arrive after exit (a grandchild still holding the terminal). */

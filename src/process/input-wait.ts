@@ -1,0 +1,110 @@
+/**
+ * Is the program in a terminal blocked reading that terminal? A pure decision over what /proc said, so it can be
+ * tested on recorded samples. The reader that gathers the samples lives in proc-sample.ts.
+ */
+
+/** Syscall numbers that matter, per architecture (they differ between x86-64 and arm64). */
+export interface SyscallTable {
+  read: number[];
+  select: number[];
+  poll: number[];
+  waitChild: number[];
+  /** Waits that are ambiguous: an event loop or a lock may be waiting on anything. */
+  ambiguous: number[];
+}
+
+export const SYSCALLS: Readonly<Record<string, SyscallTable>> = {
+  x64: { read: [0, 19], select: [23, 270], poll: [7, 271], waitChild: [61, 247], ambiguous: [232, 281, 441, 202] },
+  arm64: { read: [63, 65], select: [72], poll: [73], waitChild: [260, 95], ambiguous: [22, 441, 98] },
+};
+
+export interface ThreadSample {
+  tid: number;
+  state: string;
+}
+
+export interface MemberSample {
+  pid: number;
+  /** One letter from /proc/<pid>/stat: R running, S sleeping, D disk, Z zombie, T stopped... */
+  state: string;
+  /** Syscall number and hex args from /proc/<pid>/syscall; 'running' when not in one; undefined if unreadable. */
+  syscall: { nr: number; args: string[] } | 'running' | undefined;
+  /** Link targets of the fds the syscall involves (read's fd, or the fds select/poll watch). */
+  fdTargets: Record<number, string>;
+  /** For select/poll: the fds it watches for reading, when they could be read from its memory. */
+  watchedFds?: number[];
+  /** Times scheduled (3rd field of /proc/<pid>/schedstat): changes when the process has run. */
+  runCount: number;
+  /** The other threads, when there are any. */
+  otherThreads: ThreadSample[];
+}
+
+export interface ForegroundSample {
+  /** The terminal's foreground process group. */
+  tpgid: number;
+  members: MemberSample[];
+}
+
+export type MemberActivity = 'tty-read' | 'pipe-read' | 'child-wait' | 'busy' | 'unknown' | 'gone';
+
+export type InputWaitVerdict =
+  | { kind: 'waiting'; readers: MemberSample[] }
+  | { kind: 'busy'; reason: string }
+  | { kind: 'unknown'; reason: string };
+
+const isTerminal = (target: string | undefined, ptsPath: string) => target === ptsPath || target === '/dev/tty';
+
+/** What one member of the foreground group is doing. */
+export function classifyMember(member: MemberSample, ptsPath: string, table: SyscallTable): MemberActivity {
+  if (member.state === 'Z' || member.state === 'X') return 'gone';
+  if (member.state === 'R' || member.state === 'D' || member.syscall === 'running') return 'busy';
+  if (member.state === 'T' || member.state === 't' || member.syscall === undefined) return 'unknown';
+  if (member.otherThreads.some((t) => t.state === 'R' || t.state === 'D')) return 'busy';
+  const { nr, args } = member.syscall;
+  if (table.read.includes(nr)) {
+    const target = member.fdTargets[Number.parseInt(args[0] ?? '', 16)];
+    if (isTerminal(target, ptsPath)) return 'tty-read';
+    return target?.startsWith('pipe:') ? 'pipe-read' : 'busy';
+  }
+  if (table.select.includes(nr) || table.poll.includes(nr)) {
+    const fds = member.watchedFds;
+    if (fds === undefined) return 'unknown';
+    const terminalFds = fds.filter((fd) => isTerminal(member.fdTargets[fd], ptsPath));
+    if (terminalFds.length === 0) return 'busy';
+    // Watching the terminal and something else (a socket, say): input may come from either.
+    return terminalFds.length === fds.length ? 'tty-read' : 'unknown';
+  }
+  if (table.waitChild.includes(nr)) return 'child-wait';
+  if (table.ambiguous.includes(nr)) return 'unknown';
+  return 'busy'; // sleeping, connecting, accepting, writing...
+}
+
+/**
+ * Waiting means: every live member of the foreground group is reading the terminal, reading a pipe or waiting
+ * for a child, and at least one reads the terminal. When input was just written (`baseline` holds run counts
+ * from before the write), a reader must also have run since: otherwise it may still sit in its old read, about
+ * to wake up and consume what we wrote.
+ */
+export function decideInputWait(
+  sample: ForegroundSample,
+  ptsPath: string,
+  table: SyscallTable,
+  baseline?: ReadonlyMap<number, number>,
+): InputWaitVerdict {
+  const readers: MemberSample[] = [];
+  let live = 0;
+  for (const member of sample.members) {
+    const activity = classifyMember(member, ptsPath, table);
+    if (activity === 'gone') continue;
+    live++;
+    if (activity === 'busy') return { kind: 'busy', reason: `pid ${member.pid} is busy` };
+    if (activity === 'unknown') return { kind: 'unknown', reason: `pid ${member.pid} waits on something ambiguous` };
+    if (activity === 'tty-read') readers.push(member);
+  }
+  if (live === 0) return { kind: 'unknown', reason: 'no live process in the foreground group' };
+  if (readers.length === 0) return { kind: 'busy', reason: 'nothing reads the terminal' };
+  if (baseline && !readers.some((r) => baseline.get(r.pid) !== r.runCount)) {
+    return { kind: 'busy', reason: 'the reader has not run since the input was written' };
+  }
+  return { kind: 'waiting', readers };
+}
