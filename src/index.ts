@@ -2,6 +2,8 @@ export * from './manager/index.js';
 export * from './buffer/index.js';
 export {
   LocalExecutor,
+  Watchdog,
+  type LocalExecutorOptions,
   buildEnv,
   SESSION_ENV,
   CORE_ENV_NAMES,

@@ -1,5 +1,6 @@
-export type { Disposable, ExecProcess, Executor, ExitInfo, SpawnOptions } from './types.js';
-export { LocalExecutor } from './local-executor.js';
+export type { Disposable, ExecProcess, Executor, ExitInfo, LifetimeHooks, SpawnOptions, TerminalHandle } from './types.js';
+export { LocalExecutor, type LocalExecutorOptions } from './local-executor.js';
+export { Watchdog } from './watchdog.js';
 export { PtyProcess, DEFAULT_COLS, DEFAULT_ROWS } from './pty-process.js';
 export { PipeProcess } from './pipe-process.js';
 export { buildEnv, SESSION_ENV, CORE_ENV_NAMES, type EnvPolicy } from './env.js';

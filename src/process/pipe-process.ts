@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { toExitInfo } from './exit-info.js';
 import { Listeners } from './listeners.js';
 import { killSessionTree } from './process-tree.js';
-import type { Disposable, ExecProcess, ExitInfo, SpawnOptions } from './types.js';
+import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions } from './types.js';
 
 /**
  * After the process exits, how long to keep waiting for its pipes to reach end-of-file. EOF comes at once unless
@@ -23,7 +23,7 @@ export class PipeProcess implements ExecProcess {
   private terminated: Promise<void> | undefined;
   private readonly exited: Promise<void>;
 
-  constructor(options: SpawnOptions) {
+  constructor(options: SpawnOptions, private readonly lifetime?: LifetimeHooks) {
     const [file, ...args] = options.argv;
     if (file === undefined) throw new Error('argv is empty');
     // detached: setsid(), so the whole tree is one session we can find and kill.
@@ -39,6 +39,7 @@ export class PipeProcess implements ExecProcess {
       throw new Error(`could not start ${file}`);
     }
     this.pid = this.child.pid;
+    lifetime?.started(this.pid);
     const streamsDone = new Promise<void>((resolve) => (this.streamsEnded = resolve));
     for (const stream of [this.child.stdout, this.child.stderr]) {
       stream?.on('data', (chunk: Buffer) => this.dataListeners.emit(chunk));
@@ -82,6 +83,7 @@ export class PipeProcess implements ExecProcess {
       await Promise.race([this.exited, new Promise((r) => setTimeout(r, 1000))]);
       this.child.stdout?.destroy();
       this.child.stderr?.destroy();
+      this.lifetime?.ended(this.pid);
     })();
     return this.terminated;
   }

@@ -8,7 +8,7 @@ import { Listeners } from './listeners.js';
 import { MarkerScanner } from './marker-scanner.js';
 import { nativeHelpers } from './native.js';
 import { killSessionTree } from './process-tree.js';
-import type { Disposable, ExecProcess, ExitInfo, SpawnOptions, TerminalHandle } from './types.js';
+import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions, TerminalHandle } from './types.js';
 
 interface NativePty {
   fork(
@@ -52,7 +52,7 @@ export class PtyProcess implements ExecProcess {
   exitInfo: ExitInfo | undefined;
   readonly terminal: TerminalHandle;
 
-  constructor(options: SpawnOptions) {
+  constructor(options: SpawnOptions, private readonly lifetime?: LifetimeHooks) {
     const [file, ...args] = options.argv;
     if (file === undefined) throw new Error('argv is empty');
     const env = Object.entries(options.env).map(([k, v]) => `${k}=${v}`);
@@ -65,6 +65,7 @@ export class PtyProcess implements ExecProcess {
     // and the terminal would never hang up while any of them lives.
     nativeHelpers?.setCloexec(term.fd);
     this.pid = term.pid;
+    lifetime?.started(term.pid);
     this.masterFd = term.fd;
     this.ptsPath = term.pty;
     this.slaveFd = openSync(term.pty, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK);
@@ -122,6 +123,7 @@ export class PtyProcess implements ExecProcess {
       this.releaseSlave();
       this.reader.destroy();
       this.closeReader();
+      this.lifetime?.ended(this.pid);
     })();
     return this.terminated;
   }

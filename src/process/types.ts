@@ -51,6 +51,12 @@ export interface ExecProcess {
   terminate(): Promise<void>;
 }
 
+/** Told when a session leader starts and when its whole tree has been ended. */
+export interface LifetimeHooks {
+  started(pid: number): void;
+  ended(pid: number): void;
+}
+
 export interface Executor {
   /** Throws (synchronously) when the process cannot be started at all. */
   spawn(options: SpawnOptions): ExecProcess;
