@@ -10,3 +10,11 @@ export const DEFAULT_MAX_SESSIONS = 64;
 export const SESSION_WARNING_THRESHOLD = 60;
 /** The most recently used sessions that pruning never picks. */
 export const PRUNE_PROTECTED_RECENT = 8;
+/** Spawns in flight at once; each blocks the event loop for a few ms, so a burst is spread over loop turns. */
+export const DEFAULT_MAX_CONCURRENT_SPAWNS = 4;
+/** Output held across all sessions before new sessions are refused (64 sessions x 1 MiB). */
+export const DEFAULT_MAX_TOTAL_BUFFERED_BYTES = 64 * 1024 * 1024;
+/** Largest `chars` one write_stdin may carry. */
+export const DEFAULT_MAX_WRITE_BYTES = 1024 * 1024;
+/** A terminal in canonical mode keeps at most this many bytes of one input line (Linux N_TTY). */
+export const CANONICAL_LINE_MAX_BYTES = 4095;

@@ -3,7 +3,8 @@ export type UnifiedExecErrorCode =
   | 'STDIN_CLOSED'
   | 'SPAWN_FAILED'
   | 'INVALID_ARGUMENT'
-  | 'SHUT_DOWN';
+  | 'SHUT_DOWN'
+  | 'LIMIT_EXCEEDED';
 
 /** The one error type of the library: a machine-readable `code` and a message a model can act on. */
 export class UnifiedExecError extends Error {
@@ -33,6 +34,8 @@ export const invalidArgument = (message: string) => new UnifiedExecError('INVALI
 
 export const shutDown = () =>
   new UnifiedExecError('SHUT_DOWN', 'The exec session manager has been shut down; create a new one');
+
+export const limitExceeded = (message: string) => new UnifiedExecError('LIMIT_EXCEEDED', message);
 
 /** `"abc" (string)`, `NaN (number)`, `undefined`: what a validation message says came. */
 export function describeValue(value: unknown): string {

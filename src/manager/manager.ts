@@ -7,10 +7,14 @@ import { findExecutable, resolveWorkdir } from '../process/resolve.js';
 import type { ExecProcess, Executor } from '../process/types.js';
 import {
   DEFAULT_MAX_BACKGROUND_POLL_MS,
+  DEFAULT_MAX_CONCURRENT_SPAWNS,
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
+  DEFAULT_MAX_WRITE_BYTES,
   SESSION_WARNING_THRESHOLD,
 } from './constants.js';
-import { shutDown, spawnFailed, stdinClosed, unknownSession, UnifiedExecError } from './errors.js';
+import { limitExceeded, shutDown, spawnFailed, stdinClosed, unknownSession, UnifiedExecError } from './errors.js';
+import { canonicalLineWarning } from './input-lines.js';
 import { newChunkId, randomSessionId } from './ids.js';
 import { pickSessionToPrune } from './prune.js';
 import { deadlinePolicy, type EarlyReturn, type ReturnPolicy } from './return-policy.js';
@@ -32,6 +36,9 @@ export class UnifiedExecManager {
   private readonly sessions = new Map<number, Session>();
   private readonly terminations = new Set<Promise<void>>();
   private readonly terminateLimit = pLimit(TERMINATE_CONCURRENCY);
+  private readonly spawnLimit: ReturnType<typeof pLimit>;
+  private readonly maxTotalBufferedBytes: number;
+  private readonly maxWriteBytes: number;
   private readonly executor: Executor;
   private readonly nextId: () => number;
   private readonly clock: () => number;
@@ -54,6 +61,9 @@ export class UnifiedExecManager {
     this.outputMaxBytes = options.outputMaxBytes ?? OUTPUT_MAX_BYTES;
     this.cwd = options.cwd ?? process.cwd();
     this.returnPolicy = options.returnPolicy ?? (options.returnOn === 'deadline' ? deadlinePolicy : new InputWaitPolicy());
+    this.spawnLimit = pLimit(Math.max(1, options.maxConcurrentSpawns ?? DEFAULT_MAX_CONCURRENT_SPAWNS));
+    this.maxTotalBufferedBytes = options.maxTotalBufferedBytes ?? DEFAULT_MAX_TOTAL_BUFFERED_BYTES;
+    this.maxWriteBytes = options.maxWriteBytes ?? DEFAULT_MAX_WRITE_BYTES;
     this.unguard = killOnExit(() => [...this.sessions.values()].map((s) => s.process.pid));
   }
 
@@ -73,15 +83,29 @@ export class UnifiedExecManager {
     } catch (err) {
       throw spawnFailed(`${(err as Error).message}; pass an existing \`workdir\``, err);
     }
-    let proc: ExecProcess;
-    try {
-      proc = this.executor.spawn({ argv: [shell, req.login ? '-lc' : '-c', req.cmd], cwd, env, tty: req.tty });
-    } catch (err) {
-      throw spawnFailed((err as Error).message, err);
+    const buffered = this.totalBufferedBytes();
+    if (buffered >= this.maxTotalBufferedBytes) {
+      throw limitExceeded(
+        `Sessions hold ${buffered} bytes of unread output (limit ${this.maxTotalBufferedBytes}); poll or close sessions before starting more`,
+      );
     }
-    const session = new Session(this.allocateId(), req.cmd, proc, this.outputMaxBytes, this.clock());
-    // Stored before waiting: if the caller goes away mid-wait, the session is still reachable.
-    this.sessions.set(session.id, session);
+    const session = await this.spawnLimit(async () => {
+      this.assertOpen();
+      let proc: ExecProcess;
+      try {
+        proc = this.executor.spawn({ argv: [shell, req.login ? '-lc' : '-c', req.cmd], cwd, env, tty: req.tty });
+      } catch (err) {
+        throw spawnFailed((err as Error).message, err);
+      }
+      // Subscribed in the same tick as the spawn, so not one byte of output is missed; stored before any wait, so
+      // it is reachable (and shutdown finds it) even if the caller goes away.
+      const made = new Session(this.allocateId(), req.cmd, proc, this.outputMaxBytes, this.clock());
+      this.sessions.set(made.id, made);
+      // A spawn blocks the event loop for a few ms: let other work run between the spawns of a burst.
+      await new Promise((resolve) => setImmediate(resolve));
+      return made;
+    });
+    this.assertOpen(); // shut down meanwhile: shutdown() has ended it with the rest
     const warnings = this.enforceCap();
     return this.respond(session, started, clampYieldTime(req.yieldTimeMs), req.maxOutputTokens, warnings);
   }
@@ -93,17 +117,24 @@ export class UnifiedExecManager {
     const req = normalizeWrite(request);
     const session = this.lookup(req.sessionId);
     if (req.chars !== '' && !session.process.tty) throw stdinClosed();
+    const bytes = Buffer.byteLength(req.chars, 'utf8');
+    if (bytes > this.maxWriteBytes) {
+      throw limitExceeded(`\`chars\` is ${bytes} bytes, over the ${this.maxWriteBytes}-byte limit of one write; write it in parts or pass a file`);
+    }
     return session.exclusive(async () => {
       // It may have been closed or pruned while this call queued behind another.
       this.lookup(req.sessionId);
       let beforeInput: unknown;
+      const warnings: string[] = [];
       if (req.chars !== '') {
+        const cut = canonicalLineWarning(req.chars, session.process.terminal?.localModes()?.canonical);
+        if (cut) warnings.push(cut);
         beforeInput = this.returnPolicy.beforeInput?.(session.process);
         // A write after exit goes nowhere; the response then reports the exit instead.
         await session.process.write(req.chars).catch(() => undefined);
       }
       const waitMs = req.chars === '' ? clampPollTime(req.yieldTimeMs, this.maxBackgroundPollMs) : clampYieldTime(req.yieldTimeMs);
-      return this.respond(session, started, waitMs, req.maxOutputTokens, [], beforeInput);
+      return this.respond(session, started, waitMs, req.maxOutputTokens, warnings, beforeInput);
     });
   }
 
@@ -138,6 +169,12 @@ export class UnifiedExecManager {
       this.unguard();
     })();
     return this.shutdownPromise;
+  }
+
+  private totalBufferedBytes(): number {
+    let total = 0;
+    for (const session of this.sessions.values()) total += session.bufferedBytes;
+    return total;
   }
 
   get size(): number {

@@ -77,6 +77,12 @@ export interface ManagerOptions {
    * terminal and its output is delivered; 'deadline' only at the yield deadline or exit, as Codex does.
    */
   returnOn?: 'input-wait' | 'deadline';
+  /** Spawns in flight at once. Default 4. */
+  maxConcurrentSpawns?: number;
+  /** New sessions are refused while the sessions together hold this much unread output. Default 64 MiB. */
+  maxTotalBufferedBytes?: number;
+  /** Largest `chars` of one write_stdin, in UTF-8 bytes. Default 1 MiB. */
+  maxWriteBytes?: number;
   /** A custom policy; overrides `returnOn`. */
   returnPolicy?: ReturnPolicy;
 }

@@ -1,4 +1,4 @@
-import { closeSync, constants as fsConstants, openSync, write as fsWrite } from 'node:fs';
+import { closeSync, constants as fsConstants, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import tty from 'node:tty';
@@ -130,12 +130,16 @@ export class PtyProcess implements ExecProcess {
 
   private drainOnce(timeoutMs: number): Promise<void> {
     const slave = this.slaveFd;
+    // The marker goes out after everything already queued; under a flood that can take a while, so the timeout
+    // only guards against a terminal whose output is stopped (^S) or wedged.
     if (this.readerClosed || slave === undefined) return Promise.resolve();
     const marker = Buffer.from(`\x1b_ue-drain-${randomBytes(6).toString('hex')}\x1b\\`);
+    const markerWriter = new FdWriter(slave);
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => finish(), timeoutMs);
       const finish = () => {
         clearTimeout(timer);
+        markerWriter.close(new Error('drain finished')); // a marker still queued must never go out late
         if (this.scanner?.done === finish) {
           const rest = this.scanner.scanner.flush();
           this.scanner = undefined;
@@ -144,9 +148,8 @@ export class PtyProcess implements ExecProcess {
         resolve();
       };
       this.scanner = { scanner: new MarkerScanner(marker), done: finish };
-      fsWrite(slave, marker, (err) => {
-        if (err) finish();
-      });
+      // The output queue may be full (a flood we have not read yet): FdWriter retries EAGAIN until there is room.
+      markerWriter.write(marker).catch(() => finish());
     });
   }
 

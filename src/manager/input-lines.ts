@@ -1,0 +1,16 @@
+import { CANONICAL_LINE_MAX_BYTES } from './constants.js';
+
+/** Byte length of the longest line in `chars` (lines end at \n or \r, as a terminal's line discipline sees them). */
+export function longestLineBytes(chars: string): number {
+  let longest = 0;
+  for (const line of chars.split(/[\r\n]/)) longest = Math.max(longest, Buffer.byteLength(line, 'utf8'));
+  return longest;
+}
+
+/** The warning for input the kernel will cut, or undefined. Pure: the caller says whether the terminal is canonical. */
+export function canonicalLineWarning(chars: string, canonical: boolean | undefined): string | undefined {
+  if (!canonical) return undefined;
+  const longest = longestLineBytes(chars);
+  if (longest <= CANONICAL_LINE_MAX_BYTES) return undefined;
+  return `Warning: a line of ${longest} bytes was written to a terminal in canonical mode; the kernel keeps only the first ${CANONICAL_LINE_MAX_BYTES} bytes of a line, so the program received it cut. Write long input to a file and pass the file instead`;
+}
