@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Builds dist/ when src/ is newer: CLI and MCP tests run the built CLI as a real client would.
+    globalSetup: ['test/cli/global-build.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

@@ -14,3 +14,4 @@ export {
   type SpawnOptions,
   type Disposable,
 } from './process/index.js';
+export * from './tools/index.js';

@@ -45,7 +45,6 @@ export class InputWaitPolicy implements ReturnPolicy {
     const terminal = process.terminal;
     if (!table || !terminal) return undefined;
     const baseline = context.beforeInput instanceof Map ? (context.beforeInput as Map<number, number>) : undefined;
-    const started = performance.now();
     let interval = 1;
     while (!signal.aborted) {
       const sample = sampleForeground(process.pid, table);
@@ -64,25 +63,33 @@ export class InputWaitPolicy implements ReturnPolicy {
         }
         continue;
       }
-      // Probe every event-loop turn just after the start or fresh output (answers come fast), then back off.
-      const quiet = performance.now() - Math.max(started, context.lastOutputAt());
-      interval = quiet < this.quickWindowMs ? 0 : Math.min(Math.max(1, interval * 2), this.maxIntervalMs);
-      await pause(interval, signal);
+      // Fresh output means an answer is being printed: probe every event-loop turn for a moment (a prompt is
+      // usually the last thing printed), otherwise back off. Output also cuts a pause short.
+      const quiet = performance.now() - context.lastOutputAt();
+      const ms = quiet < this.quickWindowMs ? 0 : interval;
+      if (await pause(ms, signal, context.onActivity)) interval = 1;
+      else if (ms > 0) interval = Math.min(interval * 2, this.maxIntervalMs);
     }
     return undefined;
   }
 }
 
-/** setImmediate for 0 (one event-loop turn, so output keeps flowing), else a timer; ends early on abort. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * setImmediate for 0 (one event-loop turn, so output keeps flowing), else a timer. Ends early on abort or on
+ * activity (output); resolves true when activity ended it.
+ */
+function pause(ms: number, signal: AbortSignal, onActivity: WatchContext['onActivity']): Promise<boolean> {
   return new Promise((resolve) => {
-    const done = () => {
-      signal.removeEventListener('abort', done);
+    const done = (active: boolean) => {
+      signal.removeEventListener('abort', aborted);
+      activity.dispose();
       if (ms === 0) clearImmediate(handle as NodeJS.Immediate);
       else clearTimeout(handle as NodeJS.Timeout);
-      resolve();
+      resolve(active);
     };
-    const handle = ms === 0 ? setImmediate(done) : setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
+    const aborted = () => done(false);
+    const handle = ms === 0 ? setImmediate(() => done(false)) : setTimeout(() => done(false), ms);
+    const activity = onActivity(() => done(true));
+    signal.addEventListener('abort', aborted, { once: true });
   });
 }

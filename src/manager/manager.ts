@@ -91,6 +91,8 @@ export class UnifiedExecManager {
     }
     const session = await this.spawnLimit(async () => {
       this.assertOpen();
+      // Before the spawn: running out of ids must not leave a started process behind.
+      const id = this.allocateId();
       let proc: ExecProcess;
       try {
         proc = this.executor.spawn({ argv: [shell, req.login ? '-lc' : '-c', req.cmd], cwd, env, tty: req.tty });
@@ -99,7 +101,7 @@ export class UnifiedExecManager {
       }
       // Subscribed in the same tick as the spawn, so not one byte of output is missed; stored before any wait, so
       // it is reachable (and shutdown finds it) even if the caller goes away.
-      const made = new Session(this.allocateId(), req.cmd, proc, this.outputMaxBytes, this.clock());
+      const made = new Session(id, req.cmd, proc, this.outputMaxBytes, this.clock());
       this.sessions.set(made.id, made);
       // A spawn blocks the event loop for a few ms: let other work run between the spawns of a burst.
       await new Promise((resolve) => setImmediate(resolve));
@@ -230,7 +232,13 @@ export class UnifiedExecManager {
       });
       if (session.process.tty) {
         this.returnPolicy
-          .watch({ process: session.process, lastOutputAt: () => session.lastOutputAt, signal: abort.signal, beforeInput })
+          .watch({
+            process: session.process,
+            lastOutputAt: () => session.lastOutputAt,
+            onActivity: (listener) => session.onChange(listener),
+            signal: abort.signal,
+            beforeInput,
+          })
           .then((result) => result && finish(result), () => undefined);
       }
     });

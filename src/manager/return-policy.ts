@@ -1,4 +1,4 @@
-import type { ExecProcess } from '../process/types.js';
+import type { Disposable, ExecProcess } from '../process/types.js';
 
 /** What a policy says when it ends a wait early. */
 export interface EarlyReturn {
@@ -10,6 +10,8 @@ export interface WatchContext {
   process: ExecProcess;
   /** performance.now() of the last output byte seen on the session. */
   lastOutputAt(): number;
+  /** Called on new output or exit. */
+  onActivity(listener: () => void): Disposable;
   /** Aborted when the wait is over for another reason; the policy must stop its work then. */
   signal: AbortSignal;
   /** What `beforeInput` returned, when this call wrote input. */

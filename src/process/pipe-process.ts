@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { toExitInfo } from './exit-info.js';
+import { waitAtMost } from './delay.js';
 import { Listeners } from './listeners.js';
 import { killSessionTree } from './process-tree.js';
 import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions } from './types.js';
@@ -50,8 +51,7 @@ export class PipeProcess implements ExecProcess {
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
         const info = toExitInfo(code, signal);
-        const grace = new Promise((r) => setTimeout(r, TRAILING_OUTPUT_MS));
-        void Promise.race([streamsDone, grace]).then(() => {
+        void waitAtMost(streamsDone, TRAILING_OUTPUT_MS).then(() => {
           this.exitInfo = info;
           this.exitListeners.emit(info);
           resolve();
@@ -80,7 +80,7 @@ export class PipeProcess implements ExecProcess {
   terminate(): Promise<void> {
     this.terminated ??= (async () => {
       await killSessionTree(this.pid, { first: ['SIGTERM'] });
-      await Promise.race([this.exited, new Promise((r) => setTimeout(r, 1000))]);
+      await waitAtMost(this.exited, 1000);
       this.child.stdout?.destroy();
       this.child.stderr?.destroy();
       this.lifetime?.ended(this.pid);

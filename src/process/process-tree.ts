@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
+import { delay } from './delay.js';
 
 export interface ProcStat {
   pid: number;
@@ -22,11 +23,19 @@ export function parseProcStat(text: string): ProcStat | undefined {
   return { pid, state, ppid: Number(ppid), pgid: Number(pgid), sid: Number(sid), tpgid: Number(tpgid) };
 }
 
+const statBuffer = Buffer.alloc(4096);
+
+/** open + read + close into a reused buffer: a /proc scan reads hundreds of these, so fewer syscalls count. */
 export function readProcStat(pid: number): ProcStat | undefined {
+  let fd: number | undefined;
   try {
-    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    fd = openSync(`/proc/${pid}/stat`, 'r');
+    const length = readSync(fd, statBuffer, 0, statBuffer.length, 0);
+    return parseProcStat(statBuffer.toString('latin1', 0, length));
   } catch {
     return undefined; // gone between listing and reading, or not Linux
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -78,7 +87,6 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Ends a session's whole tree: `first` signals (SIGHUP wakes interactive shells, which ignore SIGTERM), a grace
@@ -97,14 +105,14 @@ export async function killSessionTree(
   }
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
-    await sleep(10);
+    await delay(10);
     pids = live();
     if (pids.length === 0) return;
   }
   for (let round = 0; round < 20 && pids.length > 0; round++) {
     signal(-leader, 'SIGKILL');
     for (const pid of pids) signal(pid, 'SIGKILL');
-    await sleep(10);
+    await delay(10);
     pids = live();
   }
 }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import tty from 'node:tty';
 import { toExitInfo } from './exit-info.js';
 import { FdWriter } from './fd-writer.js';
+import { waitAtMost } from './delay.js';
 import { Listeners } from './listeners.js';
 import { MarkerScanner } from './marker-scanner.js';
 import { nativeHelpers } from './native.js';
@@ -119,7 +120,7 @@ export class PtyProcess implements ExecProcess {
     this.terminated ??= (async () => {
       await killSessionTree(this.pid);
       // The exit callback fires once the child is reaped; don't wait forever if it was reaped already.
-      await Promise.race([this.exitSeenPromise, new Promise((r) => setTimeout(r, 1000))]);
+      await waitAtMost(this.exitSeenPromise, 1000);
       this.releaseSlave();
       this.reader.destroy();
       this.closeReader();

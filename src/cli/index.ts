@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseCli, UsageError, type CliCommand } from './parse-args.js';
+import { usage } from './usage.js';
+import { packageVersion } from './version.js';
+
+// Commands load lazily: --help and --version should not pay for the MCP SDK and node-pty.
+
+async function main(argv: string[]): Promise<void> {
+  const version = packageVersion();
+  let command: CliCommand;
+  try {
+    command = parseCli(argv, process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`unified-exec: ${error.message}\nRun \`unified-exec --help\` for usage.\n`);
+    return exit(2);
+  }
+  switch (command.kind) {
+    case 'help':
+      process.stdout.write(usage(version, [process.execPath, realpathSync(fileURLToPath(import.meta.url)), 'mcp']));
+      return exit(0);
+    case 'version':
+      process.stdout.write(`${version}\n`);
+      return exit(0);
+    case 'mcp': {
+      const { serveStdio } = await import('./mcp-command.js');
+      return serveStdio({ ...command, version });
+    }
+    case 'serve': {
+      const { serve } = await import('./serve-command.js');
+      return serve({ ...command, version });
+    }
+    case 'run': {
+      const { runOnce } = await import('./run-command.js');
+      return exit(await runOnce(command));
+    }
+  }
+}
+
+/** Exits once stdout has taken everything: leftover timers elsewhere must not keep a finished command alive. */
+async function exit(code: number): Promise<void> {
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  process.exit(code);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  // Configuration mistakes (a non-loopback host without a token, a busy port) read as one clear line.
+  const known = error instanceof Error && (error.name === 'UnifiedExecError' || isListenError(error));
+  process.stderr.write(`unified-exec: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
+  process.exitCode = 1;
+});
+
+function isListenError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL';
+}

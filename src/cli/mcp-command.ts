@@ -1,0 +1,19 @@
+import { startStdioServer } from '../mcp/stdio.js';
+import { exitOnSignals } from './signals.js';
+
+const log = (line: string) => process.stderr.write(`unified-exec: ${line}\n`);
+
+/** `mcp`: the stdio server. Nothing but protocol may reach stdout, so every message goes to stderr. */
+export async function serveStdio(options: { cwd?: string; version: string }): Promise<void> {
+  const server = await startStdioServer({
+    managerOptions: options.cwd === undefined ? {} : { cwd: options.cwd },
+    version: options.version,
+  });
+  exitOnSignals(() => server.close(), log, 0);
+  // A client that went away (closed pipe) ends the server like end of input does.
+  process.stdout.on('error', () => void server.close());
+  log('MCP server on stdio');
+  await server.closed;
+  log('client disconnected; every session ended');
+  process.exit(0);
+}

@@ -1,0 +1,30 @@
+import { formatResponse } from '../manager/format.js';
+import { UnifiedExecManager } from '../manager/manager.js';
+import type { ExecResponse } from '../manager/types.js';
+import { exitOnSignals } from './signals.js';
+
+/** Each reply ends with a newline; a blank line separates replies when a command needs more than one. */
+function printReply(reply: ExecResponse, first: boolean): void {
+  const text = formatResponse(reply);
+  process.stdout.write(`${first ? '' : '\n'}${text}${text.endsWith('\n') ? '' : '\n'}`);
+}
+
+/**
+ * One command, start to finish: prints the exec_command reply, then a write_stdin poll reply for as long as it
+ * runs, and resolves with its exit code.
+ */
+export async function runOnce(options: { cmd: string; tty: boolean; yieldMs: number; cwd?: string }): Promise<number> {
+  const manager = new UnifiedExecManager(options.cwd === undefined ? {} : { cwd: options.cwd });
+  exitOnSignals(() => manager.shutdown(), (line) => process.stderr.write(`unified-exec: ${line}\n`));
+  try {
+    let reply: ExecResponse = await manager.execCommand({ cmd: options.cmd, tty: options.tty, yieldTimeMs: options.yieldMs });
+    printReply(reply, true);
+    while (reply.sessionId !== undefined) {
+      reply = await manager.writeStdin({ sessionId: reply.sessionId, yieldTimeMs: options.yieldMs });
+      printReply(reply, false);
+    }
+    return reply.exitCode ?? 1;
+  } finally {
+    await manager.shutdown();
+  }
+}

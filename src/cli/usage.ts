@@ -1,0 +1,32 @@
+import { stdioConnectHints } from './connect-hints.js';
+
+/** --help text. `launch` is how to start this CLI, shown in the stdio connect lines. */
+export function usage(version: string, launch: string[]): string {
+  return `unified-exec ${version}: shell sessions for LLM agents (Codex-compatible exec_command / write_stdin)
+
+Usage:
+  unified-exec mcp [--cwd DIR]
+      MCP server on stdin/stdout (stdout carries only protocol; logs go to stderr).
+  unified-exec serve [--host ADDR] [--port N] [--token SECRET] [--allow-host NAME]... [--cwd DIR]
+      MCP server over Streamable HTTP at http://ADDR:N/mcp. Each MCP client session gets its own
+      shell sessions, ended (processes terminated) when the client session ends.
+  unified-exec run [--tty] [--yield-ms N] [--cwd DIR] -- <command...>
+      Run one command line, print each reply as a model would see it, exit with its exit code.
+  unified-exec --help | --version
+
+Options:
+  --host ADDR        address to listen on (default 127.0.0.1); any non-loopback address requires --token
+  --port N           port to listen on (default 8765); 0 picks a free port and prints it
+  --token SECRET     require "Authorization: Bearer SECRET" on every request (default: $UNIFIED_EXEC_TOKEN)
+  --allow-host NAME  also accept requests addressed to NAME (a DNS name of this machine); repeatable
+  --cwd DIR          directory commands run in when they name none (default: the current directory)
+  --tty              run: give the command a pseudo-terminal
+  --yield-ms N       run: milliseconds to wait before each reply while the command runs (default 10000)
+
+Stdio setup:
+${stdioConnectHints(launch)
+  .split('\n')
+  .map((line) => (line === '' ? '' : `  ${line}`))
+  .join('\n')}
+`;
+}

@@ -1,0 +1,156 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { invalidArgument } from '../manager/errors.js';
+import type { ManagerOptions } from '../manager/types.js';
+import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, MCP_PATH } from './defaults.js';
+import { buildGuardPolicy, checkRequest, hostWithPort, isLoopbackHost, isWildcardHost } from './request-guard.js';
+import type { McpServerOptions } from './server.js';
+import { McpSessionRegistry } from './session-registry.js';
+
+/** Generous for write_stdin payloads, small enough that a hostile body cannot balloon memory. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface HttpServerOptions extends McpServerOptions {
+  /** Default 127.0.0.1. A non-loopback address needs `token`. */
+  host?: string;
+  /** Default 8765; 0 picks a free port. */
+  port?: number;
+  /** Bearer token every request must carry. */
+  token?: string;
+  /** More Host names to accept (e.g. a DNS name of this machine when bound to 0.0.0.0). */
+  allowedHosts?: string[];
+  managerOptions?: ManagerOptions;
+  /** Where log lines go (never stdout for a stdio server; the CLI uses stderr). */
+  log?: (line: string) => void;
+}
+
+export interface RunningHttpServer {
+  /** The MCP endpoint, e.g. http://127.0.0.1:8765/mcp. */
+  url: string;
+  host: string;
+  port: number;
+  sessions: McpSessionRegistry;
+  /** Ends every client session (terminating their processes) and stops listening. */
+  close(): Promise<void>;
+}
+
+/** MCP over Streamable HTTP, guarded against DNS rebinding and, with a token, against anyone without it. */
+export async function startHttpServer(options: HttpServerOptions = {}): Promise<RunningHttpServer> {
+  const host = options.host ?? DEFAULT_HTTP_HOST;
+  const log = options.log ?? (() => undefined);
+  if (!isLoopbackHost(host) && !options.token) {
+    throw invalidArgument(
+      `Refusing to listen on ${host} without a token: anyone who can reach it could run commands as you. Pass --token <secret> (clients then send "Authorization: Bearer <secret>"), or keep the default 127.0.0.1.`,
+    );
+  }
+  const registry = new McpSessionRegistry(options.managerOptions ?? {}, { version: options.version }, log);
+  let policy = buildGuardPolicy({ host, port: 0 });
+  const httpServer = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`request failed: ${error instanceof Error ? error.stack : String(error)}`);
+      if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal server error');
+      else res.end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const verdict = checkRequest(
+      { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization },
+      policy,
+    );
+    if (!verdict.ok) {
+      res.writeHead(verdict.status, {
+        'content-type': 'text/plain; charset=utf-8',
+        ...(verdict.status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
+      });
+      res.end(`${verdict.message}\n`);
+      return;
+    }
+    if (new URL(req.url ?? '/', 'http://x').pathname !== MCP_PATH) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(`Not found: the MCP endpoint is ${MCP_PATH}\n`);
+      return;
+    }
+    const body = req.method === 'POST' ? await readJsonBody(req, res) : undefined;
+    if (body === INVALID) return;
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const transport = registry.get(sessionId);
+      if (!transport) {
+        sendJsonRpcError(res, 404, -32001, `Session not found: ${sessionId} has ended; initialize a new session`);
+        return;
+      }
+      await transport.handleRequest(req, res, body);
+      return;
+    }
+    if (req.method === 'POST' && isInitializeRequest(body)) {
+      const { transport, discardIfUninitialized } = await registry.open();
+      await transport.handleRequest(req, res, body);
+      await discardIfUninitialized();
+      return;
+    }
+    sendJsonRpcError(res, 400, -32000, 'Bad Request: send an initialize request first, then pass its mcp-session-id header');
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port ?? DEFAULT_HTTP_PORT, host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+  const interfaceAddresses = isWildcardHost(host)
+    ? Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address))
+    : [];
+  policy = buildGuardPolicy({
+    host,
+    port,
+    ...(options.token ? { token: options.token } : {}),
+    extraHosts: options.allowedHosts ?? [],
+    interfaceAddresses,
+  });
+  const urlHost = isWildcardHost(host) ? '127.0.0.1' : host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${hostWithPort(urlHost, port)}${MCP_PATH}`,
+    host,
+    port,
+    sessions: registry,
+    close: () =>
+      (closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+        await registry.closeAll();
+        // Open SSE streams would hold close() forever.
+        httpServer.closeAllConnections();
+        await stopped;
+      })()),
+  };
+}
+
+const INVALID = Symbol('invalid body');
+
+async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      sendJsonRpcError(res, 413, -32600, `Request body over ${MAX_BODY_BYTES} bytes`);
+      return INVALID;
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+    return INVALID;
+  }
+}
+
+function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}

@@ -1,0 +1,45 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { callTool, type ExecSessions, type ToolOutcome } from '../tools/run-tool.js';
+import { toolDefinitions } from '../tools/definitions.js';
+
+export const SERVER_NAME = 'unified-exec';
+
+const INSTRUCTIONS =
+  'Shell access. exec_command runs a command and replies when it exits or its yield time is up; a command still running keeps a session ID for write_stdin (type into it or poll it) and close_session. list_sessions finds session IDs again.';
+
+export interface McpServerOptions {
+  /** Reported to clients in `serverInfo`. */
+  version?: string;
+}
+
+/** The compat text for the model, the structured fields for programs; failures as tool errors, never thrown. */
+export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
+  if (outcome.isError) return { content: [{ type: 'text', text: outcome.text }], isError: true };
+  return { content: [{ type: 'text', text: outcome.text }], structuredContent: { ...outcome.structured } };
+}
+
+/** An MCP server with the four tools, bound to one manager. One server (and manager) per client session. */
+export function createMcpServer(sessions: ExecSessions, options: McpServerOptions = {}): McpServer {
+  const server = new McpServer(
+    { name: SERVER_NAME, version: options.version ?? '0.0.0' },
+    { instructions: INSTRUCTIONS },
+  );
+  for (const definition of toolDefinitions()) {
+    server.registerTool(
+      definition.name,
+      {
+        description: definition.description,
+        inputSchema: definition.input,
+        // Declared so clients can rely on structuredContent; the SDK checks each result against it.
+        outputSchema: definition.output,
+        annotations:
+          definition.name === 'list_sessions'
+            ? { readOnlyHint: true, openWorldHint: false }
+            : { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+      },
+      async (args: unknown) => toCallToolResult(await callTool(sessions, definition.name, args)),
+    );
+  }
+  return server;
+}

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { UnifiedExecManager } from '../manager/manager.js';
+import type { ManagerOptions } from '../manager/types.js';
+import { createMcpServer, type McpServerOptions } from './server.js';
+
+interface Entry {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+  manager: UnifiedExecManager;
+  ended?: Promise<void>;
+}
+
+/**
+ * One UnifiedExecManager per MCP client session (`mcp-session-id`), so clients never see or touch each other's
+ * processes; a session that ends (DELETE, transport close, server shutdown) shuts its manager down with it.
+ */
+export class McpSessionRegistry {
+  private readonly entries = new Map<string, Entry>();
+  private readonly pending = new Set<Entry>();
+
+  constructor(
+    private readonly managerOptions: ManagerOptions,
+    private readonly serverOptions: McpServerOptions,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(sessionId: string): StreamableHTTPServerTransport | undefined {
+    return this.entries.get(sessionId)?.transport;
+  }
+
+  /** The manager behind a client session, for embedding and tests. */
+  managerOf(sessionId: string): UnifiedExecManager | undefined {
+    return this.entries.get(sessionId)?.manager;
+  }
+
+  /** A transport for an initialize request; it joins the registry once the SDK has given it a session id. */
+  async open(): Promise<{ transport: StreamableHTTPServerTransport; discardIfUninitialized: () => Promise<void> }> {
+    const manager = new UnifiedExecManager(this.managerOptions);
+    const server = createMcpServer(manager, this.serverOptions);
+    const entry: Entry = {
+      manager,
+      server,
+      transport: new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          this.pending.delete(entry);
+          this.entries.set(id, entry);
+          this.log(`session ${id} opened (${this.entries.size} open)`);
+        },
+        // Awaited before the DELETE is answered, so a client that closed its session knows its processes are gone.
+        onsessionclosed: (id) => this.end(entry, id, 'closed by the client'),
+      }),
+    };
+    this.pending.add(entry);
+    entry.transport.onclose = () => void this.end(entry, entry.transport.sessionId, 'transport closed');
+    await server.connect(entry.transport);
+    return {
+      transport: entry.transport,
+      discardIfUninitialized: async () => {
+        if (entry.transport.sessionId === undefined) await this.end(entry, undefined, 'initialization failed');
+      },
+    };
+  }
+
+  /** Ends every session: all processes of all clients are terminated. */
+  async closeAll(): Promise<void> {
+    const all = [...this.entries.entries()].map(([id, entry]) => this.end(entry, id, 'server shutting down'));
+    const pending = [...this.pending].map((entry) => this.end(entry, undefined, 'server shutting down'));
+    await Promise.all([...all, ...pending]);
+  }
+
+  private end(entry: Entry, sessionId: string | undefined, why: string): Promise<void> {
+    entry.ended ??= (async () => {
+      if (sessionId !== undefined) this.entries.delete(sessionId);
+      this.pending.delete(entry);
+      const live = entry.manager.size;
+      await entry.manager.shutdown();
+      // Closing the server closes the transport, whose onclose lands back here and finds `ended` set.
+      await entry.server.close().catch(() => undefined);
+      if (sessionId !== undefined) this.log(`session ${sessionId} ended: ${why}; ${live} process(es) terminated`);
+    })();
+    return entry.ended;
+  }
+}

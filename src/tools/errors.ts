@@ -1,0 +1,36 @@
+import type { z } from 'zod';
+import { UnifiedExecError, invalidArgument, type UnifiedExecErrorCode } from '../manager/errors.js';
+import type { ToolName } from './definitions.js';
+
+/** A failed call as data: the text for the model (prefixed the way Codex prefixes it) and a code for programs. */
+export interface ToolFailure {
+  isError: true;
+  text: string;
+  code: UnifiedExecErrorCode | 'INTERNAL_ERROR';
+  cause: unknown;
+}
+
+/** ``exec_command failed for `ls`: …``, `write_stdin failed: Unknown process id 42`: Codex's wording, kept. */
+export function toolErrorPrefix(name: ToolName, args: unknown): string {
+  const cmd = name === 'exec_command' ? (args as { cmd?: unknown } | undefined)?.cmd : undefined;
+  return typeof cmd === 'string' ? `${name} failed for \`${cmd}\`` : `${name} failed`;
+}
+
+export function toolFailure(name: ToolName, args: unknown, error: unknown): ToolFailure {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    isError: true,
+    text: `${toolErrorPrefix(name, args)}: ${message}`,
+    code: error instanceof UnifiedExecError ? error.code : 'INTERNAL_ERROR',
+    cause: error,
+  };
+}
+
+/** Zod's issues as one INVALID_ARGUMENT error naming each snake_case field, e.g. `` `session_id`: expected number…``. */
+export function invalidArguments(error: z.ZodError): UnifiedExecError {
+  const parts = error.issues.map((issue) => {
+    const field = issue.path.map(String).join('.');
+    return field === '' ? `arguments: ${issue.message}` : `\`${field}\`: ${issue.message}`;
+  });
+  return invalidArgument(`Invalid arguments: ${parts.join('; ')}`);
+}

@@ -1,0 +1,39 @@
+import { toolDefinitions } from './definitions.js';
+import { toolInputJsonSchema, type ObjectJsonSchema } from './json-schema.js';
+
+/** Chat Completions `tools` entry. */
+export interface OpenAiChatTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: ObjectJsonSchema };
+}
+
+/** Responses API `tools` entry (the API Codex itself uses). */
+export interface OpenAiResponsesTool {
+  type: 'function';
+  name: string;
+  description: string;
+  parameters: ObjectJsonSchema;
+  strict: boolean;
+}
+
+/** The tools for `client.chat.completions.create({ tools })`. Run a call with `callTool(manager, name, JSON.parse(arguments))`. */
+export function openAiChatTools(): OpenAiChatTool[] {
+  return toolDefinitions().map((d) => ({
+    type: 'function',
+    function: { name: d.name, description: d.description, parameters: toolInputJsonSchema(d) },
+  }));
+}
+
+/**
+ * The tools for `client.responses.create({ tools })`. `strict` is false because the Responses API would otherwise
+ * require every field, and our optional fields have defaults a model should be free to leave out.
+ */
+export function openAiResponsesTools(): OpenAiResponsesTool[] {
+  return toolDefinitions().map((d) => ({
+    type: 'function',
+    name: d.name,
+    description: d.description,
+    parameters: toolInputJsonSchema(d),
+    strict: false,
+  }));
+}

@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ROOT, runCli } from '../mcp/cli-process.js';
+
+const version = (JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { version: string }).version;
+
+describe('unified-exec CLI', () => {
+  it('prints its version from package.json', async () => {
+    const result = await runCli(['--version']);
+    expect(result).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
+  it('prints usage with every command and the stdio connect lines', async () => {
+    const result = await runCli(['--help']);
+    expect(result.code).toBe(0);
+    for (const text of ['unified-exec mcp', 'unified-exec serve', 'unified-exec run', '--token', '--port', 'codex mcp add unified-exec -- ', 'claude mcp add unified-exec -- ']) {
+      expect(result.stdout).toContain(text);
+    }
+  });
+
+  it('run -- echo hi prints the compat text and exits 0', async () => {
+    const result = await runCli(['run', '--', 'echo', 'hi']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nhi\n$/);
+  });
+
+  it('run -- exit 3 exits 3', async () => {
+    const result = await runCli(['run', '--', 'exit', '3']);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain('Process exited with code 3');
+  });
+
+  it('run keeps polling a command that outlives one yield, printing each reply', async () => {
+    const result = await runCli(['run', '--yield-ms', '250', '--', 'sleep 0.6; echo done']);
+    expect(result.code).toBe(0);
+    const replies = result.stdout.split(/\n(?=Chunk ID: )/);
+    expect(replies.length).toBeGreaterThanOrEqual(2);
+    expect(replies[0]).toMatch(/Process running with session ID \d+/);
+    expect(replies.at(-1)).toMatch(/Process exited with code 0\nOriginal token count: 2\nOutput:\ndone\n$/);
+  });
+
+  it('run --tty gives the command a terminal', async () => {
+    const result = await runCli(['run', '--tty', '--', 'test -t 0 && echo tty']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Output:\ntty\r?\n$/);
+  });
+
+  it('rejects an unknown command or option with exit code 2 and a pointer to --help', async () => {
+    for (const args of [['frobnicate'], ['serve', '--bogus'], ['run'], ['serve', '--port', 'http']]) {
+      const result = await runCli(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain('unified-exec --help');
+    }
+  });
+});

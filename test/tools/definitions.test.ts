@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { TOOL_DEFINITIONS, TOOL_NAMES, toolDefinitions } from '../../src/tools/definitions.js';
+import { execCommandInput, writeStdinInput } from '../../src/tools/input-schemas.js';
+import { toolInputJsonSchema, toolOutputJsonSchema } from '../../src/tools/json-schema.js';
+
+describe('tool definitions', () => {
+  it('names the four tools in snake_case, in one order everywhere', () => {
+    expect(TOOL_NAMES).toEqual(['exec_command', 'write_stdin', 'list_sessions', 'close_session']);
+    expect(toolDefinitions().map((d) => d.name)).toEqual(TOOL_NAMES);
+  });
+
+  it('fills in the compat defaults', () => {
+    expect(execCommandInput.parse({ cmd: 'ls' })).toEqual({
+      cmd: 'ls',
+      login: true,
+      tty: false,
+      yield_time_ms: 10_000,
+      max_output_tokens: 10_000,
+    });
+    expect(writeStdinInput.parse({ session_id: 7 })).toEqual({
+      session_id: 7,
+      chars: '',
+      yield_time_ms: 250,
+      max_output_tokens: 10_000,
+    });
+  });
+
+  it('rejects what the contract does not allow', () => {
+    expect(execCommandInput.safeParse({}).success).toBe(false);
+    expect(execCommandInput.safeParse({ cmd: '' }).success).toBe(false);
+    expect(execCommandInput.safeParse({ cmd: 'ls', tty: 'yes' }).success).toBe(false);
+    expect(writeStdinInput.safeParse({ session_id: '7' }).success).toBe(false);
+    expect(writeStdinInput.safeParse({ session_id: 1.5 }).success).toBe(false);
+    expect(writeStdinInput.safeParse({ session_id: 7, yield_time_ms: -1 }).success).toBe(false);
+  });
+
+  it('describes every tool and every field, input and output', () => {
+    for (const definition of toolDefinitions()) {
+      expect(definition.description.length, definition.name).toBeGreaterThan(60);
+      const describedEverywhere = (schema: unknown, where: string): void => {
+        const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+        for (const [name, property] of Object.entries(properties)) {
+          expect((property as { description?: string }).description, `${where}.${name}`).toMatch(/\w{3,}/);
+          const items = (property as { items?: unknown }).items;
+          if (items) describedEverywhere(items, `${where}.${name}[]`);
+        }
+      };
+      describedEverywhere(toolInputJsonSchema(definition), `${definition.name} input`);
+      describedEverywhere(toolOutputJsonSchema(definition), `${definition.name} output`);
+    }
+  });
+
+  it('lists as required only the fields without a default', () => {
+    const required = Object.fromEntries(toolDefinitions().map((d) => [d.name, toolInputJsonSchema(d).required ?? []]));
+    expect(required).toEqual({ exec_command: ['cmd'], write_stdin: ['session_id'], list_sessions: [], close_session: ['session_id'] });
+    const exec = toolInputJsonSchema(TOOL_DEFINITIONS.exec_command).properties as Record<string, { default?: unknown; type?: string }>;
+    expect(exec.login).toMatchObject({ type: 'boolean', default: true });
+    expect(exec.tty).toMatchObject({ type: 'boolean', default: false });
+    expect(exec.yield_time_ms).toMatchObject({ type: 'number', default: 10_000 });
+  });
+
+  it('converts with zod itself and drops only the $schema dialect', () => {
+    for (const definition of toolDefinitions()) {
+      const { $schema, ...fromZod } = z.toJSONSchema(definition.input, { io: 'input' });
+      expect($schema).toMatch(/json-schema\.org/);
+      expect(toolInputJsonSchema(definition)).toEqual(fromZod);
+    }
+  });
+
+  it('checks that a reply carries exactly one of exit_code and session_id', () => {
+    const base = { chunk_id: 'abcdef', wall_time_seconds: 0.1, output: '', original_token_count: 0, state: 'running' };
+    const output = TOOL_DEFINITIONS.exec_command.output;
+    expect(output.safeParse({ ...base, session_id: 1 }).success).toBe(true);
+    expect(output.safeParse({ ...base, exit_code: 0, state: 'exited' }).success).toBe(true);
+    expect(output.safeParse(base).success).toBe(false);
+    expect(output.safeParse({ ...base, exit_code: 0, session_id: 1 }).success).toBe(false);
+  });
+});
