@@ -11,16 +11,36 @@ export interface SyscallTable {
   waitChild: number[];
   /** Waits that are ambiguous: an event loop or a lock may be waiting on anything. */
   ambiguous: number[];
+  /** Waits a thread comes out of by itself: timed sleeps, and the network (accept, connect, recv). */
+  goesOn: number[];
 }
 
 export const SYSCALLS: Readonly<Record<string, SyscallTable>> = {
-  x64: { read: [0, 19], select: [23, 270], poll: [7, 271], waitChild: [61, 247], ambiguous: [232, 281, 441, 202] },
-  arm64: { read: [63, 65], select: [72], poll: [73], waitChild: [260, 95], ambiguous: [22, 441, 98] },
+  x64: {
+    read: [0, 19],
+    select: [23, 270],
+    poll: [7, 271],
+    waitChild: [61, 247],
+    ambiguous: [232, 281, 441, 202],
+    // nanosleep, clock_nanosleep, accept, accept4, connect, recvfrom, recvmsg, recvmmsg
+    goesOn: [35, 230, 43, 288, 42, 45, 47, 299],
+  },
+  arm64: {
+    read: [63, 65],
+    select: [72],
+    poll: [73],
+    waitChild: [260, 95],
+    ambiguous: [22, 441, 98],
+    // nanosleep, clock_nanosleep, accept, accept4, connect, recvfrom, recvmsg, recvmmsg
+    goesOn: [101, 115, 202, 242, 203, 207, 212, 243],
+  },
 };
 
 export interface ThreadSample {
   tid: number;
   state: string;
+  /** The syscall it is blocked in, when it is blocked in one and /proc could say. */
+  syscall?: number;
 }
 
 export interface MemberSample {
@@ -33,6 +53,8 @@ export interface MemberSample {
   fdTargets: Record<number, string>;
   /** For select/poll: the fds it watches for reading, when they could be read from its memory. */
   watchedFds?: number[];
+  /** For select/poll: the fds it watches for anything else (writing, exceptions), read along with watchedFds. */
+  otherWatchedFds?: number[];
   /** Times scheduled (3rd field of /proc/<pid>/schedstat): changes when the process has run. */
   runCount: number;
   /** The other threads, when there are any. */
@@ -59,7 +81,11 @@ export function classifyMember(member: MemberSample, ptsPath: string, table: Sys
   if (member.state === 'Z' || member.state === 'X') return 'gone';
   if (member.state === 'R' || member.state === 'D' || member.syscall === 'running') return 'busy';
   if (member.state === 'T' || member.state === 't' || member.syscall === undefined) return 'unknown';
-  if (member.otherThreads.some((t) => t.state === 'R' || t.state === 'D')) return 'busy';
+  // Another thread that computes, sleeps or waits on the network may print without any input. Threads parked on a
+  // lock or an event loop (thread pools, runtimes) are the norm and say nothing.
+  const goesOn = (t: ThreadSample) =>
+    t.state === 'R' || t.state === 'D' || (t.syscall !== undefined && table.goesOn.includes(t.syscall));
+  if (member.otherThreads.some(goesOn)) return 'busy';
   const { nr, args } = member.syscall;
   if (table.read.includes(nr)) {
     const target = member.fdTargets[Number.parseInt(args[0] ?? '', 16)];
@@ -69,10 +95,10 @@ export function classifyMember(member: MemberSample, ptsPath: string, table: Sys
   if (table.select.includes(nr) || table.poll.includes(nr)) {
     const fds = member.watchedFds;
     if (fds === undefined) return 'unknown';
-    const terminalFds = fds.filter((fd) => isTerminal(member.fdTargets[fd], ptsPath));
-    if (terminalFds.length === 0) return 'busy';
-    // Watching the terminal and something else (a socket, say): input may come from either.
-    return terminalFds.length === fds.length ? 'tty-read' : 'unknown';
+    if (!fds.some((fd) => isTerminal(member.fdTargets[fd], ptsPath))) return 'busy';
+    // Watching the terminal and something else (a socket to read, or to write to): it may go on without input.
+    const all = [...fds, ...(member.otherWatchedFds ?? [])];
+    return all.every((fd) => isTerminal(member.fdTargets[fd], ptsPath)) ? 'tty-read' : 'unknown';
   }
   if (table.waitChild.includes(nr)) return 'child-wait';
   if (table.ambiguous.includes(nr)) return 'unknown';
@@ -103,7 +129,8 @@ export function decideInputWait(
   }
   if (live === 0) return { kind: 'unknown', reason: 'no live process in the foreground group' };
   if (readers.length === 0) return { kind: 'busy', reason: 'nothing reads the terminal' };
-  if (baseline && !readers.some((r) => baseline.get(r.pid) !== r.runCount)) {
+  // A run count that could not be read (NaN) is no evidence of having run.
+  if (baseline && !readers.some((r) => Number.isFinite(r.runCount) && baseline.get(r.pid) !== r.runCount)) {
     return { kind: 'busy', reason: 'the reader has not run since the input was written' };
   }
   return { kind: 'waiting', readers };

@@ -5,7 +5,10 @@ import { parseProcStat } from './process-tree.js';
 /** The syscall table for this machine, or undefined where /proc cannot tell us (not Linux, unknown arch). */
 export const syscallTable: SyscallTable | undefined = process.platform === 'linux' ? SYSCALLS[process.arch] : undefined;
 
+/** FD_SETSIZE; also the most poll entries we read. Beyond it we cannot tell what is watched. */
 const MAX_WATCHED_FDS = 1024;
+const POLLIN = 0x1;
+const POLLRDNORM = 0x40;
 
 function readText(path: string): string | undefined {
   try {
@@ -37,29 +40,47 @@ function readMemory(pid: number, address: number, length: number): Buffer | unde
   }
 }
 
-/** The fds a select (fd_set bitmap) or poll (struct pollfd array) call watches for reading. */
-function watchedFds(pid: number, nr: number, args: string[], table: SyscallTable): number[] | undefined {
+interface Watched {
+  /** Watched for reading. */
+  read: number[];
+  /** Watched for anything else: writing, exceptions, priority data. */
+  other: number[];
+}
+
+/** The fds set in a select fd_set bitmap of `nfds` bits at `address` (0: no set). */
+function fdSet(pid: number, address: number, nfds: number): number[] | undefined {
+  if (address === 0 || nfds === 0) return [];
+  const bits = readMemory(pid, address, Math.ceil(nfds / 64) * 8);
+  if (!bits) return undefined;
+  const fds: number[] = [];
+  for (let fd = 0; fd < nfds; fd++) if (((bits[fd >> 3] ?? 0) >> (fd & 7)) & 1) fds.push(fd);
+  return fds;
+}
+
+/** The fds a select (fd_set bitmaps) or poll (struct pollfd array) call watches, and for what. */
+function watchedFds(pid: number, nr: number, args: string[], table: SyscallTable): Watched | undefined {
   const arg = (i: number) => Number.parseInt(args[i] ?? '', 16);
   if (table.select.includes(nr)) {
-    const nfds = Math.min(arg(0), MAX_WATCHED_FDS);
-    const readfds = arg(1);
-    if (readfds === 0 || nfds === 0) return [];
-    const bits = readMemory(pid, readfds, Math.ceil(nfds / 64) * 8);
-    if (!bits) return undefined;
-    const fds: number[] = [];
-    for (let fd = 0; fd < nfds; fd++) if (((bits[fd >> 3] ?? 0) >> (fd & 7)) & 1) fds.push(fd);
-    return fds;
+    const nfds = arg(0);
+    if (!(nfds >= 0 && nfds <= MAX_WATCHED_FDS)) return undefined;
+    const [read, write, except] = [fdSet(pid, arg(1), nfds), fdSet(pid, arg(2), nfds), fdSet(pid, arg(3), nfds)];
+    if (!read || !write || !except) return undefined;
+    return { read, other: [...write, ...except] };
   }
-  const count = Math.min(arg(1), 64);
+  const count = arg(1);
+  if (!(count >= 0 && count <= MAX_WATCHED_FDS)) return undefined;
+  if (count === 0) return { read: [], other: [] };
   const entries = readMemory(pid, arg(0), count * 8);
   if (!entries) return undefined;
-  const fds: number[] = [];
+  const watched: Watched = { read: [], other: [] };
   for (let i = 0; i < count; i++) {
     const fd = entries.readInt32LE(i * 8);
     const events = entries.readInt16LE(i * 8 + 4);
-    if (fd >= 0 && events & 0x1) fds.push(fd); // POLLIN
+    if (fd < 0) continue; // poll skips negative fds
+    if (events & (POLLIN | POLLRDNORM)) watched.read.push(fd);
+    if (events & ~(POLLIN | POLLRDNORM)) watched.other.push(fd);
   }
-  return fds;
+  return watched;
 }
 
 function sampleMember(pid: number, table: SyscallTable): MemberSample | undefined {
@@ -74,14 +95,16 @@ function sampleMember(pid: number, table: SyscallTable): MemberSample | undefine
     syscall = { nr: Number(nr), args };
   }
   const fdTargets: Record<number, string> = {};
-  let watched: number[] | undefined;
+  let watched: Watched | undefined;
   if (typeof syscall === 'object') {
     const fds = table.read.includes(syscall.nr)
       ? [Number.parseInt(syscall.args[0] ?? '', 16)]
       : table.select.includes(syscall.nr) || table.poll.includes(syscall.nr)
-        ? (watched = watchedFds(pid, syscall.nr, syscall.args, table)) ?? []
+        ? (watched = watchedFds(pid, syscall.nr, syscall.args, table))
+          ? [...watched.read, ...watched.other]
+          : []
         : [];
-    for (const fd of fds) {
+    for (const fd of new Set(fds)) {
       const target = link(`/proc/${pid}/fd/${fd}`);
       if (target !== undefined) fdTargets[fd] = target;
     }
@@ -93,10 +116,20 @@ function sampleMember(pid: number, table: SyscallTable): MemberSample | undefine
     for (const tid of safeReaddir(`/proc/${pid}/task`)) {
       if (Number(tid) === pid) continue;
       const t = parseProcStat(readText(`/proc/${pid}/task/${tid}/stat`) ?? '');
-      if (t) otherThreads.push({ tid: t.pid, state: t.state });
+      if (!t) continue;
+      const nr = Number.parseInt(readText(`/proc/${pid}/task/${tid}/syscall`) ?? '', 10);
+      otherThreads.push({ tid: t.pid, state: t.state, ...(Number.isInteger(nr) ? { syscall: nr } : {}) });
     }
   }
-  return { pid, state: stat.state, syscall, fdTargets, ...(watched ? { watchedFds: watched } : {}), runCount, otherThreads };
+  return {
+    pid,
+    state: stat.state,
+    syscall,
+    fdTargets,
+    ...(watched ? { watchedFds: watched.read, otherWatchedFds: watched.other } : {}),
+    runCount,
+    otherThreads,
+  };
 }
 
 function safeReaddir(path: string): string[] {

@@ -1,0 +1,52 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { newManager } from '../helpers/manager.js';
+import { runScenario, type ScenarioResult } from './run-scenario.js';
+import { SCENARIOS } from './scenarios.js';
+
+// Real shells and REPLs in real PTYs through the manager's default (input-wait) return rule. Run one after
+// another: each asserts on timing.
+describe('input-wait return through UnifiedExecManager', () => {
+  const manager = newManager();
+  const results: ScenarioResult[] = [];
+
+  afterAll(async () => {
+    await manager.shutdown();
+    const correct = results.filter((r) => r.stateCorrect).length;
+    const premature = results.filter((r) => r.premature).length;
+    console.log(
+      `input-wait scenarios: ${results.length} run, ${correct} correct states, ${premature} premature returns` +
+        `, ${(results.reduce((sum, r) => sum + r.wallMs, 0) / 1000).toFixed(2)} s of measured wall time`,
+    );
+  });
+
+  it.each(SCENARIOS.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
+    const result = await runScenario(manager, scenario);
+    results.push(result);
+    const { response } = result;
+    const { state, output } = response;
+    const detail = JSON.stringify({ state, wallMs: Math.round(result.wallMs), output });
+
+    expect(result.stepProblems, detail).toEqual([]);
+    expect(result.premature, detail).toBe(false);
+    expect(response.state, detail).toBe(scenario.expectState);
+    expect(result.missing, detail).toEqual([]);
+    for (const piece of scenario.expectOutput) expect(output).toContain(piece);
+    for (const secret of scenario.rejectOutput ?? []) expect(output).not.toContain(secret);
+    expect(response.secretPrompt ?? false, detail).toBe(scenario.expectSecret ?? false);
+    if (scenario.expectExitCode !== undefined) expect(response.exitCode, detail).toBe(scenario.expectExitCode);
+    if (scenario.minWallMs !== undefined) expect(result.wallMs, detail).toBeGreaterThanOrEqual(scenario.minWallMs);
+    if (scenario.expectState === 'running') {
+      // It waited out its deadline rather than answering early (timers may fire a millisecond or two early).
+      expect(result.wallMs, detail).toBeGreaterThanOrEqual(scenario.yieldTimeMs - 5);
+    } else {
+      // An exit or an input-wait return: well before the deadline.
+      expect(result.wallMs, detail).toBeLessThan(scenario.yieldTimeMs / 2);
+    }
+  });
+
+  it('ran every scenario with a correct state and no premature return', () => {
+    expect(results.length).toBe(SCENARIOS.length);
+    expect(results.filter((r) => r.premature).map((r) => r.name)).toEqual([]);
+    expect(results.filter((r) => !r.stateCorrect).map((r) => r.name)).toEqual([]);
+  });
+});
