@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { ManagerOptions } from '../manager/types.js';
+import { resolveManagerOptions } from './manager-config.js';
 import { parseCli, UsageError, type CliCommand } from './parse-args.js';
 import { usage } from './usage.js';
 import { packageVersion } from './version.js';
@@ -17,6 +19,15 @@ async function main(argv: string[]): Promise<void> {
     process.stderr.write(`unified-exec: ${error.message}\nRun \`unified-exec --help\` for usage.\n`);
     return exit(2);
   }
+  let managerOptions: ManagerOptions = {};
+  if ('manager' in command) {
+    try {
+      managerOptions = resolveManagerOptions(command.manager);
+    } catch (error) {
+      process.stderr.write(`unified-exec: ${(error as Error).message}\n`);
+      return exit(2);
+    }
+  }
   switch (command.kind) {
     case 'help':
       process.stdout.write(usage(version, [process.execPath, realpathSync(fileURLToPath(import.meta.url)), 'mcp']));
@@ -26,15 +37,15 @@ async function main(argv: string[]): Promise<void> {
       return exit(0);
     case 'mcp': {
       const { serveStdio } = await import('./mcp-command.js');
-      return serveStdio({ ...command, version });
+      return serveStdio({ managerOptions, version });
     }
     case 'serve': {
       const { serve } = await import('./serve-command.js');
-      return serve({ ...command, version });
+      return serve({ ...command, managerOptions, version });
     }
     case 'run': {
       const { runOnce } = await import('./run-command.js');
-      return exit(await runOnce(command));
+      return exit(await runOnce({ ...command, managerOptions }));
     }
   }
 }

@@ -1,12 +1,13 @@
+import type { ManagerOptions } from '../manager/types.js';
 import { startStdioServer } from '../mcp/stdio.js';
 import { exitOnSignals } from './signals.js';
 
 const log = (line: string) => process.stderr.write(`unified-exec: ${line}\n`);
 
 /** `mcp`: the stdio server. Nothing but protocol may reach stdout, so every message goes to stderr. */
-export async function serveStdio(options: { cwd?: string; version: string }): Promise<void> {
+export async function serveStdio(options: { managerOptions: ManagerOptions; version: string }): Promise<void> {
   const server = await startStdioServer({
-    managerOptions: options.cwd === undefined ? {} : { cwd: options.cwd },
+    managerOptions: options.managerOptions,
     version: options.version,
   });
   exitOnSignals(() => server.close(), log, 0);

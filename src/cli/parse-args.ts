@@ -1,20 +1,86 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from '../mcp/defaults.js';
 import { DEFAULT_EXEC_YIELD_TIME_MS } from '../manager/constants.js';
+import type { ManagerFlags } from './manager-config.js';
 
 export type CliCommand =
   | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'mcp'; cwd?: string }
-  | { kind: 'serve'; host: string; port: number; token?: string; allowHosts: string[]; cwd?: string }
-  | { kind: 'run'; cmd: string; tty: boolean; yieldMs: number; cwd?: string };
+  | { kind: 'mcp'; manager: ManagerFlags }
+  | { kind: 'serve'; host: string; port: number; token?: string; allowHosts: string[]; manager: ManagerFlags }
+  | { kind: 'run'; cmd: string; tty: boolean; yieldMs: number; manager: ManagerFlags };
 
 /** A mistake on the command line: printed with a pointer to --help, exit code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const cwdOption = { cwd: { type: 'string' } } as const;
+/** Options every command takes: how its manager runs sessions. */
+const managerOptions = {
+  cwd: { type: 'string' },
+  config: { type: 'string' },
+  shell: { type: 'string' },
+  'return-on': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'env-inherit': { type: 'string' },
+  'env-keep-secrets': { type: 'boolean' },
+  'env-exclude': { type: 'string', multiple: true },
+  'env-include-only': { type: 'string', multiple: true },
+  'env-set': { type: 'string', multiple: true },
+} as const;
+
+type ManagerValues = {
+  cwd?: string;
+  config?: string;
+  shell?: string;
+  'return-on'?: string;
+  'max-sessions'?: string;
+  'env-inherit'?: string;
+  'env-keep-secrets'?: boolean;
+  'env-exclude'?: string[];
+  'env-include-only'?: string[];
+  'env-set'?: string[];
+};
+
+function managerFlags(values: ManagerValues): ManagerFlags {
+  const flags: ManagerFlags = {};
+  if (values.cwd !== undefined) flags.cwd = values.cwd;
+  if (values.config !== undefined) flags.config = values.config;
+  if (values.shell !== undefined) flags.shell = values.shell;
+  const returnOn = values['return-on'];
+  if (returnOn !== undefined) {
+    if (returnOn !== 'input-wait' && returnOn !== 'deadline') {
+      throw new UsageError(`--return-on expects input-wait or deadline, got ${JSON.stringify(returnOn)}`);
+    }
+    flags.returnOn = returnOn;
+  }
+  const maxSessions = values['max-sessions'];
+  if (maxSessions !== undefined) {
+    if (!/^\d+$/.test(maxSessions) || Number(maxSessions) < 1) {
+      throw new UsageError(`--max-sessions expects a whole number of 1 or more, got ${JSON.stringify(maxSessions)}`);
+    }
+    flags.maxSessions = Number(maxSessions);
+  }
+  const inherit = values['env-inherit'];
+  if (inherit !== undefined) {
+    if (inherit !== 'all' && inherit !== 'core' && inherit !== 'none') {
+      throw new UsageError(`--env-inherit expects all, core or none, got ${JSON.stringify(inherit)}`);
+    }
+    flags.envInherit = inherit;
+  }
+  if (values['env-keep-secrets']) flags.envKeepSecrets = true;
+  if (values['env-exclude']) flags.envExclude = values['env-exclude'];
+  if (values['env-include-only']) flags.envIncludeOnly = values['env-include-only'];
+  if (values['env-set']) {
+    flags.envSet = {};
+    for (const pair of values['env-set']) {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw new UsageError(`--env-set expects NAME=VALUE, got ${JSON.stringify(pair)}`);
+      flags.envSet[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+  }
+  return flags;
+}
 const helpOption = { help: { type: 'boolean', short: 'h' } } as const;
 
 /** `argv` without node and the script; `env` supplies UNIFIED_EXEC_TOKEN. Pure: no I/O, throws UsageError. */
@@ -25,8 +91,8 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
   try {
     switch (first) {
       case 'mcp': {
-        const { values } = parseArgs({ args: rest, options: { ...cwdOption, ...helpOption }, strict: true });
-        return values.help ? { kind: 'help' } : { kind: 'mcp', ...optional('cwd', values.cwd) };
+        const { values } = parseArgs({ args: rest, options: { ...managerOptions, ...helpOption }, strict: true });
+        return values.help ? { kind: 'help' } : { kind: 'mcp', manager: managerFlags(values) };
       }
       case 'serve': {
         const { values } = parseArgs({
@@ -36,7 +102,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
             port: { type: 'string' },
             token: { type: 'string' },
             'allow-host': { type: 'string', multiple: true },
-            ...cwdOption,
+            ...managerOptions,
             ...helpOption,
           },
           strict: true,
@@ -50,13 +116,13 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
           port: values.port === undefined ? DEFAULT_HTTP_PORT : parsePort(values.port),
           ...optional('token', token),
           allowHosts: values['allow-host'] ?? [],
-          ...optional('cwd', values.cwd),
+          manager: managerFlags(values),
         };
       }
       case 'run': {
         const { values, positionals } = parseArgs({
           args: rest,
-          options: { tty: { type: 'boolean' }, 'yield-ms': { type: 'string' }, ...cwdOption, ...helpOption },
+          options: { tty: { type: 'boolean' }, 'yield-ms': { type: 'string' }, ...managerOptions, ...helpOption },
           strict: true,
           allowPositionals: true,
         });
@@ -69,7 +135,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
           cmd,
           tty: values.tty ?? false,
           yieldMs: values['yield-ms'] === undefined ? DEFAULT_EXEC_YIELD_TIME_MS : parseMillis(values['yield-ms']),
-          ...optional('cwd', values.cwd),
+          manager: managerFlags(values),
         };
       }
       default:

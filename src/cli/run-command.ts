@@ -1,6 +1,6 @@
 import { formatResponse } from '../manager/format.js';
 import { UnifiedExecManager } from '../manager/manager.js';
-import type { ExecResponse } from '../manager/types.js';
+import type { ExecResponse, ManagerOptions } from '../manager/types.js';
 import { exitOnSignals } from './signals.js';
 
 /** Each reply ends with a newline; a blank line separates replies when a command needs more than one. */
@@ -13,8 +13,13 @@ function printReply(reply: ExecResponse, first: boolean): void {
  * One command, start to finish: prints the exec_command reply, then a write_stdin poll reply for as long as it
  * runs, and resolves with its exit code.
  */
-export async function runOnce(options: { cmd: string; tty: boolean; yieldMs: number; cwd?: string }): Promise<number> {
-  const manager = new UnifiedExecManager(options.cwd === undefined ? {} : { cwd: options.cwd });
+export async function runOnce(options: {
+  cmd: string;
+  tty: boolean;
+  yieldMs: number;
+  managerOptions: ManagerOptions;
+}): Promise<number> {
+  const manager = new UnifiedExecManager(options.managerOptions);
   exitOnSignals(() => manager.shutdown(), (line) => process.stderr.write(`unified-exec: ${line}\n`));
   try {
     let reply: ExecResponse = await manager.execCommand({ cmd: options.cmd, tty: options.tty, yieldTimeMs: options.yieldMs });

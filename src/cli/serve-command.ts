@@ -1,3 +1,4 @@
+import type { ManagerOptions } from '../manager/types.js';
 import { startHttpServer } from '../mcp/http-server.js';
 import { httpConnectHints } from './connect-hints.js';
 import { exitOnSignals } from './signals.js';
@@ -10,7 +11,7 @@ export async function serve(options: {
   port: number;
   token?: string;
   allowHosts: string[];
-  cwd?: string;
+  managerOptions: ManagerOptions;
   version: string;
 }): Promise<void> {
   const server = await startHttpServer({
@@ -18,7 +19,7 @@ export async function serve(options: {
     port: options.port,
     ...(options.token === undefined ? {} : { token: options.token }),
     allowedHosts: options.allowHosts,
-    managerOptions: options.cwd === undefined ? {} : { cwd: options.cwd },
+    managerOptions: options.managerOptions,
     version: options.version,
     log,
   });

@@ -45,6 +45,21 @@ describe('unified-exec CLI', () => {
     expect(result.stdout).toMatch(/Output:\ntty\r?\n$/);
   });
 
+  it('keeps secrets out of sessions unless told, and applies --env-set', async () => {
+    const secretEnv = { DEPLOY_API_KEY: 'k-123', PLAIN_VALUE: 'visible' };
+    const cmd = 'echo "[$DEPLOY_API_KEY][$PLAIN_VALUE][$EXTRA]"';
+    const hidden = await runCli(['run', '--env-set', 'EXTRA=set', '--', cmd], 30_000, secretEnv);
+    expect(hidden.stdout).toContain('[][visible][set]');
+    const kept = await runCli(['run', '--env-keep-secrets', '--env-exclude', 'plain_*', '--', cmd], 30_000, secretEnv);
+    expect(kept.stdout).toContain('[k-123][][]');
+  });
+
+  it('exits 2 naming the file when --config cannot be used', async () => {
+    const result = await runCli(['run', '--config', '/nonexistent/ue.json', '--', 'true']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('cannot read config /nonexistent/ue.json');
+  });
+
   it('rejects an unknown command or option with exit code 2 and a pointer to --help', async () => {
     for (const args of [['frobnicate'], ['serve', '--bogus'], ['run'], ['serve', '--port', 'http']]) {
       const result = await runCli(args);

@@ -21,9 +21,10 @@ export interface CliResult {
 }
 
 /** Runs the CLI to completion (killed after `timeoutMs`, so a hang fails the test instead of stalling it). */
-export function runCli(args: string[], timeoutMs = 30_000): Promise<CliResult> {
+export function runCli(args: string[], timeoutMs = 30_000, extraEnv: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...cleanEnv(), ...extraEnv };
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
