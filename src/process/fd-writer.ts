@@ -1,4 +1,4 @@
-import { write as fsWrite } from 'node:fs';
+import { writeSync } from 'node:fs';
 
 /** How long to back off when the kernel's input queue is full (the reader is busy); avoids a hot EAGAIN loop. */
 const EAGAIN_BACKOFF_MS = 2;
@@ -13,6 +13,8 @@ interface Task {
 /**
  * Ordered, back-pressured writes to a non-blocking fd. Each write resolves once all its bytes are in the kernel;
  * a full queue (EAGAIN) is retried after a short backoff instead of spinning or blocking the event loop.
+ * Writes are synchronous (the fd is non-blocking, so none ever blocks): a write queued on libuv's thread pool could
+ * run after its fd was closed and its number reused, landing in another session's terminal.
  */
 export class FdWriter {
   private readonly queue: Task[] = [];
@@ -40,16 +42,20 @@ export class FdWriter {
 
   private pump(): void {
     this.timer = undefined;
-    const task = this.queue[0];
-    if (!task || this.closedWith) return;
-    fsWrite(this.fd, task.buffer, task.offset, task.buffer.length - task.offset, null, (err, written) => {
-      if (this.closedWith) return;
-      if (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
-          this.timer = setTimeout(() => this.pump(), EAGAIN_BACKOFF_MS);
+    for (let task = this.queue[0]; task && !this.closedWith; task = this.queue[0]) {
+      let written: number;
+      try {
+        written = writeSync(this.fd, task.buffer, task.offset, task.buffer.length - task.offset);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'EAGAIN' && code !== 'EINTR') {
+          this.close(err as Error);
           return;
         }
-        this.close(err);
+        written = 0;
+      }
+      if (written === 0) {
+        this.timer = setTimeout(() => this.pump(), EAGAIN_BACKOFF_MS);
         return;
       }
       task.offset += written;
@@ -57,7 +63,6 @@ export class FdWriter {
         this.queue.shift();
         task.resolve();
       }
-      this.pump();
-    });
+    }
   }
 }

@@ -46,6 +46,8 @@ export class PtyProcess implements ExecProcess {
   private readonly exitListeners = new Listeners<ExitInfo>();
   private scanner: { scanner: MarkerScanner; done: () => void } | undefined;
   private drainChain: Promise<void> = Promise.resolve();
+  /** Writes the current drain marker; closed with the slave fd so no retry can hit a reused fd number. */
+  private markerWriter: FdWriter | undefined;
   private readerClosed = false;
   private terminated: Promise<void> | undefined;
   private exitSeen: ((info: ExitInfo) => void) | undefined;
@@ -136,6 +138,7 @@ export class PtyProcess implements ExecProcess {
     if (this.readerClosed || slave === undefined) return Promise.resolve();
     const marker = Buffer.from(`\x1b_ue-drain-${randomBytes(6).toString('hex')}\x1b\\`);
     const markerWriter = new FdWriter(slave);
+    this.markerWriter = markerWriter;
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => finish(), timeoutMs);
       const finish = () => {
@@ -179,6 +182,7 @@ export class PtyProcess implements ExecProcess {
 
   private releaseSlave(): void {
     if (this.slaveFd === undefined) return;
+    this.markerWriter?.close(new Error('the terminal is closed'));
     try {
       closeSync(this.slaveFd);
     } catch {
@@ -192,6 +196,8 @@ export class PtyProcess implements ExecProcess {
     this.readerClosed = true;
     const active = this.scanner;
     if (active) active.done();
+    // The master fd goes with the reader: no write may be retried on its number afterwards.
+    this.writer.close(new Error('the terminal is closed'));
     this.reader.destroy();
   }
 }

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { CORE_ENV_NAMES, SESSION_ENV, buildEnv } from '../../src/index.js';
+
+const parent = {
+  HOME: '/home/me',
+  PATH: '/usr/bin:/bin',
+  USER: 'me',
+  EDITOR: 'vim',
+  MY_VAR: 'kept',
+  OPENAI_API_KEY: 'sk-1',
+  github_token: 'ghp-2',
+  DbPassword: 'hunter2',
+  AWS_SECRET_ACCESS_KEY: 'aws-3',
+  KEYBOARD_LAYOUT: 'us',
+  TERM: 'xterm-256color',
+  NO_COLOR: '',
+  UNSET: undefined,
+};
+
+describe('buildEnv', () => {
+  it('inherits the parent environment and puts the session variables on top', () => {
+    const env = buildEnv({}, parent);
+    expect(env).toMatchObject({ HOME: '/home/me', PATH: '/usr/bin:/bin', EDITOR: 'vim', MY_VAR: 'kept' });
+    expect(env).toMatchObject(SESSION_ENV);
+  });
+
+  it('sets the compat and beyond session variables, overriding what the parent had', () => {
+    const env = buildEnv({}, parent);
+    expect(env).toMatchObject({
+      NO_COLOR: '1',
+      TERM: 'dumb',
+      LANG: 'C.UTF-8',
+      LC_CTYPE: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      COLORTERM: '',
+      PAGER: 'cat',
+      GIT_PAGER: 'cat',
+      GH_PAGER: 'cat',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_EDITOR: 'true',
+      DEBIAN_FRONTEND: 'noninteractive',
+      PIP_NO_INPUT: '1',
+    });
+  });
+
+  it('drops variables whose names contain KEY, SECRET, TOKEN or PASSWORD, in any case', () => {
+    const env = buildEnv({}, parent);
+    for (const name of ['OPENAI_API_KEY', 'github_token', 'DbPassword', 'AWS_SECRET_ACCESS_KEY', 'KEYBOARD_LAYOUT']) {
+      expect(env).not.toHaveProperty(name);
+    }
+  });
+
+  it('keeps secrets when told to', () => {
+    const env = buildEnv({ keepSecrets: true }, parent);
+    expect(env).toMatchObject({ OPENAI_API_KEY: 'sk-1', github_token: 'ghp-2', DbPassword: 'hunter2' });
+  });
+
+  it('skips variables the parent has no value for', () => {
+    expect(buildEnv({}, parent)).not.toHaveProperty('UNSET');
+  });
+
+  it('inherits only the core variables with inherit: core', () => {
+    const env = buildEnv({ inherit: 'core' }, parent);
+    expect(env).toMatchObject({ HOME: '/home/me', PATH: '/usr/bin:/bin', USER: 'me' });
+    expect(env).not.toHaveProperty('EDITOR');
+    expect(env).not.toHaveProperty('MY_VAR');
+    expect(CORE_ENV_NAMES).toContain('PATH');
+  });
+
+  it('inherits nothing with inherit: none, but still sets the session variables', () => {
+    expect(buildEnv({ inherit: 'none' }, parent)).toEqual({ ...SESSION_ENV });
+  });
+
+  it('drops names matching an exclude glob, case-insensitively', () => {
+    const env = buildEnv({ exclude: ['my_*', 'EDIT?R'] }, parent);
+    expect(env).not.toHaveProperty('MY_VAR');
+    expect(env).not.toHaveProperty('EDITOR');
+    expect(env).toHaveProperty('HOME');
+  });
+
+  it('treats glob metacharacters other than * and ? literally', () => {
+    const env = buildEnv({ exclude: ['P.TH', 'HOME+'] }, parent);
+    expect(env).toHaveProperty('PATH');
+    expect(env).toHaveProperty('HOME');
+  });
+
+  it('keeps only names matching includeOnly, after exclude', () => {
+    const env = buildEnv({ includeOnly: ['PATH', 'H*', 'MY_*'], exclude: ['MY_*'] }, parent);
+    const inherited = Object.keys(env).filter((name) => !(name in SESSION_ENV));
+    expect(inherited.sort()).toEqual(['HOME', 'PATH']);
+  });
+
+  it('lets set win over everything, session variables included', () => {
+    const env = buildEnv({ set: { TERM: 'xterm', MY_VAR: 'mine', OPENAI_API_KEY: 'explicit' } }, parent);
+    expect(env).toMatchObject({ TERM: 'xterm', MY_VAR: 'mine', OPENAI_API_KEY: 'explicit' });
+  });
+
+  it('reads process.env when no parent is given', () => {
+    expect(buildEnv().PATH).toBe(process.env.PATH);
+  });
+});
