@@ -37,10 +37,19 @@ export const shutDown = () =>
 
 export const limitExceeded = (message: string) => new UnifiedExecError('LIMIT_EXCEEDED', message);
 
-/** `"abc" (string)`, `NaN (number)`, `undefined`: what a validation message says came. */
+/** `"abc" (string)`, `NaN (number)`, `{"a":1} (object)`, `undefined`: what a validation message says came. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (value === null) return 'null';
-  const shown = typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : String(value);
-  return `${shown} (${Array.isArray(value) ? 'array' : typeof value})`;
+  const kind = Array.isArray(value) ? 'array' : typeof value;
+  if (typeof value === 'string') return `${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)} (${kind})`;
+  let shown = String(value);
+  if (typeof value === 'object') {
+    try {
+      shown = JSON.stringify(value) ?? shown;
+    } catch {
+      // a cycle: String() it is
+    }
+  }
+  return `${shown.length > 60 ? `${shown.slice(0, 60)}…` : shown} (${kind})`;
 }

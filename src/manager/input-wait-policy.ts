@@ -12,6 +12,8 @@ export interface InputWaitOptions {
 
 const DEFAULT_QUICK_PROBE_WINDOW_MS = 3;
 const DEFAULT_MAX_PROBE_INTERVAL_MS = 25;
+/** Probes on consecutive event-loop turns after output starts; a probe costs ~0.1 ms of /proc reads. */
+const QUICK_PROBES = 6;
 
 /**
  * Returns once the terminal's foreground process is blocked reading the terminal and everything it printed
@@ -46,6 +48,7 @@ export class InputWaitPolicy implements ReturnPolicy {
     if (!table || !terminal) return undefined;
     const baseline = context.beforeInput instanceof Map ? (context.beforeInput as Map<number, number>) : undefined;
     let interval = 1;
+    let quickProbesLeft = QUICK_PROBES;
     while (!signal.aborted) {
       const sample = sampleForeground(process.pid, table);
       const verdict = sample && decideInputWait(sample, terminal.path, table, baseline);
@@ -63,12 +66,21 @@ export class InputWaitPolicy implements ReturnPolicy {
         }
         continue;
       }
-      // Fresh output means an answer is being printed: probe every event-loop turn for a moment (a prompt is
-      // usually the last thing printed), otherwise back off. Output also cuts a pause short.
+      // Fresh output after a quiet spell means an answer is being printed: probe on the next few event-loop turns
+      // (a prompt is usually the last thing printed). While output keeps flowing (a flood), probe once a
+      // millisecond at most, so probing never competes with reading. When quiet, back off. Output cuts a pause short.
       const quiet = performance.now() - context.lastOutputAt();
-      const ms = quiet < this.quickWindowMs ? 0 : interval;
-      if (await pause(ms, signal, context.onActivity)) interval = 1;
-      else if (ms > 0) interval = Math.min(interval * 2, this.maxIntervalMs);
+      let ms: number;
+      if (quiet >= this.quickWindowMs) ms = interval;
+      else if (quickProbesLeft > 0) {
+        quickProbesLeft--;
+        ms = 0;
+      } else ms = 1;
+      const backingOff = quiet >= this.quickWindowMs;
+      if (await pause(ms, signal, backingOff ? context.onActivity : undefined)) {
+        interval = 1;
+        quickProbesLeft = QUICK_PROBES;
+      } else if (backingOff) interval = Math.min(interval * 2, this.maxIntervalMs);
     }
     return undefined;
   }
@@ -78,18 +90,18 @@ export class InputWaitPolicy implements ReturnPolicy {
  * setImmediate for 0 (one event-loop turn, so output keeps flowing), else a timer. Ends early on abort or on
  * activity (output); resolves true when activity ended it.
  */
-function pause(ms: number, signal: AbortSignal, onActivity: WatchContext['onActivity']): Promise<boolean> {
+function pause(ms: number, signal: AbortSignal, onActivity?: WatchContext['onActivity']): Promise<boolean> {
   return new Promise((resolve) => {
     const done = (active: boolean) => {
       signal.removeEventListener('abort', aborted);
-      activity.dispose();
+      activity?.dispose();
       if (ms === 0) clearImmediate(handle as NodeJS.Immediate);
       else clearTimeout(handle as NodeJS.Timeout);
       resolve(active);
     };
     const aborted = () => done(false);
     const handle = ms === 0 ? setImmediate(() => done(false)) : setTimeout(() => done(false), ms);
-    const activity = onActivity(() => done(true));
+    const activity = onActivity?.(() => done(true));
     signal.addEventListener('abort', aborted, { once: true });
   });
 }

@@ -11,6 +11,7 @@ import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
   DEFAULT_MAX_WRITE_BYTES,
+  PRUNE_PROTECTED_RECENT,
   SESSION_WARNING_THRESHOLD,
 } from './constants.js';
 import { limitExceeded, shutDown, spawnFailed, stdinClosed, unknownSession, UnifiedExecError } from './errors.js';
@@ -248,7 +249,9 @@ export class UnifiedExecManager {
   private enforceCap(): string[] {
     while (this.sessions.size > this.maxSessions) {
       const meta = [...this.sessions.values()].map((s) => ({ id: s.id, lastUsedMs: s.lastUsedMs, exited: s.exited }));
-      const victim = this.sessions.get(pickSessionToPrune(meta) ?? -1);
+      // A cap below 9 protects fewer than the usual 8, so there is always someone to prune.
+      const protectedRecent = Math.min(PRUNE_PROTECTED_RECENT, this.maxSessions - 1);
+      const victim = this.sessions.get(pickSessionToPrune(meta, protectedRecent) ?? -1);
       if (!victim) break;
       void this.remove(victim);
     }

@@ -62,6 +62,10 @@ export function normalizeExec(request: unknown): NormalizedExec {
   const cmd = fields.cmd;
   if (typeof cmd !== 'string') throw invalidArgument(`Expected \`cmd\` to be a string, got ${describeValue(cmd)}`);
   if (cmd.trim() === '') throw invalidArgument('Expected `cmd` to be a non-empty command line, got an empty string');
+  // exec() ends each argument at a NUL: a PTY would run only the part before it (pipes refuse it). Refuse it for both.
+  if (cmd.includes('\0')) {
+    throw invalidArgument(`Expected \`cmd\` to contain no NUL character (\\u0000), got one at index ${cmd.indexOf('\0')}`);
+  }
   const workdir = optionalString(fields, 'workdir');
   const shell = optionalString(fields, 'shell');
   if (shell !== undefined && shell.trim() === '') throw invalidArgument('Expected `shell` to name a shell binary, got an empty string');

@@ -20,6 +20,7 @@ export class PipeProcess implements ExecProcess {
   private readonly dataListeners = new Listeners<Buffer>();
   private readonly exitListeners = new Listeners<ExitInfo>();
   private openStreams = 2;
+  private bytesSeen = 0;
   private streamsEnded: (() => void) | undefined;
   private terminated: Promise<void> | undefined;
   private readonly exited: Promise<void>;
@@ -43,7 +44,10 @@ export class PipeProcess implements ExecProcess {
     lifetime?.started(this.pid);
     const streamsDone = new Promise<void>((resolve) => (this.streamsEnded = resolve));
     for (const stream of [this.child.stdout, this.child.stderr]) {
-      stream?.on('data', (chunk: Buffer) => this.dataListeners.emit(chunk));
+      stream?.on('data', (chunk: Buffer) => {
+        this.bytesSeen += chunk.length;
+        this.dataListeners.emit(chunk);
+      });
       stream?.once('close', () => {
         if (--this.openStreams === 0) this.streamsEnded?.();
       });
@@ -51,7 +55,7 @@ export class PipeProcess implements ExecProcess {
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
         const info = toExitInfo(code, signal);
-        void waitAtMost(streamsDone, TRAILING_OUTPUT_MS).then(() => {
+        void this.trailingOutput(streamsDone).then(() => {
           this.exitInfo = info;
           this.exitListeners.emit(info);
           resolve();
@@ -59,6 +63,22 @@ export class PipeProcess implements ExecProcess {
       });
     });
     this.child.on('error', () => undefined);
+  }
+
+  /**
+   * Resolves when the pipes reach end-of-file, or when a grandchild keeps them open and they have been quiet for
+   * TRAILING_OUTPUT_MS. Quiet is judged after one more event-loop turn, so bytes that piled up while the loop was
+   * busy are read first instead of being counted as silence. A grandchild that never stops printing gets a few
+   * windows, not forever.
+   */
+  private async trailingOutput(streamsDone: Promise<void>): Promise<void> {
+    for (let window = 0; window < 4; window++) {
+      const seen = this.bytesSeen;
+      await waitAtMost(streamsDone, TRAILING_OUTPUT_MS);
+      if (this.openStreams === 0) return;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.bytesSeen === seen) return;
+    }
   }
 
   onData(listener: (chunk: Buffer) => void): Disposable {

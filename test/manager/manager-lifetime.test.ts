@@ -33,6 +33,18 @@ function processesTagged(tag: string): number[] {
 }
 
 describe('UnifiedExecManager pruning', () => {
+  it('still prunes under a cap smaller than the 8 protected sessions', async () => {
+    let now = 1;
+    const manager = newManager({ clock: () => now++, maxSessions: 2 });
+    const first = await idle(manager);
+    const firstPid = pidOf(manager, first.sessionId);
+    await idle(manager);
+    await idle(manager);
+    expect(manager.size).toBe(2);
+    await rejection(manager.writeStdin({ sessionId: first.sessionId!, chars: '' }), 'UNKNOWN_SESSION');
+    await waitUntilGone(firstPid, 5_000);
+  });
+
   it('prunes the least recently used session when a 65th is stored, and keeps a recently used one', async () => {
     let now = 1;
     const manager = newManager({ clock: () => now });
