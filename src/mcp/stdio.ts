@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { UnifiedExecManager } from '../manager/manager.js';
 import type { ManagerOptions } from '../manager/types.js';
+import { JsonRpcLineGuard, MAX_MESSAGE_BYTES } from './line-guard.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 export interface StdioServerOptions extends McpServerOptions {
@@ -23,7 +24,11 @@ export async function startStdioServer(options: StdioServerOptions = {}): Promis
   const input = options.input ?? process.stdin;
   const manager = new UnifiedExecManager(options.managerOptions);
   const server = createMcpServer(manager, options);
-  const transport = new StdioServerTransport(input, options.output ?? process.stdout);
+  const output = options.output ?? process.stdout;
+  // Garbage and over-long lines are answered here; the SDK's transport would ignore the one and hang up on the other.
+  const guard = new JsonRpcLineGuard((line) => output.write(`${line}\n`));
+  input.pipe(guard);
+  const transport = new StdioServerTransport(guard, output, { maxBufferSize: MAX_MESSAGE_BYTES + 1 });
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   let closing: Promise<void> | undefined;
