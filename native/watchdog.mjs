@@ -1,11 +1,12 @@
 // The session watchdog: a tiny process that outlives the server. The server writes "+<pid>" / "-<pid>" lines for
 // every session leader it starts and ends. When the server's end of the pipe closes — normal exit, crash, or
 // SIGKILL, where no cleanup code of the server can run — it SIGKILLs every session still registered: the
-// process group, every process of that session, and their descendants. Plain JS, no imports of the project:
-// it must run the same from src/ (tests) and dist/.
+// process group, every process of that session, their descendants, and escapees (setsid, double fork) found by
+// the UNIFIED_EXEC_SESSION tag in their environment. Plain JS, no imports of the project: it must run the same
+// from src/ (tests) and dist/. The protocol is "+<pid> <tag>\n" and "-<pid>\n".
 import { readdirSync, readFileSync } from 'node:fs';
 
-const leaders = new Set();
+const leaders = new Map(); // pid -> tag
 let pending = '';
 
 function snapshot() {
@@ -23,15 +24,28 @@ function snapshot() {
   return out;
 }
 
+function tagOf(pid) {
+  try {
+    const environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+    const entry = environ.find((e) => e.startsWith('UNIFIED_EXEC_SESSION='));
+    return entry?.slice('UNIFIED_EXEC_SESSION='.length);
+  } catch {
+    return undefined;
+  }
+}
+
 function killAll() {
+  const tags = new Set(leaders.values());
   for (let round = 0; round < 3 && leaders.size > 0; round++) {
     const procs = snapshot();
     const doomed = new Set(procs.filter((p) => leaders.has(p.sid) || leaders.has(p.pgid)).map((p) => p.pid));
+    // Escapees are orphans or session leaders of their own; only those are worth reading the environment of.
+    for (const p of procs) if (!doomed.has(p.pid) && (p.ppid <= 1 || p.pid === p.sid) && tags.has(tagOf(p.pid))) doomed.add(p.pid);
     for (let grew = true; grew; ) {
       grew = false;
       for (const p of procs) if (!doomed.has(p.pid) && doomed.has(p.ppid)) grew = doomed.add(p.pid) && true;
     }
-    for (const leader of leaders) try { process.kill(-leader, 'SIGKILL'); } catch {}
+    for (const leader of leaders.keys()) try { process.kill(-leader, 'SIGKILL'); } catch {}
     for (const pid of doomed) if (pid !== process.pid) try { process.kill(pid, 'SIGKILL'); } catch {}
   }
 }
@@ -42,9 +56,10 @@ process.stdin.on('data', (chunk) => {
   const lines = pending.split('\n');
   pending = lines.pop() ?? '';
   for (const line of lines) {
-    const pid = Number(line.slice(1));
+    const [pidText, tag = ''] = line.slice(1).split(' ');
+    const pid = Number(pidText);
     if (!Number.isInteger(pid) || pid <= 0) continue;
-    if (line[0] === '+') leaders.add(pid);
+    if (line[0] === '+') leaders.set(pid, tag);
     else if (line[0] === '-') leaders.delete(pid);
   }
 });

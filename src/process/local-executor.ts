@@ -18,7 +18,7 @@ export class LocalExecutor implements Executor {
   constructor(options: LocalExecutorOptions = {}) {
     if (options.watchdog ?? true) {
       const watchdog = Watchdog.shared();
-      this.lifetime = { started: (pid) => watchdog.watch(pid), ended: (pid) => watchdog.unwatch(pid) };
+      this.lifetime = { started: (pid, tag) => watchdog.watch(pid, tag), ended: (pid) => watchdog.unwatch(pid) };
     }
   }
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { toExitInfo } from './exit-info.js';
 import { waitAtMost } from './delay.js';
 import { Listeners } from './listeners.js';
-import { killSessionTree } from './process-tree.js';
+import { SESSION_TAG_VAR, killSessionTree, newSessionTag } from './process-tree.js';
 import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions } from './types.js';
 
 /**
@@ -15,6 +15,8 @@ const TRAILING_OUTPUT_MS = 50;
 export class PipeProcess implements ExecProcess {
   readonly pid: number;
   readonly tty = false;
+  /** In every process of the session's environment, so escapees (setsid, double fork) can be found. */
+  readonly tag = newSessionTag();
   exitInfo: ExitInfo | undefined;
   private readonly child: ChildProcess;
   private readonly dataListeners = new Listeners<Buffer>();
@@ -31,7 +33,7 @@ export class PipeProcess implements ExecProcess {
     // detached: setsid(), so the whole tree is one session we can find and kill.
     this.child = spawn(file, args, {
       cwd: options.cwd,
-      env: options.env,
+      env: { ...options.env, [SESSION_TAG_VAR]: this.tag },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -41,7 +43,7 @@ export class PipeProcess implements ExecProcess {
       throw new Error(`could not start ${file}`);
     }
     this.pid = this.child.pid;
-    lifetime?.started(this.pid);
+    lifetime?.started(this.pid, this.tag);
     const streamsDone = new Promise<void>((resolve) => (this.streamsEnded = resolve));
     for (const stream of [this.child.stdout, this.child.stderr]) {
       stream?.on('data', (chunk: Buffer) => {
@@ -99,7 +101,7 @@ export class PipeProcess implements ExecProcess {
 
   terminate(): Promise<void> {
     this.terminated ??= (async () => {
-      await killSessionTree(this.pid, { first: ['SIGTERM'] });
+      await killSessionTree(this.pid, { first: ['SIGTERM'], tag: this.tag });
       await waitAtMost(this.exited, 1000);
       this.child.stdout?.destroy();
       this.child.stderr?.destroy();

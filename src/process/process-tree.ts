@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
 import { delay } from './delay.js';
 
 export interface ProcStat {
@@ -59,24 +60,60 @@ export function listProcesses(): ProcStat[] {
 /**
  * Every process that belongs to the session led by `leader`: same session id or process group, plus descendants
  * (by parent pid) of any of those, which catches children that called setsid while their parent still lives.
- * Pure: works on a snapshot so it can be tested with plain data.
+ * `isTagged` finds escapees whose link is gone (setsid'd or double-forked, then orphaned): it is asked only about
+ * orphans and session leaders, the shapes an escape leaves. Pure: works on a snapshot, tested with plain data.
  */
-export function selectSessionTree(processes: readonly ProcStat[], leader: number, self = process.pid): number[] {
+export function selectSessionTree(
+  processes: readonly ProcStat[],
+  leader: number,
+  self = process.pid,
+  isTagged?: (pid: number) => boolean,
+): number[] {
   const members = new Set<number>();
   for (const p of processes) {
     if (p.pid !== self && (p.sid === leader || p.pgid === leader || p.pid === leader)) members.add(p.pid);
   }
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const p of processes) {
-      if (!members.has(p.pid) && members.has(p.ppid) && p.pid !== self) {
-        members.add(p.pid);
-        grew = true;
+  const addDescendants = () => {
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const p of processes) {
+        if (!members.has(p.pid) && members.has(p.ppid) && p.pid !== self) {
+          members.add(p.pid);
+          grew = true;
+        }
       }
     }
+  };
+  addDescendants();
+  if (isTagged) {
+    const before = members.size;
+    for (const p of processes) {
+      if (p.pid !== self && !members.has(p.pid) && (p.ppid <= 1 || p.pid === p.sid) && isTagged(p.pid)) members.add(p.pid);
+    }
+    if (members.size > before) addDescendants();
   }
   return [...members];
+}
+
+/** The variable every session's processes inherit, naming their session, so escapees can be found. */
+export const SESSION_TAG_VAR = 'UNIFIED_EXEC_SESSION';
+
+const hostToken = randomBytes(4).toString('hex');
+let tagCount = 0;
+
+/** A tag no other session of any host process uses. */
+export function newSessionTag(): string {
+  return `${hostToken}.${++tagCount}`;
+}
+
+/** Whether the process started with `SESSION_TAG_VAR=tag` in its environment. */
+export function hasSessionTag(pid: number, tag: string): boolean {
+  try {
+    const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    return environ.startsWith(`${SESSION_TAG_VAR}=${tag}\0`) || environ.includes(`\0${SESSION_TAG_VAR}=${tag}\0`);
+  } catch {
+    return false; // gone, or not ours to read
+  }
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {
@@ -94,9 +131,10 @@ function signal(pid: number, sig: NodeJS.Signals): void {
  */
 export async function killSessionTree(
   leader: number,
-  { graceMs = 250, first = ['SIGHUP', 'SIGTERM'] as NodeJS.Signals[] } = {},
+  { graceMs = 250, first = ['SIGHUP', 'SIGTERM'] as NodeJS.Signals[], tag = undefined as string | undefined } = {},
 ): Promise<void> {
-  const live = () => selectSessionTree(listProcesses().filter((p) => p.state !== 'Z'), leader);
+  const isTagged = tag === undefined ? undefined : (pid: number) => hasSessionTag(pid, tag);
+  const live = () => selectSessionTree(listProcesses().filter((p) => p.state !== 'Z'), leader, process.pid, isTagged);
   let pids = live();
   if (pids.length === 0) return;
   for (const sig of first) {

@@ -8,7 +8,7 @@ import { waitAtMost } from './delay.js';
 import { Listeners } from './listeners.js';
 import { MarkerScanner } from './marker-scanner.js';
 import { nativeHelpers } from './native.js';
-import { killSessionTree } from './process-tree.js';
+import { SESSION_TAG_VAR, killSessionTree, newSessionTag } from './process-tree.js';
 import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions, TerminalHandle } from './types.js';
 
 interface NativePty {
@@ -36,6 +36,8 @@ const DRAIN_TIMEOUT_MS = 2000;
 export class PtyProcess implements ExecProcess {
   readonly pid: number;
   readonly tty = true;
+  /** In every process of the session's environment, so escapees (setsid, double fork) can be found. */
+  readonly tag = newSessionTag();
   readonly ptsPath: string;
   private readonly masterFd: number;
   /** A slave fd of our own: the terminal never hangs up under us, and it carries the drain marker. */
@@ -58,7 +60,7 @@ export class PtyProcess implements ExecProcess {
   constructor(options: SpawnOptions, private readonly lifetime?: LifetimeHooks) {
     const [file, ...args] = options.argv;
     if (file === undefined) throw new Error('argv is empty');
-    const env = Object.entries(options.env).map(([k, v]) => `${k}=${v}`);
+    const env = Object.entries({ ...options.env, [SESSION_TAG_VAR]: this.tag }).map(([k, v]) => `${k}=${v}`);
     this.exitSeenPromise = new Promise((resolve) => (this.exitSeen = resolve));
     const term = native.fork(
       file, args, env, options.cwd, options.cols ?? DEFAULT_COLS, options.rows ?? DEFAULT_ROWS,
@@ -68,7 +70,7 @@ export class PtyProcess implements ExecProcess {
     // and the terminal would never hang up while any of them lives.
     nativeHelpers?.setCloexec(term.fd);
     this.pid = term.pid;
-    lifetime?.started(term.pid);
+    lifetime?.started(term.pid, this.tag);
     this.masterFd = term.fd;
     this.ptsPath = term.pty;
     this.slaveFd = openSync(term.pty, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK);
@@ -120,7 +122,7 @@ export class PtyProcess implements ExecProcess {
 
   terminate(): Promise<void> {
     this.terminated ??= (async () => {
-      await killSessionTree(this.pid);
+      await killSessionTree(this.pid, { tag: this.tag });
       // The exit callback fires once the child is reaped; don't wait forever if it was reaped already.
       await waitAtMost(this.exitSeenPromise, 1000);
       this.releaseSlave();

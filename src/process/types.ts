@@ -53,7 +53,8 @@ export interface ExecProcess {
 
 /** Told when a session leader starts and when its whole tree has been ended. */
 export interface LifetimeHooks {
-  started(pid: number): void;
+  /** `tag` is the value of UNIFIED_EXEC_SESSION in the session's environment. */
+  started(pid: number, tag: string): void;
   ended(pid: number): void;
 }
 

@@ -24,8 +24,8 @@ export class Watchdog {
     return this.child?.pid;
   }
 
-  watch(leader: number): void {
-    this.send(`+${leader}\n`);
+  watch(leader: number, tag: string): void {
+    this.send(`+${leader} ${tag}\n`);
   }
 
   unwatch(leader: number): void {

@@ -125,6 +125,15 @@ describe('UnifiedExecManager ends background grandchildren', () => {
     await waitUntilGone(leader);
   });
 
+  it.each([false, true])('even when it left the session with setsid (tty: %s)', async (tty) => {
+    const manager = newManager();
+    const started = await manager.execCommand({ ...BASH, cmd: 'setsid sleep 1000 & echo PID=$!; wait', tty, yieldTimeMs: 500 });
+    const escaped = printedPid(started.output);
+    expect(isAlive(escaped)).toBe(true);
+    await manager.closeSession(started.sessionId!);
+    await waitUntilGone(escaped);
+  });
+
   it('when its session is pruned', async () => {
     let now = 1;
     const manager = newManager({ clock: () => now, maxSessions: 9 });

@@ -63,6 +63,18 @@ describe('selectSessionTree', () => {
     expect(selectSessionTree(withoutParent, 100, 50)).not.toContain(102);
   });
 
+  it('finds an escapee whose link is gone by its session tag, and its children', () => {
+    const withChild = [...snapshot, proc(106, 104, 104, 104)];
+    const asked: number[] = [];
+    const tagged = (pid: number) => {
+      asked.push(pid);
+      return pid === 104;
+    };
+    expect(selectSessionTree(withChild, 100, 50, tagged).sort((a, b) => a - b)).toEqual([100, 101, 102, 103, 104, 105, 106]);
+    // Only orphans and session leaders outside the tree are worth reading the environment of.
+    expect(asked.sort((a, b) => a - b)).toEqual([1, 104, 200]);
+  });
+
   it('never includes the calling process', () => {
     const selfInSession = [...snapshot, proc(300, 100, 100, 100)];
     expect(selectSessionTree(selfInSession, 100, 300)).not.toContain(300);
