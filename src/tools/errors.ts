@@ -10,10 +10,15 @@ export interface ToolFailure {
   cause: unknown;
 }
 
+/** How much of a command an error message quotes back: enough to recognise it, never a 200 KiB echo. */
+const QUOTED_CMD_MAX_CHARS = 200;
+
 /** ``exec_command failed for `ls`: …``, `write_stdin failed: Unknown process id 42`: Codex's wording, kept. */
 export function toolErrorPrefix(name: ToolName, args: unknown): string {
   const cmd = name === 'exec_command' ? (args as { cmd?: unknown } | undefined)?.cmd : undefined;
-  return typeof cmd === 'string' ? `${name} failed for \`${cmd}\`` : `${name} failed`;
+  if (typeof cmd !== 'string') return `${name} failed`;
+  const quoted = cmd.length > QUOTED_CMD_MAX_CHARS ? `${cmd.slice(0, QUOTED_CMD_MAX_CHARS)}…` : cmd;
+  return `${name} failed for \`${quoted}\``;
 }
 
 export function toolFailure(name: ToolName, args: unknown, error: unknown): ToolFailure {

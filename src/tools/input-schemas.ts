@@ -7,12 +7,19 @@ import {
 
 // Wire names are snake_case, as models trained on the Codex contract type them. Descriptions are ours.
 
+/**
+ * Tool replies carry the output twice (text and structured) and JSON-escape it (a NUL takes 6 bytes): above this,
+ * one reply could pass the 10 MiB message limit of MCP clients, and the client would drop the connection.
+ */
+export const MAX_TOOL_OUTPUT_TOKENS = 100_000;
+
 const maxOutputTokens = z
   .number()
   .nonnegative()
   .default(DEFAULT_MAX_OUTPUT_TOKENS)
+  .transform((tokens) => Math.min(tokens, MAX_TOOL_OUTPUT_TOKENS))
   .describe(
-    'Largest output to return, in tokens of about 4 bytes each. Longer output keeps its beginning and end and reports how much of the middle was cut.',
+    `Largest output to return, in tokens of about 4 bytes each (at most ${MAX_TOOL_OUTPUT_TOKENS}). Longer output keeps its beginning and end and reports how much of the middle was cut.`,
   );
 
 export const execCommandInput = z.object({
@@ -40,13 +47,19 @@ export const execCommandInput = z.object({
     .nonnegative()
     .default(DEFAULT_EXEC_YIELD_TIME_MS)
     .describe(
-      'Milliseconds to wait for the command before replying (kept between 250 and 30000). A command that finishes sooner replies at once; one still running keeps running and the reply gives its session_id.',
+      'Milliseconds to wait for the command before replying (kept between 250 and 30000). A command that finishes sooner replies at once, and so does one in a terminal that stops to wait for input; one still running keeps running and the reply gives its session_id.',
     ),
   max_output_tokens: maxOutputTokens,
 });
 
+/** A session id, advertised as an integer; models sometimes quote it, so a string of digits is taken too. */
+const sessionId = (description: string) =>
+  z
+    .preprocess((value) => (typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value), z.number().int().positive())
+    .describe(description);
+
 export const writeStdinInput = z.object({
-  session_id: z.number().int().positive().describe('The session_id from an exec_command reply whose process is still running.'),
+  session_id: sessionId('The session_id from an exec_command reply whose process is still running.'),
   chars: z
     .string()
     .default('')
@@ -58,7 +71,7 @@ export const writeStdinInput = z.object({
     .nonnegative()
     .default(DEFAULT_WRITE_YIELD_TIME_MS)
     .describe(
-      'Milliseconds to wait for output before replying: 250 to 30000 after typing; an empty poll waits at least 5000 and at most 300000. Replies early when the process exits.',
+      'Milliseconds to wait for output before replying: 250 to 30000 after typing; an empty poll waits at least 5000 and at most 300000. Replies early when the process exits or is back waiting for input.',
     ),
   max_output_tokens: maxOutputTokens,
 });
@@ -66,7 +79,7 @@ export const writeStdinInput = z.object({
 export const listSessionsInput = z.object({});
 
 export const closeSessionInput = z.object({
-  session_id: z.number().int().positive().describe('Id of the session to end, from an exec_command reply or from list_sessions.'),
+  session_id: sessionId('Id of the session to end, from an exec_command reply or from list_sessions.'),
 });
 
 export type ExecCommandArgs = z.input<typeof execCommandInput>;

@@ -30,9 +30,16 @@ describe('tool definitions', () => {
     expect(execCommandInput.safeParse({}).success).toBe(false);
     expect(execCommandInput.safeParse({ cmd: '' }).success).toBe(false);
     expect(execCommandInput.safeParse({ cmd: 'ls', tty: 'yes' }).success).toBe(false);
-    expect(writeStdinInput.safeParse({ session_id: '7' }).success).toBe(false);
+    expect(writeStdinInput.safeParse({ session_id: 'seven' }).success).toBe(false);
+    expect(writeStdinInput.safeParse({ session_id: '-7' }).success).toBe(false);
     expect(writeStdinInput.safeParse({ session_id: 1.5 }).success).toBe(false);
     expect(writeStdinInput.safeParse({ session_id: 7, yield_time_ms: -1 }).success).toBe(false);
+  });
+
+  it('takes a quoted session id, as models sometimes send one, and caps output tokens', () => {
+    expect(writeStdinInput.parse({ session_id: '7' }).session_id).toBe(7);
+    expect(execCommandInput.parse({ cmd: 'ls', max_output_tokens: 10 ** 9 }).max_output_tokens).toBe(100_000);
+    expect(execCommandInput.parse({ cmd: 'ls' }).max_output_tokens).toBe(10_000);
   });
 
   it('describes every tool and every field, input and output', () => {
