@@ -4,16 +4,17 @@ import type { ExecProcess } from '../process/types.js';
 import type { EarlyReturn, ReturnPolicy, WatchContext } from './return-policy.js';
 
 export interface InputWaitOptions {
-  /** Quick probes (one per event-loop turn) after the start or new output, before backing off to timers. */
-  quickProbeWindowMs?: number;
+  /** Probes on consecutive event-loop turns when output starts after a quiet spell. Default 6. */
+  quickProbes?: number;
   /** Longest pause between probes while a program is busy. */
   maxProbeIntervalMs?: number;
 }
 
-const DEFAULT_QUICK_PROBE_WINDOW_MS = 3;
 const DEFAULT_MAX_PROBE_INTERVAL_MS = 25;
 /** Probes on consecutive event-loop turns after output starts; a probe costs ~0.1 ms of /proc reads. */
 const QUICK_PROBES = 6;
+/** Output this recent means it is still flowing. */
+const FLOWING_OUTPUT_MS = 1;
 
 /**
  * Returns once the terminal's foreground process is blocked reading the terminal and everything it printed
@@ -22,12 +23,12 @@ const QUICK_PROBES = 6;
  */
 export class InputWaitPolicy implements ReturnPolicy {
   private readonly table: SyscallTable | undefined;
-  private readonly quickWindowMs: number;
+  private readonly quickProbes: number;
   private readonly maxIntervalMs: number;
 
   constructor(options: InputWaitOptions = {}, table: SyscallTable | undefined = syscallTable) {
     this.table = table;
-    this.quickWindowMs = options.quickProbeWindowMs ?? DEFAULT_QUICK_PROBE_WINDOW_MS;
+    this.quickProbes = options.quickProbes ?? QUICK_PROBES;
     this.maxIntervalMs = options.maxProbeIntervalMs ?? DEFAULT_MAX_PROBE_INTERVAL_MS;
   }
 
@@ -48,8 +49,9 @@ export class InputWaitPolicy implements ReturnPolicy {
     if (!table || !terminal) return undefined;
     const baseline = context.beforeInput instanceof Map ? (context.beforeInput as Map<number, number>) : undefined;
     let interval = 1;
-    let quickProbesLeft = QUICK_PROBES;
+    let quickProbesLeft = 0;
     while (!signal.aborted) {
+      const probedAt = performance.now();
       const sample = sampleForeground(process.pid, table);
       const verdict = sample && decideInputWait(sample, terminal.path, table, baseline);
       if (verdict?.kind === 'waiting') {
@@ -66,21 +68,28 @@ export class InputWaitPolicy implements ReturnPolicy {
         }
         continue;
       }
-      // Fresh output after a quiet spell means an answer is being printed: probe on the next few event-loop turns
-      // (a prompt is usually the last thing printed). While output keeps flowing (a flood), probe once a
-      // millisecond at most, so probing never competes with reading. When quiet, back off. Output cuts a pause short.
-      const quiet = performance.now() - context.lastOutputAt();
-      let ms: number;
-      if (quiet >= this.quickWindowMs) ms = interval;
-      else if (quickProbesLeft > 0) {
+      // Output that starts after a quiet spell is usually an answer, and a prompt its last piece: probe on the
+      // next few event-loop turns.
+      if (quickProbesLeft > 0) {
         quickProbesLeft--;
-        ms = 0;
-      } else ms = 1;
-      const backingOff = quiet >= this.quickWindowMs;
-      if (await pause(ms, signal, backingOff ? context.onActivity : undefined)) {
+        await pause(0, signal);
+        continue;
+      }
+      // While output keeps flowing (a flood) nothing waits for input: don't spend reads of /proc on it.
+      while (!signal.aborted && performance.now() - context.lastOutputAt() < FLOWING_OUTPUT_MS) {
+        await pause(FLOWING_OUTPUT_MS, signal);
+      }
+      if (context.lastOutputAt() > probedAt) {
         interval = 1;
-        quickProbesLeft = QUICK_PROBES;
-      } else if (backingOff) interval = Math.min(interval * 2, this.maxIntervalMs);
+        continue; // output came and paused since that probe: look again now
+      }
+      // Quiet: back off, but wake at once for new output.
+      if (await pause(interval, signal, context.onActivity)) {
+        interval = 1;
+        quickProbesLeft = this.quickProbes;
+      } else {
+        interval = Math.min(interval * 2, this.maxIntervalMs);
+      }
     }
     return undefined;
   }

@@ -204,7 +204,7 @@ export class UnifiedExecManager {
     };
     if (session.exitInfo) {
       // Reported once, then gone: a later write_stdin gets UNKNOWN_SESSION.
-      void this.remove(session);
+      void this.remove(session, { afterReply: true });
       return { ...base, exitCode: session.exitInfo.exitCode, state: 'exited' };
     }
     return {
@@ -262,10 +262,17 @@ export class UnifiedExecManager {
     ];
   }
 
-  private remove(session: Session): Promise<void> {
+  /**
+   * Forgets the session and ends its process tree. `afterReply` defers the ending (a synchronous /proc scan) by one
+   * event-loop turn, so the reply that reported the exit goes out first.
+   */
+  private remove(session: Session, { afterReply = false } = {}): Promise<void> {
     this.sessions.delete(session.id);
     session.detach();
-    const done = this.terminateLimit(() => session.process.terminate());
+    const terminate = () => session.process.terminate();
+    const done = this.terminateLimit(
+      afterReply ? () => new Promise<void>((resolve) => setImmediate(() => resolve(terminate()))) : terminate,
+    );
     this.terminations.add(done);
     void done.finally(() => this.terminations.delete(done));
     return done;

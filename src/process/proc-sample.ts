@@ -10,11 +10,20 @@ const MAX_WATCHED_FDS = 1024;
 const POLLIN = 0x1;
 const POLLRDNORM = 0x40;
 
+const readBuffer = Buffer.alloc(16 * 1024);
+
+/** One small /proc file: open, one read into a reused buffer, close (a probe reads several per process). */
 function readText(path: string): string | undefined {
+  let fd: number | undefined;
   try {
-    return readFileSync(path, 'latin1');
+    fd = openSync(path, 'r');
+    const length = readSync(fd, readBuffer, 0, readBuffer.length, null);
+    if (length < readBuffer.length) return readBuffer.toString('latin1', 0, length);
+    return readBuffer.toString('latin1') + readFileSync(fd, 'latin1'); // rare: a long children list
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -1,0 +1,147 @@
+/**
+ * unified-exec through its public library API (dist/), as an agent's tool handler calls it. One module serves both
+ * return rules; `returnOn` comes from the worker.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { LocalExecutor, UnifiedExecManager } from '../../dist/index.js';
+import { shutdownManager, trackManager } from '../lib/cleanup.mjs';
+import { idle } from '../lib/stats.mjs';
+import { sampleRss } from '../lib/proc.mjs';
+import { BASH, REPLS, SHORT_COMMAND, floodCommand, lagFloodCommand } from '../lib/workloads.mjs';
+import { LAG_RESOLUTION_MS, lagOf } from './raw.mjs';
+import { OutputTap, capYields, loadScenarioSuite, measureScenario } from '../lib/scenarios.mjs';
+
+/** Yields per rule: input-wait may wait long (it answers at the prompt); deadline is Codex's rule with its defaults. */
+function yieldsFor(returnOn) {
+  return returnOn === 'deadline' ? { exec: 500, write: 250 } : { exec: 10_000, write: 10_000 };
+}
+
+function newManager(returnOn, options = {}) {
+  return trackManager(new UnifiedExecManager({ returnOn, defaultShell: '/bin/bash', ...options }));
+}
+
+/**
+ * Runs `cmd` to its exit: exec_command with the longest yield, then empty polls if it is still going (a slow
+ * flood can outlast 30 s). Returns every byte count the calls reported and the exit code.
+ */
+async function runToExit(manager, cmd) {
+  let res = await manager.execCommand({ cmd, ...BASH, tty: true, yieldTimeMs: 30_000 });
+  let bytes = res.originalTokenCount * 4;
+  while (res.exitCode === undefined) {
+    res = await manager.writeStdin({ sessionId: res.sessionId, chars: '', yieldTimeMs: 30_000 });
+    bytes += res.originalTokenCount * 4;
+  }
+  return { bytes, exitCode: res.exitCode };
+}
+
+/** A line of output that is exactly `reply` (not the echoed input that contains it). */
+const replyLine = (reply) => new RegExp(`(^|\\n)${reply}\\r?\\n`);
+
+export async function roundTrip({ repl: name, iterations, warmup, returnOn }) {
+  const repl = REPLS[name];
+  const yields = yieldsFor(returnOn);
+  const manager = newManager(returnOn);
+  const opened = await manager.execCommand({ cmd: repl.cmd, ...BASH, tty: true, yieldTimeMs: yields.exec });
+  const samples = [];
+  let wrong = 0;
+  let notWaiting = 0;
+  for (let i = 0; i < warmup + iterations; i++) {
+    const t0 = performance.now();
+    const res = await manager.writeStdin({ sessionId: opened.sessionId, chars: `${repl.input}\r`, yieldTimeMs: yields.write });
+    if (i >= warmup) samples.push(performance.now() - t0);
+    if (!replyLine(repl.reply).test(res.output)) wrong++;
+    if (res.state !== 'waiting_for_input') notWaiting++;
+  }
+  await shutdownManager(manager);
+  return { samples, wrong, notWaiting };
+}
+
+export async function shortExec({ iterations, warmup, returnOn, tty, gapMs = 0 }) {
+  const manager = newManager(returnOn);
+  const samples = [];
+  let wrong = 0;
+  for (let i = 0; i < warmup + iterations; i++) {
+    await idle(gapMs);
+    const t0 = performance.now();
+    const res = await manager.execCommand({ cmd: SHORT_COMMAND, ...BASH, tty, yieldTimeMs: 10_000 });
+    if (i >= warmup) samples.push(performance.now() - t0);
+    if (res.exitCode !== 0 || !res.output.includes('hi')) wrong++;
+  }
+  await shutdownManager(manager);
+  return { samples, wrong };
+}
+
+export async function flood({ bytes, returnOn }) {
+  const manager = newManager(returnOn);
+  const rssBefore = process.memoryUsage.rss();
+  const rss = sampleRss(20);
+  const t0 = performance.now();
+  const res = await runToExit(manager, floodCommand(bytes));
+  const ms = performance.now() - t0;
+  const peakRss = rss.stop();
+  await shutdownManager(manager);
+  // originalTokenCount is ceil(bytes/4) of everything printed, dropped bytes included: exact for a multiple of 4.
+  return { ms, bytes, received: res.bytes, exitCode: res.exitCode, rssBefore, peakRss };
+}
+
+export async function openMany({ count, repeat, returnOn, sequential }) {
+  const yields = yieldsFor(returnOn);
+  const samples = [];
+  const teardown = [];
+  let notWaiting = 0;
+  for (let rep = 0; rep < repeat; rep++) {
+    const manager = newManager(returnOn, { maxSessions: count });
+    const open = () => manager.execCommand({ cmd: REPLS.bash.cmd, ...BASH, tty: true, yieldTimeMs: yields.exec });
+    const t0 = performance.now();
+    let results;
+    if (sequential) {
+      results = [];
+      for (let i = 0; i < count; i++) results.push(await open());
+    } else {
+      results = await Promise.all(Array.from({ length: count }, open));
+    }
+    samples.push(performance.now() - t0);
+    notWaiting += results.filter((r) => r.state !== 'waiting_for_input').length;
+    const t1 = performance.now();
+    await shutdownManager(manager);
+    teardown.push(performance.now() - t1);
+  }
+  const mode = sequential ? 'sequential: one execCommand after another' : `concurrent: ${count} execCommand calls at once (Promise.all)`;
+  return { samples, teardown, notWaiting, mode };
+}
+
+export async function lagFlood({ sessions, bytes, returnOn }) {
+  const manager = newManager(returnOn);
+  const histogram = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+  histogram.enable();
+  const t0 = performance.now();
+  const results = await Promise.all(Array.from({ length: sessions }, () => runToExit(manager, lagFloodCommand(bytes))));
+  const ms = performance.now() - t0;
+  histogram.disable();
+  await shutdownManager(manager);
+  const received = results.reduce((sum, r) => sum + r.bytes, 0);
+  return { ms, received, lag: lagOf(histogram) };
+}
+
+/**
+ * The scenario table of the test suite. `every` picks every n-th scenario (a spread across its categories) to keep
+ * the deadline rule, which waits out every yield, within the time budget.
+ */
+export async function scenarios({ returnOn, every = 1, caps }) {
+  let suite;
+  try {
+    suite = await loadScenarioSuite();
+  } catch (err) {
+    return { skipped: `scenario suite not loadable: ${err.message}` };
+  }
+  const tap = new OutputTap(new LocalExecutor());
+  const manager = newManager(returnOn, { executor: tap });
+  const results = [];
+  const picked = suite.scenarios.filter((_, i) => i % every === 0);
+  for (const scenario of picked) {
+    const run = returnOn === 'deadline' ? capYields(scenario, caps) : scenario;
+    results.push(await measureScenario(manager, tap, suite.runScenario, run));
+  }
+  await shutdownManager(manager);
+  return { source: 'test/input-wait/scenarios.ts', total: suite.scenarios.length, results };
+}

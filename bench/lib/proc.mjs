@@ -1,0 +1,75 @@
+/** What the bench reads about processes from /proc: peak memory, descendants, and group kills. */
+import { readFileSync, readdirSync } from 'node:fs';
+
+/** A /proc/<pid>/status field in bytes (VmHWM = peak RSS, VmRSS = now), or null when it cannot be read. */
+export function statusBytes(pid, field) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples this process's RSS every `intervalMs`; stop() returns the highest value seen (bytes). */
+export function sampleRss(intervalMs = 20) {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, process.memoryUsage.rss());
+    },
+  };
+}
+
+/** pid → ppid for every live process (a process can vanish mid-scan; it is skipped). */
+function parentTable() {
+  const table = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] === 'Z' || fields[0] === 'X') continue;
+      table.set(Number(name), Number(fields[1]));
+    } catch {
+      // gone
+    }
+  }
+  return table;
+}
+
+/** Live (non-zombie) descendants of `root`. */
+export function descendants(root = process.pid) {
+  const table = parentTable();
+  const found = [];
+  const frontier = [root];
+  while (frontier.length > 0) {
+    const parent = frontier.pop();
+    for (const [pid, ppid] of table) {
+      if (ppid === parent) {
+        found.push(pid);
+        frontier.push(pid);
+      }
+    }
+  }
+  return found;
+}
+
+/** Signals a process group; a group that is already gone is fine. */
+export function killGroup(pid, signal = 'SIGKILL') {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+}

@@ -1,0 +1,70 @@
+/** The text table `npm run bench` prints: one block per figure, targets and PASS/MISS next to the numbers. */
+
+const fmt = (value, unit) => (value === null || value === undefined ? '—' : `${formatNumber(value)} ${unit}`);
+
+function formatNumber(value) {
+  if (value === 0) return '0';
+  if (Math.abs(value) >= 100) return value.toFixed(0);
+  if (Math.abs(value) >= 10) return value.toFixed(1);
+  if (Math.abs(value) >= 1) return value.toFixed(2);
+  return value.toFixed(3);
+}
+
+/** What else a row should say, figure by figure. */
+function notes(figureId, row) {
+  const parts = [];
+  if (row.wrong) parts.push(`${row.wrong} wrong replies`);
+  // The deadline rule never reports waiting_for_input; only say so for input-wait.
+  if (row.notWaiting && !row.key.startsWith('ue-deadline')) parts.push(`${row.notWaiting} answers not waiting_for_input`);
+  if (figureId === 'flood') {
+    parts.push(`peak RSS ${row.peakRssMiB} MiB${row.rssRatio !== undefined ? ` (${row.rssRatio}× raw)` : ''}`);
+    if (row.rssOf !== 'bench worker (this driver only)') parts.push(`RSS of ${row.rssOf}`);
+    if (row.bytesLost) parts.push(`${row.bytesLost} bytes lost`);
+    parts.push(`${row.seconds} s, ${row.n} run${row.n > 1 ? 's' : ''}`);
+  }
+  if (figureId === 'lag') {
+    parts.push(`p50 ${row.p50} ms, max ${row.max} ms, ${row.seconds} s`);
+  }
+  if (row.teardownMs !== undefined) parts.push(`shutdown ${row.teardownMs} ms`);
+  if (figureId === 'scenarios') {
+    parts.push(`${row.premature} premature, wasted wait median ${row.wastedMedianMs} ms (p95 ${row.wastedP95Ms} ms), n=${row.n}`);
+    if (row.errors) parts.push(`${row.errors} errors`);
+  } else if (row.n !== undefined && figureId !== 'flood' && figureId !== 'lag') {
+    parts.push(`n=${row.n}`);
+  }
+  return parts.join('; ');
+}
+
+export function formatTable(report) {
+  const lines = [];
+  for (const figure of report.figures) {
+    const header = ['driver', figure.valueLabel ?? 'value', 'p95', 'vs raw', 'target', '', 'notes'];
+    const table = [header];
+    for (const row of figure.rows) {
+      const label = row.note ? `${row.label} (${row.note})` : row.label;
+      if (row.skipped || row.error) {
+        table.push([label, '—', '—', '—', '', '', row.skipped ? `skipped: ${row.skipped}` : `ERROR: ${row.error}`]);
+        continue;
+      }
+      const targets = figure.targets.filter((t) => t.variant === row.key);
+      table.push([
+        label,
+        fmt(row.value, row.unit),
+        row.p95 === undefined ? '—' : fmt(row.p95, row.unit),
+        row.ratio === undefined ? '—' : `${formatNumber(row.ratio)}×`,
+        targets.map((t) => t.text).join(', '),
+        targets.map((t) => (t.pass ? 'PASS' : 'MISS')).join(', '),
+        notes(figure.id, row),
+      ]);
+    }
+    const widths = header.map((_, i) => Math.max(...table.map((r) => r[i].length)));
+    lines.push(figure.title);
+    for (const r of table) lines.push(`  ${r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')}`.trimEnd());
+    lines.push('');
+  }
+  const all = report.figures.flatMap((f) => f.targets.map((t) => ({ ...t, figure: f.id })));
+  const missed = all.filter((t) => !t.pass);
+  const list = missed.map((t) => `${t.figure} ${t.variant} ${t.text}`).join('; ');
+  lines.push(`targets: ${all.length - missed.length}/${all.length} PASS${missed.length ? ` — MISS: ${list}` : ''}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,44 @@
+/** What every driver runs: the same programs, inputs and prompts, so only the way of driving them differs. */
+
+/**
+ * Interactive programs for the round-trip figure. The prompt is '$ ': raw spawns bash directly with PS1 in its
+ * environment; drivers that go through `sh -c`/`bash -c` set it in the command line, because a non-interactive
+ * bash drops PS1 from the environment it passes on.
+ */
+export const REPLS = {
+  bash: {
+    file: '/bin/bash',
+    args: ['--norc', '--noprofile', '-i'],
+    cmd: "PS1='$ ' exec /bin/bash --norc --noprofile -i",
+    input: 'echo hi',
+    /** The reply line as it appears in raw terminal output (after the echoed input). */
+    reply: 'hi',
+    prompt: '$ ',
+  },
+  python: {
+    file: 'python3',
+    args: ['-q', '-i'],
+    cmd: 'python3 -q -i',
+    input: 'print(1)',
+    reply: '1',
+    prompt: '>>> ',
+  },
+};
+
+/** Raw terminal output that ends with the reply line and the prompt back: the round trip is complete. */
+export function replyThenPrompt(repl) {
+  const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`\\r\\n${escape(repl.reply)}\\r\\n${escape(repl.prompt)}$`);
+}
+
+/** A flood without newlines, so the terminal's CRLF translation does not dominate: pure PTY throughput. */
+export const floodCommand = (bytes) => `head -c ${bytes} /dev/zero | tr '\\0' a`;
+
+/** A newline-heavy flood (y\n…), the kind of output that loads the terminal line discipline and the reader. */
+export const lagFloodCommand = (bytes) => `yes | head -c ${bytes}`;
+
+/** The short command of the exec-latency figure. */
+export const SHORT_COMMAND = 'echo hi';
+
+/** bash as the session shell, no login profile: measures the library, not the user's dotfiles. */
+export const BASH = { shell: '/bin/bash', login: false };
