@@ -13,6 +13,8 @@ export interface InputWaitOptions {
 const DEFAULT_MAX_PROBE_INTERVAL_MS = 25;
 /** Probes on consecutive event-loop turns after output starts; a probe costs ~0.1 ms of /proc reads. */
 const QUICK_PROBES = 6;
+/** How long after a start or an input the first look comes, unless output comes first. */
+const FIRST_LOOK_MS = { start: 4, input: 1 } as const;
 /** Output this recent means it is still flowing. */
 const FLOWING_OUTPUT_MS = 1;
 
@@ -50,6 +52,11 @@ export class InputWaitPolicy implements ReturnPolicy {
     const baseline = context.beforeInput instanceof Map ? (context.beforeInput as Map<number, number>) : undefined;
     let interval = 1;
     let quickProbesLeft = 0;
+    // A program just started or just sent input is busy for a moment: look first when it answers (output) or after
+    // a short while, not at once. A poll may find it waiting already, so it looks at once.
+    if (context.trigger !== 'poll' && (await pause(FIRST_LOOK_MS[context.trigger], signal, context.onActivity))) {
+      quickProbesLeft = this.quickProbes;
+    }
     while (!signal.aborted) {
       const probedAt = performance.now();
       const sample = sampleForeground(process.pid, table);

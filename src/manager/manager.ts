@@ -18,7 +18,7 @@ import { limitExceeded, shutDown, spawnFailed, stdinClosed, unknownSession, Unif
 import { canonicalLineWarning } from './input-lines.js';
 import { newChunkId, randomSessionId } from './ids.js';
 import { pickSessionToPrune } from './prune.js';
-import { deadlinePolicy, type EarlyReturn, type ReturnPolicy } from './return-policy.js';
+import { deadlinePolicy, type EarlyReturn, type ReturnPolicy, type WatchContext } from './return-policy.js';
 import { Session } from './session.js';
 import { clampPollTime, clampYieldTime } from './timing.js';
 import type { ExecCommandRequest, ExecResponse, ManagerOptions, SessionInfo, WriteStdinRequest } from './types.js';
@@ -110,7 +110,7 @@ export class UnifiedExecManager {
     });
     this.assertOpen(); // shut down meanwhile: shutdown() has ended it with the rest
     const warnings = this.enforceCap();
-    return this.respond(session, started, clampYieldTime(req.yieldTimeMs), req.maxOutputTokens, warnings);
+    return this.respond(session, started, clampYieldTime(req.yieldTimeMs), req.maxOutputTokens, warnings, 'start');
   }
 
   /** Types `chars` into a tty session (empty: just poll) and answers with what came back. */
@@ -137,7 +137,8 @@ export class UnifiedExecManager {
         await session.process.write(req.chars).catch(() => undefined);
       }
       const waitMs = req.chars === '' ? clampPollTime(req.yieldTimeMs, this.maxBackgroundPollMs) : clampYieldTime(req.yieldTimeMs);
-      return this.respond(session, started, waitMs, req.maxOutputTokens, warnings, beforeInput);
+      const trigger = req.chars === '' ? 'poll' : 'input';
+      return this.respond(session, started, waitMs, req.maxOutputTokens, warnings, trigger, beforeInput);
     });
   }
 
@@ -190,9 +191,10 @@ export class UnifiedExecManager {
     waitMs: number,
     maxOutputTokens: number,
     warnings: string[],
+    trigger: WatchContext['trigger'],
     beforeInput?: unknown,
   ): Promise<ExecResponse> {
-    const early = await this.waitFor(session, started + waitMs, beforeInput);
+    const early = await this.waitFor(session, started + waitMs, trigger, beforeInput);
     const { text, totalBytes } = session.drain();
     session.lastUsedMs = this.clock();
     const base = {
@@ -216,7 +218,12 @@ export class UnifiedExecManager {
   }
 
   /** Waits until the process exits, the deadline passes, or the return policy says the answer is complete. */
-  private waitFor(session: Session, deadline: number, beforeInput: unknown): Promise<EarlyReturn | undefined> {
+  private waitFor(
+    session: Session,
+    deadline: number,
+    trigger: WatchContext['trigger'],
+    beforeInput: unknown,
+  ): Promise<EarlyReturn | undefined> {
     if (session.exited) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const abort = new AbortController();
@@ -238,6 +245,7 @@ export class UnifiedExecManager {
             lastOutputAt: () => session.lastOutputAt,
             onActivity: (listener) => session.onChange(listener),
             signal: abort.signal,
+            trigger,
             beforeInput,
           })
           .then((result) => result && finish(result), () => undefined);

@@ -16,6 +16,8 @@ export interface WatchContext {
   signal: AbortSignal;
   /** What `beforeInput` returned, when this call wrote input. */
   beforeInput?: unknown;
+  /** What this call did: started the program, wrote input to it, or only polls it. */
+  trigger: 'start' | 'input' | 'poll';
 }
 
 /**
