@@ -7,7 +7,15 @@ export type CliCommand =
   | { kind: 'help' }
   | { kind: 'version' }
   | { kind: 'mcp'; manager: ManagerFlags }
-  | { kind: 'serve'; host: string; port: number; token?: string; allowHosts: string[]; manager: ManagerFlags }
+  | {
+      kind: 'serve';
+      host: string;
+      port: number;
+      token?: string;
+      allowHosts: string[];
+      idleTimeoutMs?: number;
+      manager: ManagerFlags;
+    }
   | { kind: 'run'; cmd: string; tty: boolean; yieldMs: number; manager: ManagerFlags };
 
 /** A mistake on the command line: printed with a pointer to --help, exit code 2. */
@@ -102,6 +110,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
             port: { type: 'string' },
             token: { type: 'string' },
             'allow-host': { type: 'string', multiple: true },
+            'idle-timeout-s': { type: 'string' },
             ...managerOptions,
             ...helpOption,
           },
@@ -116,6 +125,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
           port: values.port === undefined ? DEFAULT_HTTP_PORT : parsePort(values.port),
           ...optional('token', token),
           allowHosts: values['allow-host'] ?? [],
+          ...(values['idle-timeout-s'] === undefined ? {} : { idleTimeoutMs: parseSeconds(values['idle-timeout-s']) * 1000 }),
           manager: managerFlags(values),
         };
       }
@@ -156,6 +166,14 @@ function parsePort(text: string): number {
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65_535) throw new UsageError(`--port expects a number from 0 to 65535, got ${JSON.stringify(text)}`);
   return port;
+}
+
+function parseSeconds(text: string): number {
+  const seconds = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || seconds <= 0) {
+    throw new UsageError(`--idle-timeout-s expects seconds (a number above 0), got ${JSON.stringify(text)}`);
+  }
+  return seconds;
 }
 
 function parseMillis(text: string): number {

@@ -11,6 +11,7 @@ export async function serve(options: {
   port: number;
   token?: string;
   allowHosts: string[];
+  idleTimeoutMs?: number;
   managerOptions: ManagerOptions;
   version: string;
 }): Promise<void> {
@@ -20,6 +21,7 @@ export async function serve(options: {
     ...(options.token === undefined ? {} : { token: options.token }),
     allowedHosts: options.allowHosts,
     managerOptions: options.managerOptions,
+    ...(options.idleTimeoutMs === undefined ? {} : { sessionIdleTimeoutMs: options.idleTimeoutMs }),
     version: options.version,
     log,
   });

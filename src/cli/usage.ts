@@ -7,7 +7,8 @@ export function usage(version: string, launch: string[]): string {
 Usage:
   unified-exec mcp [session options]
       MCP server on stdin/stdout (stdout carries only protocol; logs go to stderr).
-  unified-exec serve [--host ADDR] [--port N] [--token SECRET] [--allow-host NAME]... [session options]
+  unified-exec serve [--host ADDR] [--port N] [--token SECRET] [--allow-host NAME]... [--idle-timeout-s N]
+                     [session options]
       MCP server over Streamable HTTP at http://ADDR:N/mcp. Each MCP client session gets its own
       shell sessions, ended (processes terminated) when the client session ends.
   unified-exec run [--tty] [--yield-ms N] [session options] -- <command...>
@@ -19,6 +20,7 @@ Options:
   --port N           port to listen on (default 8765); 0 picks a free port and prints it
   --token SECRET     require "Authorization: Bearer SECRET" on every request (default: $UNIFIED_EXEC_TOKEN)
   --allow-host NAME  also accept requests addressed to NAME (a DNS name of this machine); repeatable
+  --idle-timeout-s N serve: end a client session (and its processes) after N s without a request (default 1800)
   --tty              run: give the command a pseudo-terminal
   --yield-ms N       run: milliseconds to wait before each reply while the command runs (default 10000)
 

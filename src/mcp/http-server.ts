@@ -22,6 +22,8 @@ export interface HttpServerOptions extends McpServerOptions {
   /** More Host names to accept (e.g. a DNS name of this machine when bound to 0.0.0.0). */
   allowedHosts?: string[];
   managerOptions?: ManagerOptions;
+  /** A client session with no request for this long is ended with its processes. Default 30 minutes. */
+  sessionIdleTimeoutMs?: number;
   /** Where log lines go (never stdout for a stdio server; the CLI uses stderr). */
   log?: (line: string) => void;
 }
@@ -45,7 +47,12 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       `Refusing to listen on ${host} without a token: anyone who can reach it could run commands as you. Pass --token <secret> (clients then send "Authorization: Bearer <secret>"), or keep the default 127.0.0.1.`,
     );
   }
-  const registry = new McpSessionRegistry(options.managerOptions ?? {}, { version: options.version }, log);
+  const registry = new McpSessionRegistry(
+    options.managerOptions ?? {},
+    { version: options.version },
+    log,
+    options.sessionIdleTimeoutMs,
+  );
   let policy = buildGuardPolicy({ host, port: 0 });
   const httpServer = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {

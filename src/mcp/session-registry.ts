@@ -9,8 +9,13 @@ interface Entry {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   manager: UnifiedExecManager;
+  /** Date.now() of the client's latest request. */
+  lastSeen: number;
   ended?: Promise<void>;
 }
+
+/** A client session with no request for this long is ended with its processes: clients vanish without a DELETE. */
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
 /**
  * One UnifiedExecManager per MCP client session (`mcp-session-id`), so clients never see or touch each other's
@@ -19,19 +24,27 @@ interface Entry {
 export class McpSessionRegistry {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Set<Entry>();
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly managerOptions: ManagerOptions,
     private readonly serverOptions: McpServerOptions,
     private readonly log: (line: string) => void,
-  ) {}
+    private readonly idleTimeoutMs = DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  ) {
+    this.sweeper = setInterval(() => this.endIdle(), Math.min(60_000, Math.max(10, idleTimeoutMs / 4)));
+    this.sweeper.unref();
+  }
 
   get size(): number {
     return this.entries.size;
   }
 
+  /** The transport of a client session; counts as the client's activity. */
   get(sessionId: string): StreamableHTTPServerTransport | undefined {
-    return this.entries.get(sessionId)?.transport;
+    const entry = this.entries.get(sessionId);
+    if (entry) entry.lastSeen = Date.now();
+    return entry?.transport;
   }
 
   /** The manager behind a client session, for embedding and tests. */
@@ -46,6 +59,7 @@ export class McpSessionRegistry {
     const entry: Entry = {
       manager,
       server,
+      lastSeen: Date.now(),
       transport: new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
@@ -70,9 +84,18 @@ export class McpSessionRegistry {
 
   /** Ends every session: all processes of all clients are terminated. */
   async closeAll(): Promise<void> {
+    clearInterval(this.sweeper);
     const all = [...this.entries.entries()].map(([id, entry]) => this.end(entry, id, 'server shutting down'));
     const pending = [...this.pending].map((entry) => this.end(entry, undefined, 'server shutting down'));
     await Promise.all([...all, ...pending]);
+  }
+
+  /** Ends client sessions idle for longer than the timeout (a poll never lasts longer than 5 minutes). */
+  private endIdle(): void {
+    const now = Date.now();
+    for (const [id, entry] of this.entries) {
+      if (now - entry.lastSeen > this.idleTimeoutMs) void this.end(entry, id, `idle for over ${Math.round(this.idleTimeoutMs / 1000)} s`);
+    }
   }
 
   private end(entry: Entry, sessionId: string | undefined, why: string): Promise<void> {

@@ -163,6 +163,19 @@ describe('unified-exec serve lifetime and access', () => {
     await b.client.close().catch(() => undefined);
   });
 
+  it('ends a client session that goes quiet, with its processes, after --idle-timeout-s', async () => {
+    const server = await startServe(['--idle-timeout-s', '1']);
+    const quiet = await connect(server.url);
+    try {
+      const { pid } = await sessionPid(quiet.client);
+      await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 10_000, interval: 100 });
+      await vi.waitFor(() => expect(server.stderr()).toMatch(/ended: idle for over 1 s; 1 process\(es\) terminated/));
+    } finally {
+      await quiet.client.close().catch(() => undefined);
+      expect(await server.stop()).toEqual({ code: 0, signal: null });
+    }
+  });
+
   it('refuses to listen on a non-loopback address without a token', async () => {
     // Exits before binding: no traffic leaves loopback.
     const result = await runCli(['serve', '--host', '0.0.0.0', '--port', '0']);
