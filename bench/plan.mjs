@@ -103,7 +103,7 @@ export function figures(quick) {
   // teardown of the previous session still running in the background (back-to-back numbers: bench/README.md).
   const exec = { iterations: q(40, 20), warmup: 5, gapMs: 10 };
   const floodBytes = q(200_000_000, 20_000_000);
-  const lag = { sessions: 8, bytes: q(4_000_000, 1_000_000) };
+  const lag = { sessions: 8, bytes: q(20_000_000, 1_000_000) };
   return [
     { id: 'rt-bash', title: '1a. Round trip, bash -i: `echo hi`', ...rt('bash') },
     { id: 'rt-python', title: '1b. Round trip, python3 -i: `print(1)`', ...rt('python') },

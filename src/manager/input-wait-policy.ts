@@ -17,6 +17,8 @@ const QUICK_PROBES = 6;
 const FIRST_LOOK_MS = { start: 4, input: 1 } as const;
 /** Output this recent means it is still flowing. */
 const FLOWING_OUTPUT_MS = 1;
+/** The longest pause in a flood that is still taken for part of the flood. */
+const MAX_FLOW_QUIET_MS = 16;
 
 /**
  * Returns once the terminal's foreground process is blocked reading the terminal and everything it printed
@@ -52,6 +54,8 @@ export class InputWaitPolicy implements ReturnPolicy {
     const baseline = context.beforeInput instanceof Map ? (context.beforeInput as Map<number, number>) : undefined;
     let interval = 1;
     let quickProbesLeft = 0;
+    let quietNeededMs = FLOWING_OUTPUT_MS;
+    let sawFlow = false;
     // A program just started or just sent input is busy for a moment: look first when it answers (output) or after
     // a short while, not at once. A poll may find it waiting already, so it looks at once.
     if (context.trigger !== 'poll' && (await pause(FIRST_LOOK_MS[context.trigger], signal, context.onActivity))) {
@@ -82,12 +86,15 @@ export class InputWaitPolicy implements ReturnPolicy {
         await pause(0, signal);
         continue;
       }
-      // While output keeps flowing (a flood) nothing waits for input: don't spend reads of /proc on it.
-      while (!signal.aborted && performance.now() - context.lastOutputAt() < FLOWING_OUTPUT_MS) {
-        await pause(FLOWING_OUTPUT_MS, signal);
+      // While output keeps flowing (a flood) nothing waits for input: don't spend reads of /proc on it. Each time
+      // a pause in the flow turned out to be just a pause, ask for a longer one (a busy machine stutters).
+      while (!signal.aborted && performance.now() - context.lastOutputAt() < quietNeededMs) {
+        await pause(quietNeededMs, signal);
       }
       if (context.lastOutputAt() > probedAt) {
         interval = 1;
+        if (sawFlow) quietNeededMs = Math.min(quietNeededMs * 2, MAX_FLOW_QUIET_MS);
+        sawFlow = true;
         continue; // output came and paused since that probe: look again now
       }
       // Quiet: back off, but wake at once for new output.
