@@ -131,7 +131,7 @@ export function figures(quick) {
       variants: [
         { driver: 'raw', params: { bytes: floodBytes }, reps: q(3, 1) },
         // Slow (one /proc probe per output chunk, see bench/README.md): one run keeps the bench in its time budget.
-        { driver: 'ue-input-wait', params: { bytes: floodBytes }, reps: 1 },
+        { driver: 'ue-input-wait', params: { bytes: floodBytes }, reps: q(3, 1) },
         { driver: 'ue-deadline', params: { bytes: floodBytes }, reps: q(3, 1) },
         { driver: 'tmux', params: { bytes: floodBytes }, reps: 1, note: 'RSS is the tmux server' },
       ],
