@@ -17,7 +17,7 @@ export const TOOL_DEFINITIONS = {
   exec_command: {
     name: 'exec_command',
     description:
-      "Run a shell command and reply with what it printed. The reply comes when the command exits or when yield_time_ms is up, whichever is first; a command still running then keeps running in the background, and the reply's session ID lets you read more of its output or type into it with write_stdin. Set tty=true for anything you will need to type into (REPLs, prompts, interactive programs).",
+      "Run a shell command and reply with what it printed. The reply comes when the command exits, when (with tty=true) it stops to wait for input, or when yield_time_ms is up, whichever is first; a command still running then keeps running in the background, and the reply's session ID lets you read more of its output or type into it with write_stdin. Set tty=true for anything you will need to type into (REPLs, prompts, interactive programs).",
     input: execCommandInput,
     output: execResultOutput,
   },
