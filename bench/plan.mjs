@@ -18,7 +18,15 @@ const MiB = 1024 * 1024;
 const latencyRow = (results) => {
   const samples = results.flatMap((r) => r.samples);
   const s = summarize(samples);
-  return { value: s.median, p95: s.p95, n: s.n, unit: 'ms', better: 'lower', wrong: sum(results, 'wrong'), notWaiting: sum(results, 'notWaiting') };
+  return {
+    value: s.median,
+    p95: s.p95,
+    n: s.n,
+    unit: 'ms',
+    better: 'lower',
+    wrong: sum(results, 'wrong'),
+    notWaiting: sum(results, 'notWaiting'),
+  };
 };
 
 /** Throughput is the best of the runs: load from outside the bench can only slow a run down. */
@@ -43,7 +51,16 @@ const floodRow = (results) => {
 const openRow = (results) => {
   const s = summarize(results.flatMap((r) => r.samples));
   const teardown = results.flatMap((r) => r.teardown ?? []);
-  return { value: s.median, p95: s.p95, n: s.n, unit: 'ms', better: 'lower', mode: results[0].mode, notWaiting: sum(results, 'notWaiting'), teardownMs: teardown.length ? round(median(teardown), 1) : undefined };
+  return {
+    value: s.median,
+    p95: s.p95,
+    n: s.n,
+    unit: 'ms',
+    better: 'lower',
+    mode: results[0].mode,
+    notWaiting: sum(results, 'notWaiting'),
+    teardownMs: teardown.length ? round(median(teardown), 1) : undefined,
+  };
 };
 
 const lagRow = (results) => ({
@@ -94,7 +111,11 @@ export function figures(quick) {
     variants: [
       { driver: 'raw', params: { repl, iterations: q(200, 30), warmup: 5 } },
       { driver: 'ue-input-wait', params: { repl, iterations: q(100, 20), warmup: 5 } },
-      { driver: 'ue-deadline', params: { repl, iterations: q(5, 2), warmup: 1 }, note: 'yield 250 ms, the Codex default' },
+      {
+        driver: 'ue-deadline',
+        params: { repl, iterations: q(5, 2), warmup: 1 },
+        note: 'yield 250 ms, the Codex default',
+      },
       { driver: 'tmux', params: { repl, iterations: q(50, 10), warmup: 2 }, note: 'capture-pane polled back-to-back' },
     ],
     targets: [],
@@ -115,12 +136,40 @@ export function figures(quick) {
       row: latencyRow,
       variants: [
         { driver: 'raw', params: { ...exec }, reps: q(3, 1) },
-        { key: 'ue-input-wait-tty', driver: 'ue-input-wait', params: { ...exec, tty: true }, reps: q(3, 1), note: 'tty: true' },
-        { key: 'ue-input-wait-pipes', driver: 'ue-input-wait', params: { ...exec, tty: false }, reps: q(3, 1), note: 'tty: false' },
-        { key: 'ue-deadline-tty', driver: 'ue-deadline', params: { ...exec, tty: true }, reps: q(3, 1), note: 'tty: true' },
-        { driver: 'tmux', params: { ...exec, iterations: q(20, 10), warmup: 2 }, reps: q(2, 1), note: 'send-keys + `tmux wait` in a live shell' },
+        {
+          key: 'ue-input-wait-tty',
+          driver: 'ue-input-wait',
+          params: { ...exec, tty: true },
+          reps: q(3, 1),
+          note: 'tty: true',
+        },
+        {
+          key: 'ue-input-wait-pipes',
+          driver: 'ue-input-wait',
+          params: { ...exec, tty: false },
+          reps: q(3, 1),
+          note: 'tty: false',
+        },
+        {
+          key: 'ue-deadline-tty',
+          driver: 'ue-deadline',
+          params: { ...exec, tty: true },
+          reps: q(3, 1),
+          note: 'tty: true',
+        },
+        {
+          driver: 'tmux',
+          params: { ...exec, iterations: q(20, 10), warmup: 2 },
+          reps: q(2, 1),
+          note: 'send-keys + `tmux wait` in a live shell',
+        },
       ],
-      targets: ['ue-input-wait-tty', 'ue-input-wait-pipes', 'ue-deadline-tty'].map((variant) => ({ variant, field: 'ratio', op: '<=', value: 1.3 })),
+      targets: ['ue-input-wait-tty', 'ue-input-wait-pipes', 'ue-deadline-tty'].map((variant) => ({
+        variant,
+        field: 'ratio',
+        op: '<=',
+        value: 1.3,
+      })),
     },
     {
       id: 'flood',
@@ -145,9 +194,27 @@ export function figures(quick) {
       row: openRow,
       variants: [
         { driver: 'raw', params: { count: 64, repeat: 1 }, reps: q(3, 1) },
-        { key: 'ue-input-wait-concurrent', driver: 'ue-input-wait', params: { count: 64, repeat: 1 }, reps: q(3, 1), note: 'concurrent' },
-        { key: 'ue-input-wait-sequential', driver: 'ue-input-wait', params: { count: 64, repeat: 1, sequential: true }, reps: 2, note: 'sequential', skipQuick: true },
-        { key: 'ue-deadline-concurrent', driver: 'ue-deadline', params: { count: 64, repeat: 1 }, note: 'concurrent, returns at 500 ms yield' },
+        {
+          key: 'ue-input-wait-concurrent',
+          driver: 'ue-input-wait',
+          params: { count: 64, repeat: 1 },
+          reps: q(3, 1),
+          note: 'concurrent',
+        },
+        {
+          key: 'ue-input-wait-sequential',
+          driver: 'ue-input-wait',
+          params: { count: 64, repeat: 1, sequential: true },
+          reps: 2,
+          note: 'sequential',
+          skipQuick: true,
+        },
+        {
+          key: 'ue-deadline-concurrent',
+          driver: 'ue-deadline',
+          params: { count: 64, repeat: 1 },
+          note: 'concurrent, returns at 500 ms yield',
+        },
         { driver: 'tmux', params: { count: 64, repeat: 1 }, reps: q(3, 1), note: '1 new-session + 63 new-window' },
       ],
       targets: [{ variant: 'ue-input-wait-concurrent', field: 'ratio', op: '<=', value: 1.5 }],
@@ -195,9 +262,11 @@ export function checkTarget(target, row) {
   const pass =
     actual === null || actual === undefined
       ? false
-      : target.op === '<=' ? actual <= target.value
-      : target.op === '>=' ? actual >= target.value
-      : actual === target.value;
+      : target.op === '<='
+        ? actual <= target.value
+        : target.op === '>='
+          ? actual >= target.value
+          : actual === target.value;
   const what = target.field === 'ratio' ? '× raw' : target.field === 'premature' ? ' premature' : ` ${row.unit}`;
   return { text: `${target.op === '==' ? '=' : target.op === '<=' ? '≤' : '≥'} ${target.value}${what}`, pass };
 }

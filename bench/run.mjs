@@ -24,7 +24,9 @@ const startedAt = new Date();
 const t0 = performance.now();
 const loadAtStart = loadavg().map((l) => round(l, 2));
 if (loadAtStart[0] > cpus().length / 2) {
-  process.stdout.write(`note: load average ${loadAtStart.join(' ')} on ${cpus().length} CPUs: other work is running, expect noise\n`);
+  process.stdout.write(
+    `note: load average ${loadAtStart.join(' ')} on ${cpus().length} CPUs: other work is running, expect noise\n`,
+  );
 }
 const hasTmux = commandWorks('tmux', ['-V']);
 const plan = figures(QUICK);
@@ -51,7 +53,14 @@ const report = {
   quick: QUICK,
   loadAverage: { start: loadAtStart, end: loadavg().map((l) => round(l, 2)) },
   library: libraryVersion(),
-  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memGiB: round(totalmem() / 2 ** 30, 1), kernel: release(), node: process.version, tmux: hasTmux ? execFileSync('tmux', ['-V']).toString().trim() : null },
+  machine: {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    memGiB: round(totalmem() / 2 ** 30, 1),
+    kernel: release(),
+    node: process.version,
+    tmux: hasTmux ? execFileSync('tmux', ['-V']).toString().trim() : null,
+  },
   leftoverProcesses: strays,
   figures: out,
 };
@@ -62,13 +71,20 @@ const dir = QUICK ? `${RESULTS_DIR}quick/` : RESULTS_DIR;
 const shown = QUICK ? 'bench/results/quick/' : 'bench/results/';
 mkdirSync(dir, { recursive: true });
 const json = `${JSON.stringify(report, null, 2)}\n`;
-const stamp = startedAt.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+const stamp = startedAt
+  .toISOString()
+  .replace(/:/g, '-')
+  .replace(/\.\d+Z$/, 'Z');
 writeFileSync(`${dir}latest.json`, json);
 if (!QUICK) writeFileSync(`${dir}${stamp}.json`, json);
 writeFileSync(`${dir}chart.svg`, renderChart(report));
 process.stdout.write(`wrote ${shown}latest.json${QUICK ? '' : `, ${shown}${stamp}.json`}, ${shown}chart.svg\n`);
-process.stdout.write(`load average (1/5/15 min) at start ${report.loadAverage.start.join(' ')}, at end ${report.loadAverage.end.join(' ')}\n`);
-process.stdout.write(`total ${durationSeconds} s${strays.length ? `; ${strays.length} stray processes were killed` : '; no processes left behind'}\n`);
+process.stdout.write(
+  `load average (1/5/15 min) at start ${report.loadAverage.start.join(' ')}, at end ${report.loadAverage.end.join(' ')}\n`,
+);
+process.stdout.write(
+  `total ${durationSeconds} s${strays.length ? `; ${strays.length} stray processes were killed` : '; no processes left behind'}\n`,
+);
 
 /**
  * Runs a figure's variants. Repetitions interleave (raw, A, B, raw, A, B, ...) so that load from outside the bench,
@@ -86,9 +102,14 @@ async function measureFigure(figure) {
   for (let rep = 0; rep < rounds; rep++) {
     for (const state of states) {
       if (state.skipped || state.error || rep >= (state.variant.reps ?? 1)) continue;
-      const job = { module: state.driver.module, figure: figure.figure, params: { ...state.driver.params, ...state.variant.params } };
+      const job = {
+        module: state.driver.module,
+        figure: figure.figure,
+        params: { ...state.driver.params, ...state.variant.params },
+      };
       const answer = await runWorker(job);
-      if (answer.leftovers?.length) process.stderr.write(`  ! ${state.key} left processes behind: ${JSON.stringify(answer.leftovers)}\n`);
+      if (answer.leftovers?.length)
+        process.stderr.write(`  ! ${state.key} left processes behind: ${JSON.stringify(answer.leftovers)}\n`);
       if (answer.error) state.error = answer.error.split('\n')[0];
       else if (answer.result.skipped) state.skipped = answer.result.skipped;
       else state.results.push({ ...answer.result, workerPeakRss: answer.workerPeakRss, workerMs: answer.ms });
@@ -150,8 +171,17 @@ function runWorker(job) {
 /** Which library code was measured: the commit, and whether src/ differed from it (read-only git). */
 function libraryVersion() {
   try {
-    const git = (...args) => execFileSync('git', args, { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-    return { commit: git('rev-parse', '--short', 'HEAD'), srcModified: git('status', '--porcelain', '--', 'src') !== '' };
+    const git = (...args) =>
+      execFileSync('git', args, {
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
+        .toString()
+        .trim();
+    return {
+      commit: git('rev-parse', '--short', 'HEAD'),
+      srcModified: git('status', '--porcelain', '--', 'src') !== '',
+    };
   } catch {
     return { commit: null, srcModified: null };
   }

@@ -24,6 +24,14 @@ function snapshot() {
   return out;
 }
 
+function kill(target) {
+  try {
+    process.kill(target, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
 function tagOf(pid) {
   try {
     const environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
@@ -40,13 +48,14 @@ function killAll() {
     const procs = snapshot();
     const doomed = new Set(procs.filter((p) => leaders.has(p.sid) || leaders.has(p.pgid)).map((p) => p.pid));
     // Escapees are orphans or session leaders of their own; only those are worth reading the environment of.
-    for (const p of procs) if (!doomed.has(p.pid) && (p.ppid <= 1 || p.pid === p.sid) && tags.has(tagOf(p.pid))) doomed.add(p.pid);
-    for (let grew = true; grew; ) {
+    for (const p of procs)
+      if (!doomed.has(p.pid) && (p.ppid <= 1 || p.pid === p.sid) && tags.has(tagOf(p.pid))) doomed.add(p.pid);
+    for (let grew = true; grew;) {
       grew = false;
       for (const p of procs) if (!doomed.has(p.pid) && doomed.has(p.ppid)) grew = doomed.add(p.pid) && true;
     }
-    for (const leader of leaders.keys()) try { process.kill(-leader, 'SIGKILL'); } catch {}
-    for (const pid of doomed) if (pid !== process.pid) try { process.kill(pid, 'SIGKILL'); } catch {}
+    for (const leader of leaders.keys()) kill(-leader);
+    for (const pid of doomed) if (pid !== process.pid) kill(pid);
   }
 }
 

@@ -30,7 +30,9 @@ for (const file of files) {
     const from = layerOf(file);
     const to = layerOf(target);
     if (from >= 0 && to > from) {
-      problems.push(`${relative(root, file)} (layer ${ORDER[from]}) imports ${relative(root, target)} (layer ${ORDER[to]})`);
+      problems.push(
+        `${relative(root, file)} (layer ${ORDER[from]}) imports ${relative(root, target)} (layer ${ORDER[to]})`,
+      );
     }
   }
   graph.set(file, deps);
@@ -44,7 +46,9 @@ function visit(file) {
   stack.push(file);
   for (const dep of graph.get(file) ?? []) {
     if (state.get(dep) === 'open') {
-      problems.push(`import cycle: ${[...stack.slice(stack.indexOf(dep)), dep].map((f) => relative(root, f)).join(' -> ')}`);
+      problems.push(
+        `import cycle: ${[...stack.slice(stack.indexOf(dep)), dep].map((f) => relative(root, f)).join(' -> ')}`,
+      );
     } else if (!state.has(dep) && graph.has(dep)) {
       visit(dep);
     }

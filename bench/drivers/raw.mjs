@@ -122,7 +122,10 @@ export async function lagFlood({ sessions, bytes }) {
   const histogram = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
   histogram.enable();
   const t0 = performance.now();
-  const terms = Array.from({ length: sessions }, () => new RawTerminal('/bin/bash', ['-c', lagFloodCommand(bytes)], { collect: false }));
+  const terms = Array.from(
+    { length: sessions },
+    () => new RawTerminal('/bin/bash', ['-c', lagFloodCommand(bytes)], { collect: false }),
+  );
   await Promise.all(terms.map((t) => t.exited));
   const ms = performance.now() - t0;
   histogram.disable();

@@ -48,7 +48,8 @@ class TmuxServer {
       const lines = (await this.capture(target)).split('\n').map((l) => l.trimEnd());
       while (lines.length > 0 && lines.at(-1) === '') lines.pop();
       if (done(lines)) return;
-      if (performance.now() > deadline) throw new Error(`tmux: timed out; screen ends ${JSON.stringify(lines.slice(-3))}`);
+      if (performance.now() > deadline)
+        throw new Error(`tmux: timed out; screen ends ${JSON.stringify(lines.slice(-3))}`);
     }
   }
 
@@ -124,7 +125,8 @@ export async function openMany({ count: sessions, repeat }) {
     const t0 = performance.now();
     await tmux.start(REPLS.bash.cmd);
     const more = [];
-    for (let i = 1; i < sessions; i++) more.push(...(i > 1 ? [';'] : []), 'new-window', '-d', '-t', 'main', REPLS.bash.cmd);
+    for (let i = 1; i < sessions; i++)
+      more.push(...(i > 1 ? [';'] : []), 'new-window', '-d', '-t', 'main', REPLS.bash.cmd);
     if (more.length > 0) await tmux.run(...more);
     // Every pane's cursor sits right after '$ ' once its prompt is drawn.
     const deadline = performance.now() + 30_000;
@@ -137,5 +139,8 @@ export async function openMany({ count: sessions, repeat }) {
     samples.push(performance.now() - t0);
     tmux.kill();
   }
-  return { samples, mode: 'new-session + 63 new-window in one tmux call, then list-panes polled until every prompt is drawn' };
+  return {
+    samples,
+    mode: 'new-session + 63 new-window in one tmux call, then list-panes polled until every prompt is drawn',
+  };
 }

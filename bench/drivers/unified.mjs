@@ -47,7 +47,11 @@ export async function roundTrip({ repl: name, iterations, warmup, returnOn }) {
   let notWaiting = 0;
   for (let i = 0; i < warmup + iterations; i++) {
     const t0 = performance.now();
-    const res = await manager.writeStdin({ sessionId: opened.sessionId, chars: `${repl.input}\r`, yieldTimeMs: yields.write });
+    const res = await manager.writeStdin({
+      sessionId: opened.sessionId,
+      chars: `${repl.input}\r`,
+      yieldTimeMs: yields.write,
+    });
     if (i >= warmup) samples.push(performance.now() - t0);
     if (!replyLine(repl.reply).test(res.output)) wrong++;
     if (res.state !== 'waiting_for_input') notWaiting++;
@@ -106,7 +110,9 @@ export async function openMany({ count, repeat, returnOn, sequential }) {
     await shutdownManager(manager);
     teardown.push(performance.now() - t1);
   }
-  const mode = sequential ? 'sequential: one execCommand after another' : `concurrent: ${count} execCommand calls at once (Promise.all)`;
+  const mode = sequential
+    ? 'sequential: one execCommand after another'
+    : `concurrent: ${count} execCommand calls at once (Promise.all)`;
   return { samples, teardown, notWaiting, mode };
 }
 

@@ -33,7 +33,15 @@ const GROUPS = [
   { figure: 'exec-short', label: "exec 'echo hi'", what: 'median', better: 'lower' },
   { figure: 'flood', label: 'flood throughput', what: 'MB/s', better: 'higher' },
   // tmux's output lives in its server, a C program without node's ~50 MiB baseline: not comparable, left out.
-  { figure: 'flood', label: 'flood peak RSS', what: 'MiB', better: 'lower', field: 'rssRatio', absolute: (r) => `${r.peakRssMiB} MiB`, exclude: ['tmux'] },
+  {
+    figure: 'flood',
+    label: 'flood peak RSS',
+    what: 'MiB',
+    better: 'lower',
+    field: 'rssRatio',
+    absolute: (r) => `${r.peakRssMiB} MiB`,
+    exclude: ['tmux'],
+  },
   { figure: 'open-64', label: 'open 64 sessions', what: 'median', better: 'lower' },
   { figure: 'lag', label: 'event-loop lag p99', what: 'p99', better: 'lower' },
 ];
@@ -45,8 +53,14 @@ export function renderChart(report) {
   const groups = GROUPS.map((g) => {
     const figure = report.figures.find((f) => f.id === g.figure);
     const bars = (figure?.rows ?? [])
-      .filter((r) => typeof r[g.field ?? 'ratio'] === 'number' && r[g.field ?? 'ratio'] > 0 && !g.exclude?.includes(r.key))
-      .map((r) => ({ key: r.key, ratio: r[g.field ?? 'ratio'], absolute: g.absolute ? g.absolute(r) : `${num(r.value)} ${r.unit}` }));
+      .filter(
+        (r) => typeof r[g.field ?? 'ratio'] === 'number' && r[g.field ?? 'ratio'] > 0 && !g.exclude?.includes(r.key),
+      )
+      .map((r) => ({
+        key: r.key,
+        ratio: r[g.field ?? 'ratio'],
+        absolute: g.absolute ? g.absolute(r) : `${num(r.value)} ${r.unit}`,
+      }));
     const targets = g.field ? [] : (figure?.targets ?? []).filter((t) => t.field === 'ratio');
     return { ...g, bars, targets };
   }).filter((g) => g.bars.length > 0);
@@ -65,18 +79,28 @@ export function renderChart(report) {
   const groupW = (W - left - right) / groups.length;
 
   const svg = [];
-  svg.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif">`);
+  svg.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif">`,
+  );
   svg.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
-  svg.push(`<text x="${W / 2}" y="28" text-anchor="middle" font-size="18" font-weight="bold">unified-exec benchmark — each bar ÷ raw node-pty (= 1.0), log scale</text>`);
+  svg.push(
+    `<text x="${W / 2}" y="28" text-anchor="middle" font-size="18" font-weight="bold">unified-exec benchmark — each bar ÷ raw node-pty (= 1.0), log scale</text>`,
+  );
   const commit = report.library?.commit ? ` · ${report.library.commit}${report.library.srcModified ? '+' : ''}` : '';
   const when = `${report.startedAt.slice(0, 16).replace('T', ' ')} UTC${commit} · ${report.machine.cpus} CPUs · node ${report.machine.node} · load ${report.loadAverage.start[0]} · ${report.durationSeconds} s${report.quick ? ' · QUICK run' : ''}`;
-  svg.push(`<text x="${W / 2}" y="50" text-anchor="middle" font-size="12" fill="#555">${esc(when)} · above 1.0 = more than raw (worse for time and memory, better for throughput)</text>`);
+  svg.push(
+    `<text x="${W / 2}" y="50" text-anchor="middle" font-size="12" fill="#555">${esc(when)} · above 1.0 = more than raw (worse for time and memory, better for throughput)</text>`,
+  );
 
   // Axis with a gridline per decade; the floor (1.0) dashed.
   for (let d = Math.log10(lo); d <= Math.log10(hi) + 1e-9; d++) {
     const v = 10 ** d;
-    svg.push(`<line x1="${left}" x2="${W - right}" y1="${y(v)}" y2="${y(v)}" stroke="${v === 1 ? '#333' : '#e3e3e3'}" ${v === 1 ? 'stroke-dasharray="6 4"' : ''}/>`);
-    svg.push(`<text x="${left - 8}" y="${y(v) + 4}" text-anchor="end" font-size="11">${v >= 1 ? v : v.toPrecision(1)}×</text>`);
+    svg.push(
+      `<line x1="${left}" x2="${W - right}" y1="${y(v)}" y2="${y(v)}" stroke="${v === 1 ? '#333' : '#e3e3e3'}" ${v === 1 ? 'stroke-dasharray="6 4"' : ''}/>`,
+    );
+    svg.push(
+      `<text x="${left - 8}" y="${y(v) + 4}" text-anchor="end" font-size="11">${v >= 1 ? v : v.toPrecision(1)}×</text>`,
+    );
   }
   svg.push(`<line x1="${left}" x2="${left}" y1="${top}" y2="${bottom}" stroke="#333"/>`);
 
@@ -87,21 +111,31 @@ export function renderChart(report) {
     g.bars.forEach((b, bi) => {
       const x = start + bi * barW;
       const yTop = y(Math.max(b.ratio, lo));
-      svg.push(`<rect x="${x + 1}" y="${yTop}" width="${barW - 2}" height="${bottom - yTop}" fill="${COLORS[b.key] ?? '#999'}"><title>${esc(`${b.key}: ${b.ratio}× raw (${b.absolute})`)}</title></rect>`);
+      svg.push(
+        `<rect x="${x + 1}" y="${yTop}" width="${barW - 2}" height="${bottom - yTop}" fill="${COLORS[b.key] ?? '#999'}"><title>${esc(`${b.key}: ${b.ratio}× raw (${b.absolute})`)}</title></rect>`,
+      );
       // Vertical label: inside a bar tall enough to hold it, else above it (and above its target tick).
       const label = `${num(b.ratio)}× · ${b.absolute}`;
       const inside = bottom - yTop > label.length * 6 + 8;
       const target = g.targets.find((t) => t.variant === b.key);
       const lx = x + barW / 2 + 4;
       const ly = inside ? yTop + 6 : Math.min(yTop, target ? y(target.value) : yTop) - 4;
-      svg.push(`<text x="${lx}" y="${ly}" font-size="10" ${inside ? 'text-anchor="end" fill="#fff"' : ''} transform="rotate(-90 ${lx} ${ly})">${esc(label)}</text>`);
+      svg.push(
+        `<text x="${lx}" y="${ly}" font-size="10" ${inside ? 'text-anchor="end" fill="#fff"' : ''} transform="rotate(-90 ${lx} ${ly})">${esc(label)}</text>`,
+      );
       if (target) {
         const ty = y(target.value);
-        svg.push(`<line x1="${x - 2}" x2="${x + barW}" y1="${ty}" y2="${ty}" stroke="#d62728" stroke-width="3"><title>target ${esc(target.text)}</title></line>`);
+        svg.push(
+          `<line x1="${x - 2}" x2="${x + barW}" y1="${ty}" y2="${ty}" stroke="#d62728" stroke-width="3"><title>target ${esc(target.text)}</title></line>`,
+        );
       }
     });
-    svg.push(`<text x="${x0 + groupW / 2}" y="${bottom + 20}" text-anchor="middle" font-size="13" font-weight="bold">${esc(g.label)}</text>`);
-    svg.push(`<text x="${x0 + groupW / 2}" y="${bottom + 36}" text-anchor="middle" font-size="11" fill="#555">${esc(`${g.what}, ${g.better} is better`)}</text>`);
+    svg.push(
+      `<text x="${x0 + groupW / 2}" y="${bottom + 20}" text-anchor="middle" font-size="13" font-weight="bold">${esc(g.label)}</text>`,
+    );
+    svg.push(
+      `<text x="${x0 + groupW / 2}" y="${bottom + 36}" text-anchor="middle" font-size="11" fill="#555">${esc(`${g.what}, ${g.better} is better`)}</text>`,
+    );
   });
 
   // Legend, then the scenario figure (no raw floor) as text.
@@ -117,12 +151,16 @@ export function renderChart(report) {
     svg.push(`<text x="${lx + 17}" y="${ly}" font-size="12">${esc(label)}</text>`);
     lx += width;
   }
-  svg.push(`<line x1="${lx}" x2="${lx + 14}" y1="${ly - 4}" y2="${ly - 4}" stroke="#d62728" stroke-width="3"/><text x="${lx + 19}" y="${ly}" font-size="12">target</text>`);
+  svg.push(
+    `<line x1="${lx}" x2="${lx + 14}" y1="${ly - 4}" y2="${ly - 4}" stroke="#d62728" stroke-width="3"/><text x="${lx + 19}" y="${ly}" font-size="12">target</text>`,
+  );
   const scenarios = report.figures.find((f) => f.id === 'scenarios');
   let sy = ly + 30;
   if (scenarios) {
     const source = scenarios.rows.find((r) => r.source)?.source;
-    svg.push(`<text x="${left}" y="${sy}" font-size="13" font-weight="bold">${esc(`${scenarios.title}${source ? ` — ${source}` : ''}`)}</text>`);
+    svg.push(
+      `<text x="${left}" y="${sy}" font-size="13" font-weight="bold">${esc(`${scenarios.title}${source ? ` — ${source}` : ''}`)}</text>`,
+    );
     for (const r of scenarios.rows.filter((row) => row.value !== undefined)) {
       sy += 18;
       const line = `${r.label} (${r.note ?? ''}): ${r.value}% correct states, ${r.premature} premature, wasted wait median ${r.wastedMedianMs} ms (p95 ${r.wastedP95Ms} ms), n=${r.n}`;

@@ -15,7 +15,8 @@ function notes(figureId, row) {
   const parts = [];
   if (row.wrong) parts.push(`${row.wrong} wrong replies`);
   // The deadline rule never reports waiting_for_input; only say so for input-wait.
-  if (row.notWaiting && !row.key.startsWith('ue-deadline')) parts.push(`${row.notWaiting} answers not waiting_for_input`);
+  if (row.notWaiting && !row.key.startsWith('ue-deadline'))
+    parts.push(`${row.notWaiting} answers not waiting_for_input`);
   if (figureId === 'flood') {
     parts.push(`peak RSS ${row.peakRssMiB} MiB${row.rssRatio !== undefined ? ` (${row.rssRatio}× raw)` : ''}`);
     if (row.rssOf !== 'bench worker (this driver only)') parts.push(`RSS of ${row.rssOf}`);
@@ -27,7 +28,9 @@ function notes(figureId, row) {
   }
   if (row.teardownMs !== undefined) parts.push(`shutdown ${row.teardownMs} ms`);
   if (figureId === 'scenarios') {
-    parts.push(`${row.premature} premature, wasted wait median ${row.wastedMedianMs} ms (p95 ${row.wastedP95Ms} ms), n=${row.n}`);
+    parts.push(
+      `${row.premature} premature, wasted wait median ${row.wastedMedianMs} ms (p95 ${row.wastedP95Ms} ms), n=${row.n}`,
+    );
     if (row.errors) parts.push(`${row.errors} errors`);
   } else if (row.n !== undefined && figureId !== 'flood' && figureId !== 'lag') {
     parts.push(`n=${row.n}`);
@@ -59,7 +62,8 @@ export function formatTable(report) {
     }
     const widths = header.map((_, i) => Math.max(...table.map((r) => r[i].length)));
     lines.push(figure.title);
-    for (const r of table) lines.push(`  ${r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')}`.trimEnd());
+    for (const r of table)
+      lines.push(`  ${r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')}`.trimEnd());
     lines.push('');
   }
   const all = report.figures.flatMap((f) => f.targets.map((t) => ({ ...t, figure: f.id })));

@@ -81,7 +81,10 @@ export function capYields(scenario, caps) {
     yieldTimeMs: Math.min(scenario.yieldTimeMs, caps.measured),
     startYieldTimeMs: Math.min(scenario.startYieldTimeMs ?? 10_000, caps.start),
     // The runner's step check expects waiting_for_input, which the deadline rule never reports; that is no error.
-    setup: (scenario.setup ?? []).map((s) => ({ ...step(s), yieldTimeMs: Math.min(step(s).yieldTimeMs ?? 10_000, caps.step) })),
+    setup: (scenario.setup ?? []).map((s) => ({
+      ...step(s),
+      yieldTimeMs: Math.min(step(s).yieldTimeMs ?? 10_000, caps.step),
+    })),
   };
 }
 
@@ -115,7 +118,12 @@ export async function measureScenario(manager, tap, runScenario, scenario) {
   let wastedMs = null;
   // A 'running' answer is right exactly at its deadline; only early-answerable scenarios have a wasted wait.
   if (measured && scenario.expectState !== 'running' && result.missing.length === 0) {
-    const done = completedAt(tap.chunks, pid, measured.t0, scenario.expectOutput.map((p) => Buffer.from(p).toString('latin1')));
+    const done = completedAt(
+      tap.chunks,
+      pid,
+      measured.t0,
+      scenario.expectOutput.map((p) => Buffer.from(p).toString('latin1')),
+    );
     // An 'exited' answer can come no sooner than the exit is known (after the program's own teardown).
     const exitedAt = scenario.expectState === 'exited' ? (tap.exits.get(pid) ?? measured.t0) : measured.t0;
     const ready = Math.max(done ?? measured.t0, measured.t0 + (scenario.minWallMs ?? 0), exitedAt);

@@ -59,7 +59,9 @@ async function exit(code: number): Promise<void> {
 main(process.argv.slice(2)).catch((error: unknown) => {
   // Configuration mistakes (a non-loopback host without a token, a busy port) read as one clear line.
   const known = error instanceof Error && (error.name === 'UnifiedExecError' || isListenError(error));
-  process.stderr.write(`unified-exec: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
+  process.stderr.write(
+    `unified-exec: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`,
+  );
   process.exitCode = 1;
 });
 

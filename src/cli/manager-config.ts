@@ -46,7 +46,10 @@ export const managerConfigSchema = z
 export type ManagerConfig = z.infer<typeof managerConfigSchema>;
 
 /** Reads and checks a config file; throws an Error whose message says which file and what is wrong. */
-export function readManagerConfig(path: string, read: (path: string) => string = (p) => readFileSync(p, 'utf8')): ManagerConfig {
+export function readManagerConfig(
+  path: string,
+  read: (path: string) => string = (p) => readFileSync(p, 'utf8'),
+): ManagerConfig {
   let data: unknown;
   try {
     data = JSON.parse(read(path));

@@ -125,7 +125,9 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
           port: values.port === undefined ? DEFAULT_HTTP_PORT : parsePort(values.port),
           ...optional('token', token),
           allowHosts: values['allow-host'] ?? [],
-          ...(values['idle-timeout-s'] === undefined ? {} : { idleTimeoutMs: parseSeconds(values['idle-timeout-s']) * 1000 }),
+          ...(values['idle-timeout-s'] === undefined
+            ? {}
+            : { idleTimeoutMs: parseSeconds(values['idle-timeout-s']) * 1000 }),
           manager: managerFlags(values),
         };
       }
@@ -164,7 +166,8 @@ function optional<K extends string>(key: K, value: string | undefined): { [P in 
 
 function parsePort(text: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65_535) throw new UsageError(`--port expects a number from 0 to 65535, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || port > 65_535)
+    throw new UsageError(`--port expects a number from 0 to 65535, got ${JSON.stringify(text)}`);
   return port;
 }
 

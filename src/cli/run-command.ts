@@ -20,9 +20,16 @@ export async function runOnce(options: {
   managerOptions: ManagerOptions;
 }): Promise<number> {
   const manager = new UnifiedExecManager(options.managerOptions);
-  exitOnSignals(() => manager.shutdown(), (line) => process.stderr.write(`unified-exec: ${line}\n`));
+  exitOnSignals(
+    () => manager.shutdown(),
+    (line) => process.stderr.write(`unified-exec: ${line}\n`),
+  );
   try {
-    let reply: ExecResponse = await manager.execCommand({ cmd: options.cmd, tty: options.tty, yieldTimeMs: options.yieldMs });
+    let reply: ExecResponse = await manager.execCommand({
+      cmd: options.cmd,
+      tty: options.tty,
+      yieldTimeMs: options.yieldMs,
+    });
     printReply(reply, true);
     while (reply.sessionId !== undefined) {
       reply = await manager.writeStdin({ sessionId: reply.sessionId, yieldTimeMs: options.yieldMs });

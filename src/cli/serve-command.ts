@@ -29,7 +29,9 @@ export async function serve(options: {
   process.stdout.write(
     [
       `unified-exec ${options.version} MCP server (Streamable HTTP) listening on ${server.url}`,
-      options.token === undefined ? 'No token: only this machine can connect.' : 'Every request needs the bearer token.',
+      options.token === undefined
+        ? 'No token: only this machine can connect.'
+        : 'Every request needs the bearer token.',
       'Stop it with Ctrl-C; every process it started stops with it.',
       '',
       httpConnectHints(server.url, options.token),

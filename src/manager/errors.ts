@@ -1,10 +1,5 @@
 export type UnifiedExecErrorCode =
-  | 'UNKNOWN_SESSION'
-  | 'STDIN_CLOSED'
-  | 'SPAWN_FAILED'
-  | 'INVALID_ARGUMENT'
-  | 'SHUT_DOWN'
-  | 'LIMIT_EXCEEDED';
+  'UNKNOWN_SESSION' | 'STDIN_CLOSED' | 'SPAWN_FAILED' | 'INVALID_ARGUMENT' | 'SHUT_DOWN' | 'LIMIT_EXCEEDED';
 
 /** The one error type of the library: a machine-readable `code` and a message a model can act on. */
 export class UnifiedExecError extends Error {
@@ -19,7 +14,8 @@ export class UnifiedExecError extends Error {
   }
 }
 
-export const unknownSession = (id: unknown) => new UnifiedExecError('UNKNOWN_SESSION', `Unknown process id ${String(id)}`);
+export const unknownSession = (id: unknown) =>
+  new UnifiedExecError('UNKNOWN_SESSION', `Unknown process id ${String(id)}`);
 
 export const stdinClosed = () =>
   new UnifiedExecError(
@@ -42,7 +38,8 @@ export function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (value === null) return 'null';
   const kind = Array.isArray(value) ? 'array' : typeof value;
-  if (typeof value === 'string') return `${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)} (${kind})`;
+  if (typeof value === 'string')
+    return `${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)} (${kind})`;
   let shown = String(value);
   if (typeof value === 'object') {
     try {

@@ -61,7 +61,8 @@ export class UnifiedExecManager {
     this.maxBackgroundPollMs = options.maxBackgroundPollMs ?? DEFAULT_MAX_BACKGROUND_POLL_MS;
     this.outputMaxBytes = options.outputMaxBytes ?? OUTPUT_MAX_BYTES;
     this.cwd = options.cwd ?? process.cwd();
-    this.returnPolicy = options.returnPolicy ?? (options.returnOn === 'deadline' ? deadlinePolicy : new InputWaitPolicy());
+    this.returnPolicy =
+      options.returnPolicy ?? (options.returnOn === 'deadline' ? deadlinePolicy : new InputWaitPolicy());
     this.spawnLimit = pLimit(Math.max(1, options.maxConcurrentSpawns ?? DEFAULT_MAX_CONCURRENT_SPAWNS));
     this.maxTotalBufferedBytes = options.maxTotalBufferedBytes ?? DEFAULT_MAX_TOTAL_BUFFERED_BYTES;
     this.maxWriteBytes = options.maxWriteBytes ?? DEFAULT_MAX_WRITE_BYTES;
@@ -76,7 +77,9 @@ export class UnifiedExecManager {
     const env = buildEnv(this.options.env);
     const shell = req.shell ?? this.options.defaultShell ?? process.env.SHELL ?? '/bin/bash';
     if (!findExecutable(shell, env.PATH)) {
-      throw spawnFailed(`shell \`${shell}\` was not found or is not executable; pass an installed shell such as /bin/bash`);
+      throw spawnFailed(
+        `shell \`${shell}\` was not found or is not executable; pass an installed shell such as /bin/bash`,
+      );
     }
     let cwd: string;
     try {
@@ -122,7 +125,9 @@ export class UnifiedExecManager {
     if (req.chars !== '' && !session.process.tty) throw stdinClosed();
     const bytes = Buffer.byteLength(req.chars, 'utf8');
     if (bytes > this.maxWriteBytes) {
-      throw limitExceeded(`\`chars\` is ${bytes} bytes, over the ${this.maxWriteBytes}-byte limit of one write; write it in parts or pass a file`);
+      throw limitExceeded(
+        `\`chars\` is ${bytes} bytes, over the ${this.maxWriteBytes}-byte limit of one write; write it in parts or pass a file`,
+      );
     }
     return session.exclusive(async () => {
       // It may have been closed or pruned while this call queued behind another.
@@ -136,7 +141,8 @@ export class UnifiedExecManager {
         // A write after exit goes nowhere; the response then reports the exit instead.
         await session.process.write(req.chars).catch(() => undefined);
       }
-      const waitMs = req.chars === '' ? clampPollTime(req.yieldTimeMs, this.maxBackgroundPollMs) : clampYieldTime(req.yieldTimeMs);
+      const waitMs =
+        req.chars === '' ? clampPollTime(req.yieldTimeMs, this.maxBackgroundPollMs) : clampYieldTime(req.yieldTimeMs);
       const trigger = req.chars === '' ? 'poll' : 'input';
       return this.respond(session, started, waitMs, req.maxOutputTokens, warnings, trigger, beforeInput);
     });
@@ -248,7 +254,10 @@ export class UnifiedExecManager {
             trigger,
             beforeInput,
           })
-          .then((result) => result && finish(result), () => undefined);
+          .then(
+            (result) => result && finish(result),
+            () => undefined,
+          );
       }
     });
   }

@@ -1,8 +1,4 @@
-import {
-  MAX_YIELD_TIME_MS,
-  MIN_EMPTY_POLL_YIELD_MS,
-  MIN_YIELD_TIME_MS,
-} from './constants.js';
+import { MAX_YIELD_TIME_MS, MIN_EMPTY_POLL_YIELD_MS, MIN_YIELD_TIME_MS } from './constants.js';
 
 const clamp = (value: number, min: number, max: number) => Math.min(Math.max(value, min), max);
 

@@ -1,8 +1,4 @@
-import {
-  DEFAULT_EXEC_YIELD_TIME_MS,
-  DEFAULT_MAX_OUTPUT_TOKENS,
-  DEFAULT_WRITE_YIELD_TIME_MS,
-} from './constants.js';
+import { DEFAULT_EXEC_YIELD_TIME_MS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_WRITE_YIELD_TIME_MS } from './constants.js';
 import { describeValue, invalidArgument } from './errors.js';
 
 /** Requests with every default filled in and every field checked. */
@@ -35,14 +31,16 @@ function expectObject(request: unknown, what: string): Fields {
 function optionalString(fields: Fields, name: string): string | undefined {
   const value = fields[name];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw invalidArgument(`Expected \`${name}\` to be a string, got ${describeValue(value)}`);
+  if (typeof value !== 'string')
+    throw invalidArgument(`Expected \`${name}\` to be a string, got ${describeValue(value)}`);
   return value;
 }
 
 function optionalBoolean(fields: Fields, name: string, fallback: boolean): boolean {
   const value = fields[name];
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'boolean') throw invalidArgument(`Expected \`${name}\` to be true or false, got ${describeValue(value)}`);
+  if (typeof value !== 'boolean')
+    throw invalidArgument(`Expected \`${name}\` to be true or false, got ${describeValue(value)}`);
   return value;
 }
 
@@ -64,11 +62,14 @@ export function normalizeExec(request: unknown): NormalizedExec {
   if (cmd.trim() === '') throw invalidArgument('Expected `cmd` to be a non-empty command line, got an empty string');
   // exec() ends each argument at a NUL: a PTY would run only the part before it (pipes refuse it). Refuse it for both.
   if (cmd.includes('\0')) {
-    throw invalidArgument(`Expected \`cmd\` to contain no NUL character (\\u0000), got one at index ${cmd.indexOf('\0')}`);
+    throw invalidArgument(
+      `Expected \`cmd\` to contain no NUL character (\\u0000), got one at index ${cmd.indexOf('\0')}`,
+    );
   }
   const workdir = optionalString(fields, 'workdir');
   const shell = optionalString(fields, 'shell');
-  if (shell !== undefined && shell.trim() === '') throw invalidArgument('Expected `shell` to name a shell binary, got an empty string');
+  if (shell !== undefined && shell.trim() === '')
+    throw invalidArgument('Expected `shell` to name a shell binary, got an empty string');
   return {
     cmd,
     workdir: workdir === '' ? undefined : workdir,

@@ -76,7 +76,9 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       return;
     }
     if (new URL(req.url ?? '/', 'http://x').pathname !== MCP_PATH) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(`Not found: the MCP endpoint is ${MCP_PATH}\n`);
+      res
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+        .end(`Not found: the MCP endpoint is ${MCP_PATH}\n`);
       return;
     }
     const body = req.method === 'POST' ? await readJsonBody(req, res) : undefined;
@@ -97,7 +99,12 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       await discardIfUninitialized();
       return;
     }
-    sendJsonRpcError(res, 400, -32000, 'Bad Request: send an initialize request first, then pass its mcp-session-id header');
+    sendJsonRpcError(
+      res,
+      400,
+      -32000,
+      'Bad Request: send an initialize request first, then pass its mcp-session-id header',
+    );
   }
 
   await new Promise<void>((resolve, reject) => {

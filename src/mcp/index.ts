@@ -3,4 +3,10 @@ export { startStdioServer, type StdioServerOptions, type RunningStdioServer } fr
 export { startHttpServer, type HttpServerOptions, type RunningHttpServer } from './http-server.js';
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, MCP_PATH } from './defaults.js';
 export { McpSessionRegistry } from './session-registry.js';
-export { buildGuardPolicy, checkRequest, isLoopbackHost, type GuardPolicy, type GuardVerdict } from './request-guard.js';
+export {
+  buildGuardPolicy,
+  checkRequest,
+  isLoopbackHost,
+  type GuardPolicy,
+  type GuardVerdict,
+} from './request-guard.js';

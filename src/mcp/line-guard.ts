@@ -27,7 +27,10 @@ export function checkLine(line: string): LineVerdict {
   } catch (error) {
     return {
       pass: false,
-      reply: errorReply(ErrorCode.ParseError, `Parse error: ${(error as Error).message}; send one JSON-RPC 2.0 message per line, e.g. ${example}`),
+      reply: errorReply(
+        ErrorCode.ParseError,
+        `Parse error: ${(error as Error).message}; send one JSON-RPC 2.0 message per line, e.g. ${example}`,
+      ),
     };
   }
   if (JSONRPCMessageSchema.safeParse(value).success) return { pass: true };
@@ -90,7 +93,12 @@ export class JsonRpcLineGuard extends Transform {
     this.pendingBytes = 0;
     this.oversized = false;
     if (oversized) {
-      this.reply(errorReply(ErrorCode.InvalidRequest, `Message dropped: longer than ${this.maxMessageBytes} bytes; send smaller messages`));
+      this.reply(
+        errorReply(
+          ErrorCode.InvalidRequest,
+          `Message dropped: longer than ${this.maxMessageBytes} bytes; send smaller messages`,
+        ),
+      );
       return;
     }
     // Decoded only to check it: invalid UTF-8 becomes U+FFFD here just as it does in the transport.

@@ -65,13 +65,25 @@ export function checkRequest(
 ): GuardVerdict {
   const host = headers.host?.toLowerCase();
   if (host === undefined || !policy.allowedHosts.has(host)) {
-    return { ok: false, status: 403, message: `Forbidden: Host header ${JSON.stringify(headers.host ?? '')} is not an address this server listens on` };
+    return {
+      ok: false,
+      status: 403,
+      message: `Forbidden: Host header ${JSON.stringify(headers.host ?? '')} is not an address this server listens on`,
+    };
   }
   if (headers.origin !== undefined && !isAllowedOrigin(headers.origin, policy)) {
-    return { ok: false, status: 403, message: `Forbidden: Origin ${JSON.stringify(headers.origin)} is not a loopback origin` };
+    return {
+      ok: false,
+      status: 403,
+      message: `Forbidden: Origin ${JSON.stringify(headers.origin)} is not a loopback origin`,
+    };
   }
   if (policy.token !== undefined && !bearerMatches(headers.authorization, policy.token)) {
-    return { ok: false, status: 401, message: 'Unauthorized: send the header `Authorization: Bearer <token>` with the token given to --token' };
+    return {
+      ok: false,
+      status: 401,
+      message: 'Unauthorized: send the header `Authorization: Bearer <token>` with the token given to --token',
+    };
   }
   return { ok: true };
 }

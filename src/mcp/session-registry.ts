@@ -94,7 +94,8 @@ export class McpSessionRegistry {
   private endIdle(): void {
     const now = Date.now();
     for (const [id, entry] of this.entries) {
-      if (now - entry.lastSeen > this.idleTimeoutMs) void this.end(entry, id, `idle for over ${Math.round(this.idleTimeoutMs / 1000)} s`);
+      if (now - entry.lastSeen > this.idleTimeoutMs)
+        void this.end(entry, id, `idle for over ${Math.round(this.idleTimeoutMs / 1000)} s`);
     }
   }
 

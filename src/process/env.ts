@@ -19,7 +19,18 @@ export const SESSION_ENV: Readonly<Record<string, string>> = {
 
 /** Variables a program needs to find things and to know who runs it; what `inherit: 'core'` keeps. */
 export const CORE_ENV_NAMES: readonly string[] = [
-  'HOME', 'LOGNAME', 'PATH', 'SHELL', 'USER', 'USERNAME', 'TMPDIR', 'TEMP', 'TMP', 'TZ', 'LANG', 'LC_ALL',
+  'HOME',
+  'LOGNAME',
+  'PATH',
+  'SHELL',
+  'USER',
+  'USERNAME',
+  'TMPDIR',
+  'TEMP',
+  'TMP',
+  'TZ',
+  'LANG',
+  'LC_ALL',
 ];
 
 const SECRET_NAME = /KEY|SECRET|TOKEN|PASSWORD/i;
@@ -38,7 +49,10 @@ export interface EnvPolicy {
 }
 
 export function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`, 'i');
 }
 

@@ -1,9 +1,7 @@
 import { constants } from 'node:os';
 import type { ExitInfo } from './types.js';
 
-const SIGNAL_NAMES = new Map<number, string>(
-  Object.entries(constants.signals).map(([name, num]) => [num, name]),
-);
+const SIGNAL_NAMES = new Map<number, string>(Object.entries(constants.signals).map(([name, num]) => [num, name]));
 
 /** Turns what the OS reported into `ExitInfo`: a signal death reports 128 + its number, as shells do. */
 export function toExitInfo(code: number | null, signal: number | string | null | undefined): ExitInfo {

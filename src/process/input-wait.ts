@@ -70,9 +70,7 @@ export interface ForegroundSample {
 export type MemberActivity = 'tty-read' | 'pipe-read' | 'child-wait' | 'busy' | 'unknown' | 'gone';
 
 export type InputWaitVerdict =
-  | { kind: 'waiting'; readers: MemberSample[] }
-  | { kind: 'busy'; reason: string }
-  | { kind: 'unknown'; reason: string };
+  { kind: 'waiting'; readers: MemberSample[] } | { kind: 'busy'; reason: string } | { kind: 'unknown'; reason: string };
 
 const isTerminal = (target: string | undefined, ptsPath: string) => target === ptsPath || target === '/dev/tty';
 

@@ -27,7 +27,10 @@ export class PipeProcess implements ExecProcess {
   private terminated: Promise<void> | undefined;
   private readonly exited: Promise<void>;
 
-  constructor(options: SpawnOptions, private readonly lifetime?: LifetimeHooks) {
+  constructor(
+    options: SpawnOptions,
+    private readonly lifetime?: LifetimeHooks,
+  ) {
     const [file, ...args] = options.argv;
     if (file === undefined) throw new Error('argv is empty');
     // detached: setsid(), so the whole tree is one session we can find and kill.

@@ -106,13 +106,13 @@ function sampleMember(pid: number, table: SyscallTable): MemberSample | undefine
   const fdTargets: Record<number, string> = {};
   let watched: Watched | undefined;
   if (typeof syscall === 'object') {
-    const fds = table.read.includes(syscall.nr)
-      ? [Number.parseInt(syscall.args[0] ?? '', 16)]
-      : table.select.includes(syscall.nr) || table.poll.includes(syscall.nr)
-        ? (watched = watchedFds(pid, syscall.nr, syscall.args, table))
-          ? [...watched.read, ...watched.other]
-          : []
-        : [];
+    let fds: number[] = [];
+    if (table.read.includes(syscall.nr)) {
+      fds = [Number.parseInt(syscall.args[0] ?? '', 16)];
+    } else if (table.select.includes(syscall.nr) || table.poll.includes(syscall.nr)) {
+      watched = watchedFds(pid, syscall.nr, syscall.args, table);
+      if (watched) fds = [...watched.read, ...watched.other];
+    }
     for (const fd of new Set(fds)) {
       const target = link(`/proc/${pid}/fd/${fd}`);
       if (target !== undefined) fdTargets[fd] = target;

@@ -74,7 +74,7 @@ export function selectSessionTree(
     if (p.pid !== self && (p.sid === leader || p.pgid === leader || p.pid === leader)) members.add(p.pid);
   }
   const addDescendants = () => {
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const p of processes) {
         if (!members.has(p.pid) && members.has(p.ppid) && p.pid !== self) {
@@ -88,7 +88,8 @@ export function selectSessionTree(
   if (isTagged) {
     const before = members.size;
     for (const p of processes) {
-      if (p.pid !== self && !members.has(p.pid) && (p.ppid <= 1 || p.pid === p.sid) && isTagged(p.pid)) members.add(p.pid);
+      if (p.pid !== self && !members.has(p.pid) && (p.ppid <= 1 || p.pid === p.sid) && isTagged(p.pid))
+        members.add(p.pid);
     }
     if (members.size > before) addDescendants();
   }
@@ -124,7 +125,6 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-
 /**
  * Ends a session's whole tree: `first` signals (SIGHUP wakes interactive shells, which ignore SIGTERM), a grace
  * period polled every few ms, then SIGKILL for whatever is left. Resolves once nothing of the tree remains.
@@ -134,7 +134,13 @@ export async function killSessionTree(
   { graceMs = 250, first = ['SIGHUP', 'SIGTERM'] as NodeJS.Signals[], tag = undefined as string | undefined } = {},
 ): Promise<void> {
   const isTagged = tag === undefined ? undefined : (pid: number) => hasSessionTag(pid, tag);
-  const live = () => selectSessionTree(listProcesses().filter((p) => p.state !== 'Z'), leader, process.pid, isTagged);
+  const live = () =>
+    selectSessionTree(
+      listProcesses().filter((p) => p.state !== 'Z'),
+      leader,
+      process.pid,
+      isTagged,
+    );
   let pids = live();
   if (pids.length === 0) return;
   for (const sig of first) {

@@ -13,8 +13,16 @@ import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions, Te
 
 interface NativePty {
   fork(
-    file: string, args: string[], env: string[], cwd: string, cols: number, rows: number,
-    uid: number, gid: number, utf8: boolean, helperPath: string,
+    file: string,
+    args: string[],
+    env: string[],
+    cwd: string,
+    cols: number,
+    rows: number,
+    uid: number,
+    gid: number,
+    utf8: boolean,
+    helperPath: string,
     onExit: (code: number, signal: number) => void,
   ): { fd: number; pid: number; pty: string };
   resize(fd: number, cols: number, rows: number): void;
@@ -24,8 +32,9 @@ interface NativePty {
 // 200 ms after the child exits: bytes not yet read by then are lost (node-pty #72, #85, #726). We use its native
 // fork (pinned node-pty 1.1.0) so we see the exit at once and decide ourselves when output is complete.
 const require = createRequire(import.meta.url);
-const native = (require('node-pty/lib/utils') as { loadNativeModule(name: string): { module: NativePty } })
-  .loadNativeModule('pty').module;
+const native = (
+  require('node-pty/lib/utils') as { loadNativeModule(name: string): { module: NativePty } }
+).loadNativeModule('pty').module;
 
 export const DEFAULT_COLS = 80;
 export const DEFAULT_ROWS = 24;
@@ -57,14 +66,26 @@ export class PtyProcess implements ExecProcess {
   exitInfo: ExitInfo | undefined;
   readonly terminal: TerminalHandle;
 
-  constructor(options: SpawnOptions, private readonly lifetime?: LifetimeHooks) {
+  constructor(
+    options: SpawnOptions,
+    private readonly lifetime?: LifetimeHooks,
+  ) {
     const [file, ...args] = options.argv;
     if (file === undefined) throw new Error('argv is empty');
     const env = Object.entries({ ...options.env, [SESSION_TAG_VAR]: this.tag }).map(([k, v]) => `${k}=${v}`);
     this.exitSeenPromise = new Promise((resolve) => (this.exitSeen = resolve));
     const term = native.fork(
-      file, args, env, options.cwd, options.cols ?? DEFAULT_COLS, options.rows ?? DEFAULT_ROWS,
-      -1, -1, true, '', (code, signal) => void this.onChildExit(toExitInfo(code, signal)),
+      file,
+      args,
+      env,
+      options.cwd,
+      options.cols ?? DEFAULT_COLS,
+      options.rows ?? DEFAULT_ROWS,
+      -1,
+      -1,
+      true,
+      '',
+      (code, signal) => void this.onChildExit(toExitInfo(code, signal)),
     );
     // Without this every later child (PTY or pipes) inherits this master: it could read this session's terminal,
     // and the terminal would never hang up while any of them lives.

@@ -10,5 +10,9 @@ export interface AnthropicTool {
 
 /** The tools for `client.messages.create({ tools })`. Run a `tool_use` block with `callTool(manager, block.name, block.input)`. */
 export function anthropicTools(): AnthropicTool[] {
-  return toolDefinitions().map((d) => ({ name: d.name, description: d.description, input_schema: toolInputJsonSchema(d) }));
+  return toolDefinitions().map((d) => ({
+    name: d.name,
+    description: d.description,
+    input_schema: toolInputJsonSchema(d),
+  }));
 }

@@ -37,7 +37,8 @@ export const TOOL_DEFINITIONS = {
   },
   close_session: {
     name: 'close_session',
-    description: 'End a session: terminate its process along with everything that process started, and forget the session ID.',
+    description:
+      'End a session: terminate its process along with everything that process started, and forget the session ID.',
     input: closeSessionInput,
     output: closeSessionOutput,
   },

@@ -1,4 +1,11 @@
-export { TOOL_NAMES, TOOL_DEFINITIONS, toolDefinitions, isToolName, type ToolName, type ToolDefinition } from './definitions.js';
+export {
+  TOOL_NAMES,
+  TOOL_DEFINITIONS,
+  toolDefinitions,
+  isToolName,
+  type ToolName,
+  type ToolDefinition,
+} from './definitions.js';
 export {
   execCommandInput,
   writeStdinInput,

@@ -23,19 +23,28 @@ const maxOutputTokens = z
   );
 
 export const execCommandInput = z.object({
-  cmd: z.string().min(1).describe('The command line to run, as you would type it into a shell, e.g. `ls -la src` or `npm test 2>&1`.'),
+  cmd: z
+    .string()
+    .min(1)
+    .describe('The command line to run, as you would type it into a shell, e.g. `ls -la src` or `npm test 2>&1`.'),
   workdir: z
     .string()
     .optional()
-    .describe("Directory to run the command in. A relative path is taken from the server's working directory; leave it out to use that directory."),
+    .describe(
+      "Directory to run the command in. A relative path is taken from the server's working directory; leave it out to use that directory.",
+    ),
   shell: z
     .string()
     .optional()
-    .describe("Shell binary that interprets `cmd`, e.g. /bin/bash or zsh. Leave it out to use the user's shell ($SHELL, else /bin/bash)."),
+    .describe(
+      "Shell binary that interprets `cmd`, e.g. /bin/bash or zsh. Leave it out to use the user's shell ($SHELL, else /bin/bash).",
+    ),
   login: z
     .boolean()
     .default(true)
-    .describe('true: start the shell as a login shell (`-lc`) so profile files set PATH and friends; false: plain `-c`.'),
+    .describe(
+      'true: start the shell as a login shell (`-lc`) so profile files set PATH and friends; false: plain `-c`.',
+    ),
   tty: z
     .boolean()
     .default(false)
@@ -55,7 +64,10 @@ export const execCommandInput = z.object({
 /** A session id, advertised as an integer; models sometimes quote it, so a string of digits is taken too. */
 const sessionId = (description: string) =>
   z
-    .preprocess((value) => (typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value), z.number().int().positive())
+    .preprocess(
+      (value) => (typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value),
+      z.number().int().positive(),
+    )
     .describe(description);
 
 export const writeStdinInput = z.object({

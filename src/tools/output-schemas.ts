@@ -9,8 +9,13 @@ export const execResultOutput = z
     output: z.string().describe('What the process printed during the call, truncated to max_output_tokens.'),
     original_token_count: z.number().describe('Size of the untruncated output, in tokens of 4 bytes (rounded up).'),
     exit_code: z.number().optional().describe('Present when the process has exited; the session is then gone.'),
-    session_id: z.number().optional().describe('Present while the process runs: pass it to write_stdin or close_session.'),
-    state: z.enum(['exited', 'waiting_for_input', 'running']).describe('exited, waiting_for_input (blocked reading its terminal) or running.'),
+    session_id: z
+      .number()
+      .optional()
+      .describe('Present while the process runs: pass it to write_stdin or close_session.'),
+    state: z
+      .enum(['exited', 'waiting_for_input', 'running'])
+      .describe('exited, waiting_for_input (blocked reading its terminal) or running.'),
     secret_prompt: z.boolean().optional().describe('true when the terminal has echo off, as at a password prompt.'),
     warnings: z.array(z.string()).optional().describe('Notes for the model, such as the open-session warning.'),
   })
@@ -20,19 +25,21 @@ export const execResultOutput = z
   });
 
 export const sessionListOutput = z.object({
-  sessions: z.array(
-    z.object({
-      session_id: z.number().describe('Pass it to write_stdin or close_session.'),
-      command: z.string().describe('The command line the session runs.'),
-      tty: z.boolean().describe('Whether it runs in a pseudo-terminal (and so accepts typed input).'),
-      pid: z.number().describe('Process id of the shell that runs the command.'),
-      started_at: z.string().describe('ISO 8601 time.'),
-      last_used_at: z.string().describe('ISO 8601 time.'),
-      exited: z.boolean().describe('true when the process has ended but its last output has not been read yet.'),
-      exit_code: z.number().optional().describe('How the process ended, once it has.'),
-      buffered_bytes: z.number().describe('Output bytes waiting to be read.'),
-    }),
-  ).describe('Every open session, oldest first.'),
+  sessions: z
+    .array(
+      z.object({
+        session_id: z.number().describe('Pass it to write_stdin or close_session.'),
+        command: z.string().describe('The command line the session runs.'),
+        tty: z.boolean().describe('Whether it runs in a pseudo-terminal (and so accepts typed input).'),
+        pid: z.number().describe('Process id of the shell that runs the command.'),
+        started_at: z.string().describe('ISO 8601 time.'),
+        last_used_at: z.string().describe('ISO 8601 time.'),
+        exited: z.boolean().describe('true when the process has ended but its last output has not been read yet.'),
+        exit_code: z.number().optional().describe('How the process ended, once it has.'),
+        buffered_bytes: z.number().describe('Output bytes waiting to be read.'),
+      }),
+    )
+    .describe('Every open session, oldest first.'),
 });
 
 export const closeSessionOutput = z.object({

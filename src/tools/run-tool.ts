@@ -24,8 +24,7 @@ export interface ToolSuccess<Structured> {
 }
 
 export type ToolOutcome<Structured = ExecResult | SessionListResult | CloseSessionResult> =
-  | ToolSuccess<Structured>
-  | ToolFailure;
+  ToolSuccess<Structured> | ToolFailure;
 
 interface StructuredByTool {
   exec_command: ExecResult;

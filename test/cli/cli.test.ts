@@ -13,7 +13,15 @@ describe('unified-exec CLI', () => {
   it('prints usage with every command and the stdio connect lines', async () => {
     const result = await runCli(['--help']);
     expect(result.code).toBe(0);
-    for (const text of ['unified-exec mcp', 'unified-exec serve', 'unified-exec run', '--token', '--port', 'codex mcp add unified-exec -- ', 'claude mcp add unified-exec -- ']) {
+    for (const text of [
+      'unified-exec mcp',
+      'unified-exec serve',
+      'unified-exec run',
+      '--token',
+      '--port',
+      'codex mcp add unified-exec -- ',
+      'claude mcp add unified-exec -- ',
+    ]) {
       expect(result.stdout).toContain(text);
     }
   });
@@ -21,7 +29,9 @@ describe('unified-exec CLI', () => {
   it('run -- echo hi prints the compat text and exits 0', async () => {
     const result = await runCli(['run', '--', 'echo', 'hi']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nhi\n$/);
+    expect(result.stdout).toMatch(
+      /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nhi\n$/,
+    );
   });
 
   it('run -- exit 3 exits 3', async () => {

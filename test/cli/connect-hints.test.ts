@@ -17,7 +17,9 @@ describe('connect hints', () => {
     expect(text).toContain(`export UNIFIED_EXEC_TOKEN='it'\\''s secret'`);
     expect(text).toContain(`codex mcp add unified-exec --url ${URL} --bearer-token-env-var UNIFIED_EXEC_TOKEN`);
     expect(text).toContain('bearer_token_env_var = "UNIFIED_EXEC_TOKEN"');
-    expect(text).toContain(`claude mcp add --transport http unified-exec ${URL} --header 'Authorization: Bearer it'\\''s secret'`);
+    expect(text).toContain(
+      `claude mcp add --transport http unified-exec ${URL} --header 'Authorization: Bearer it'\\''s secret'`,
+    );
   });
 
   it('gives stdio lines with the launch command quoted for a shell and spelled out for TOML', () => {

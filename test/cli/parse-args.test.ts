@@ -16,15 +16,48 @@ describe('parseCli', () => {
 
   it('reads serve options, the token also from UNIFIED_EXEC_TOKEN', () => {
     expect(
-      parseCli(['serve', '--host', '0.0.0.0', '--port', '0', '--token', 't', '--allow-host', 'a', '--allow-host', 'b', '--cwd', '/tmp']),
-    ).toEqual({ kind: 'serve', host: '0.0.0.0', port: 0, token: 't', allowHosts: ['a', 'b'], manager: { cwd: '/tmp' } });
+      parseCli([
+        'serve',
+        '--host',
+        '0.0.0.0',
+        '--port',
+        '0',
+        '--token',
+        't',
+        '--allow-host',
+        'a',
+        '--allow-host',
+        'b',
+        '--cwd',
+        '/tmp',
+      ]),
+    ).toEqual({
+      kind: 'serve',
+      host: '0.0.0.0',
+      port: 0,
+      token: 't',
+      allowHosts: ['a', 'b'],
+      manager: { cwd: '/tmp' },
+    });
     expect(parseCli(['serve'], { UNIFIED_EXEC_TOKEN: 'from-env' })).toMatchObject({ token: 'from-env' });
     expect(parseCli(['serve', '--token', 'flag'], { UNIFIED_EXEC_TOKEN: 'env' })).toMatchObject({ token: 'flag' });
   });
 
   it('joins the words after -- into one command line for run', () => {
-    expect(parseCli(['run', '--', 'ls', '-la', '/tmp'])).toEqual({ kind: 'run', cmd: 'ls -la /tmp', tty: false, yieldMs: 10_000, manager: {} });
-    expect(parseCli(['run', '--tty', '--yield-ms', '500', '--', 'exit 3'])).toEqual({ kind: 'run', cmd: 'exit 3', tty: true, yieldMs: 500, manager: {} });
+    expect(parseCli(['run', '--', 'ls', '-la', '/tmp'])).toEqual({
+      kind: 'run',
+      cmd: 'ls -la /tmp',
+      tty: false,
+      yieldMs: 10_000,
+      manager: {},
+    });
+    expect(parseCli(['run', '--tty', '--yield-ms', '500', '--', 'exit 3'])).toEqual({
+      kind: 'run',
+      cmd: 'exit 3',
+      tty: true,
+      yieldMs: 500,
+      manager: {},
+    });
   });
 
   it('says what is wrong with a bad command line', () => {
@@ -50,9 +83,28 @@ describe('parseCli', () => {
   it('collects the session settings every command shares', () => {
     expect(
       parseCli([
-        'mcp', '--config', 'ue.json', '--shell', '/bin/zsh', '--return-on', 'deadline', '--max-sessions', '16',
-        '--env-inherit', 'core', '--env-keep-secrets', '--env-exclude', 'AWS_*', '--env-exclude', 'GH_*',
-        '--env-include-only', 'PATH', '--env-set', 'A=1', '--env-set', 'B=x=y',
+        'mcp',
+        '--config',
+        'ue.json',
+        '--shell',
+        '/bin/zsh',
+        '--return-on',
+        'deadline',
+        '--max-sessions',
+        '16',
+        '--env-inherit',
+        'core',
+        '--env-keep-secrets',
+        '--env-exclude',
+        'AWS_*',
+        '--env-exclude',
+        'GH_*',
+        '--env-include-only',
+        'PATH',
+        '--env-set',
+        'A=1',
+        '--env-set',
+        'B=x=y',
       ]),
     ).toEqual({
       kind: 'mcp',

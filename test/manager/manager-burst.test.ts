@@ -22,7 +22,9 @@ describe('UnifiedExecManager under an output burst followed by exit', () => {
         const onlyA = /^a*$/.test(output);
         if (exitCode !== 0 || originalTokenCount !== BURST_BYTES / 4 || output.length !== BURST_BYTES || !onlyA) {
           bytesLost += BURST_BYTES - output.length;
-          badRuns.push(`run ${run}: exit ${exitCode}, ${output.length} chars, ${originalTokenCount} tokens, only a: ${onlyA}`);
+          badRuns.push(
+            `run ${run}: exit ${exitCode}, ${output.length} chars, ${originalTokenCount} tokens, only a: ${onlyA}`,
+          );
         }
       }
       expect({ bytesLost, badRuns }).toEqual({ bytesLost: 0, badRuns: [] });

@@ -24,7 +24,8 @@ function processesTagged(tag: string): number[] {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(tag) && isAlive(Number(name))) found.push(Number(name));
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(tag) && isAlive(Number(name)))
+        found.push(Number(name));
     } catch {
       // gone while listing
     }
@@ -75,7 +76,9 @@ describe('UnifiedExecManager pruning', () => {
 
     // The 59 first responses carry no warning; from the 60th session on, each says how many are open.
     expect(responses.slice(0, 59).every((r) => r.warnings.length === 0)).toBe(true);
-    expect(responses.slice(59, 64).map((r) => r.warnings)).toEqual([60, 61, 62, 63, 64].map((n) => [sessionWarning(n)]));
+    expect(responses.slice(59, 64).map((r) => r.warnings)).toEqual(
+      [60, 61, 62, 63, 64].map((n) => [sessionWarning(n)]),
+    );
     expect(last.warnings).toEqual([sessionWarning(64)]);
 
     await rejection(manager.writeStdin({ sessionId: old.sessionId! }), 'UNKNOWN_SESSION');
@@ -127,7 +130,12 @@ describe('UnifiedExecManager ends background grandchildren', () => {
 
   it.each([false, true])('even when it left the session with setsid (tty: %s)', async (tty) => {
     const manager = newManager();
-    const started = await manager.execCommand({ ...BASH, cmd: 'setsid sleep 1000 & echo PID=$!; wait', tty, yieldTimeMs: 500 });
+    const started = await manager.execCommand({
+      ...BASH,
+      cmd: 'setsid sleep 1000 & echo PID=$!; wait',
+      tty,
+      yieldTimeMs: 500,
+    });
     const escaped = printedPid(started.output);
     expect(isAlive(escaped)).toBe(true);
     await manager.closeSession(started.sessionId!);

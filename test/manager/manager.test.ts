@@ -86,7 +86,10 @@ describe('UnifiedExecManager on pipes and terminals', () => {
   });
 
   it('gives a command on pipes a stdin that is not a terminal', async () => {
-    const result = await newManager().execCommand({ ...BASH, cmd: "python3 -c 'import sys;print(sys.stdin.isatty())'" });
+    const result = await newManager().execCommand({
+      ...BASH,
+      cmd: "python3 -c 'import sys;print(sys.stdin.isatty())'",
+    });
     expect(result).toMatchObject({ exitCode: 0, output: 'False\n' });
   });
 
@@ -108,17 +111,20 @@ describe('UnifiedExecManager on pipes and terminals', () => {
     expect(manager.listSessions().map((s) => s.sessionId)).toEqual([1000]);
   });
 
-  it.each([false, true])('answers as soon as a short command exits, long before its yield time (tty: %s)', async (tty) => {
-    const manager = newManager();
-    const before = performance.now();
-    const result = await manager.execCommand({ ...BASH, cmd: 'sleep 0.05', yieldTimeMs: 31_415, tty });
-    const elapsedSeconds = (performance.now() - before) / 1000;
-    expect(result.exitCode).toBe(0);
-    expect(result.sessionId).toBeUndefined();
-    expect(elapsedSeconds).toBeLessThan(0.75);
-    expect(result.wallTimeSeconds).toBeLessThan(0.75);
-    expect(result.wallTimeSeconds).toBeGreaterThanOrEqual(0.05);
-  });
+  it.each([false, true])(
+    'answers as soon as a short command exits, long before its yield time (tty: %s)',
+    async (tty) => {
+      const manager = newManager();
+      const before = performance.now();
+      const result = await manager.execCommand({ ...BASH, cmd: 'sleep 0.05', yieldTimeMs: 31_415, tty });
+      const elapsedSeconds = (performance.now() - before) / 1000;
+      expect(result.exitCode).toBe(0);
+      expect(result.sessionId).toBeUndefined();
+      expect(elapsedSeconds).toBeLessThan(0.75);
+      expect(result.wallTimeSeconds).toBeLessThan(0.75);
+      expect(result.wallTimeSeconds).toBeGreaterThanOrEqual(0.05);
+    },
+  );
 
   it('echoes input through cat under one session id, and ends it with Ctrl-D', async () => {
     const manager = newManager();
@@ -137,7 +143,8 @@ describe('UnifiedExecManager on pipes and terminals', () => {
 
   it.each([false, true])('keeps lagging output for a later call and loses none of it (tty: %s)', async (tty) => {
     const manager = newManager();
-    const script = 'import sys,time; sys.stdout.write("x"*200000); sys.stdout.flush(); time.sleep(1); print("TAIL-MARKER")';
+    const script =
+      'import sys,time; sys.stdout.write("x"*200000); sys.stdout.flush(); time.sleep(1); print("TAIL-MARKER")';
     const first = await manager.execCommand({
       ...BASH,
       cmd: `python3 -c '${script}'`,
@@ -148,7 +155,11 @@ describe('UnifiedExecManager on pipes and terminals', () => {
     expect(first.sessionId).toBeDefined();
     expect(first.output).not.toContain('TAIL-MARKER');
 
-    const later = await manager.writeStdin({ sessionId: first.sessionId!, yieldTimeMs: 10_000, maxOutputTokens: 1_000_000 });
+    const later = await manager.writeStdin({
+      sessionId: first.sessionId!,
+      yieldTimeMs: 10_000,
+      maxOutputTokens: 1_000_000,
+    });
     expect(later.output).toContain('TAIL-MARKER');
     expect(later.exitCode).toBe(0);
     expect(count(first.output + later.output, 'x')).toBe(200_000);
@@ -190,7 +201,14 @@ describe('UnifiedExecManager session bookkeeping', () => {
     const sessions = manager.listSessions();
     expect(sessions).toMatchObject([
       { sessionId: 1000, command: 'sleep 1000', tty: false, exited: false, startedAt: new Date(Date.UTC(2030, 0, 1)) },
-      { sessionId: 1001, command: 'cat', tty: true, exited: false, startedAt: new Date(now), lastUsedAt: new Date(now) },
+      {
+        sessionId: 1001,
+        command: 'cat',
+        tty: true,
+        exited: false,
+        startedAt: new Date(now),
+        lastUsedAt: new Date(now),
+      },
     ]);
     for (const session of sessions) expect(session.pid).toBeGreaterThan(1);
   });
@@ -248,7 +266,10 @@ describe('UnifiedExecManager with bad arguments', () => {
     const unknown = await rejection(manager.writeStdin({ sessionId: 424242, chars: 'x' }), 'UNKNOWN_SESSION');
     expect(unknown.message).toBe('Unknown process id 424242');
 
-    const noDir = await rejection(manager.execCommand({ ...BASH, cmd: 'pwd', workdir: '/no/such/dir' }), 'SPAWN_FAILED');
+    const noDir = await rejection(
+      manager.execCommand({ ...BASH, cmd: 'pwd', workdir: '/no/such/dir' }),
+      'SPAWN_FAILED',
+    );
     expect(noDir.message).toMatch(/^Failed to create unified exec process: .*\/no\/such\/dir/);
     expect(noDir.message).toContain('workdir');
 

@@ -28,7 +28,15 @@ describe('normalizeExec', () => {
   });
 
   it('keeps every field that was given', () => {
-    const request = { cmd: 'ls', workdir: '/tmp', shell: '/bin/sh', login: false, tty: true, yieldTimeMs: 500, maxOutputTokens: 7 };
+    const request = {
+      cmd: 'ls',
+      workdir: '/tmp',
+      shell: '/bin/sh',
+      login: false,
+      tty: true,
+      yieldTimeMs: 500,
+      maxOutputTokens: 7,
+    };
     expect(normalizeExec(request)).toEqual(request);
   });
 
@@ -50,7 +58,9 @@ describe('normalizeExec', () => {
 
   it('rejects a request that is not an object', () => {
     expect(invalid(() => normalizeExec(null))).toBe('Expected the exec_command request to be an object, got null');
-    expect(invalid(() => normalizeExec('ls'))).toBe('Expected the exec_command request to be an object, got "ls" (string)');
+    expect(invalid(() => normalizeExec('ls'))).toBe(
+      'Expected the exec_command request to be an object, got "ls" (string)',
+    );
     expect(invalid(() => normalizeExec(['ls']))).toMatch(/\(array\)$/);
   });
 
@@ -75,16 +85,24 @@ describe('normalizeExec', () => {
       'Expected `maxOutputTokens` to be a finite number, got NaN (number)',
     );
     expect(invalid(() => normalizeExec({ cmd: 'ls', yieldTimeMs: Infinity }))).toMatch(/`yieldTimeMs`.*Infinity/);
-    expect(invalid(() => normalizeExec({ cmd: 'ls', yieldTimeMs: -1 }))).toBe('Expected `yieldTimeMs` to be zero or more, got -1');
+    expect(invalid(() => normalizeExec({ cmd: 'ls', yieldTimeMs: -1 }))).toBe(
+      'Expected `yieldTimeMs` to be zero or more, got -1',
+    );
   });
 
   it('says which flag is wrong and what came', () => {
-    expect(invalid(() => normalizeExec({ cmd: 'ls', tty: 'yes' }))).toBe('Expected `tty` to be true or false, got "yes" (string)');
-    expect(invalid(() => normalizeExec({ cmd: 'ls', login: 1 }))).toBe('Expected `login` to be true or false, got 1 (number)');
+    expect(invalid(() => normalizeExec({ cmd: 'ls', tty: 'yes' }))).toBe(
+      'Expected `tty` to be true or false, got "yes" (string)',
+    );
+    expect(invalid(() => normalizeExec({ cmd: 'ls', login: 1 }))).toBe(
+      'Expected `login` to be true or false, got 1 (number)',
+    );
   });
 
   it('rejects a workdir or shell that is not a usable string', () => {
-    expect(invalid(() => normalizeExec({ cmd: 'ls', workdir: 5 }))).toBe('Expected `workdir` to be a string, got 5 (number)');
+    expect(invalid(() => normalizeExec({ cmd: 'ls', workdir: 5 }))).toBe(
+      'Expected `workdir` to be a string, got 5 (number)',
+    );
     expect(invalid(() => normalizeExec({ cmd: 'ls', shell: '' }))).toMatch(/`shell`.*empty string/);
   });
 
@@ -113,8 +131,12 @@ describe('parseSessionId', () => {
   );
 
   it('says what came', () => {
-    expect(invalid(() => parseSessionId('abc'))).toBe('Expected `sessionId` to be a positive integer, got "abc" (string)');
-    expect(invalid(() => parseSessionId(undefined))).toBe('Expected `sessionId` to be a positive integer, got undefined');
+    expect(invalid(() => parseSessionId('abc'))).toBe(
+      'Expected `sessionId` to be a positive integer, got "abc" (string)',
+    );
+    expect(invalid(() => parseSessionId(undefined))).toBe(
+      'Expected `sessionId` to be a positive integer, got undefined',
+    );
   });
 });
 
@@ -137,10 +159,14 @@ describe('normalizeWrite', () => {
 
   it('says which field is wrong', () => {
     expect(invalid(() => normalizeWrite({}))).toBe('Expected `sessionId` to be a positive integer, got undefined');
-    expect(invalid(() => normalizeWrite({ sessionId: 1, chars: 7 }))).toBe('Expected `chars` to be a string, got 7 (number)');
+    expect(invalid(() => normalizeWrite({ sessionId: 1, chars: 7 }))).toBe(
+      'Expected `chars` to be a string, got 7 (number)',
+    );
     expect(invalid(() => normalizeWrite({ sessionId: 1, yieldTimeMs: '5s' }))).toBe(
       'Expected `yieldTimeMs` to be a finite number, got "5s" (string)',
     );
-    expect(invalid(() => normalizeWrite(undefined))).toBe('Expected the write_stdin request to be an object, got undefined');
+    expect(invalid(() => normalizeWrite(undefined))).toBe(
+      'Expected the write_stdin request to be an object, got undefined',
+    );
   });
 });

@@ -105,7 +105,9 @@ export function defineClientScenarios(client: () => Client): void {
     const { session_id: sessionId } = structuredOf<ExecStructured>(started);
 
     const listed = await client().callTool({ name: 'list_sessions', arguments: {} });
-    const { sessions } = structuredOf<{ sessions: Array<{ session_id: number; command: string; pid: number; tty: boolean }> }>(listed);
+    const { sessions } = structuredOf<{
+      sessions: Array<{ session_id: number; command: string; pid: number; tty: boolean }>;
+    }>(listed);
     const mine = sessions.find((s) => s.session_id === sessionId);
     expect(mine).toMatchObject({ command: 'sleep 600', tty: false });
     expect(textOf(listed)).toContain(`Session ID ${sessionId}: running`);
@@ -127,7 +129,10 @@ export function defineClientScenarios(client: () => Client): void {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe('write_stdin failed: Unknown process id 424242');
 
-    const failedSpawn = await client().callTool({ name: 'exec_command', arguments: { cmd: 'pwd', workdir: '/nonexistent/dir' } });
+    const failedSpawn = await client().callTool({
+      name: 'exec_command',
+      arguments: { cmd: 'pwd', workdir: '/nonexistent/dir' },
+    });
     expect(failedSpawn.isError).toBe(true);
     expect(textOf(failedSpawn)).toMatch(/^exec_command failed for `pwd`: Failed to create unified exec process: /);
 

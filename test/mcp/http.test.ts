@@ -91,9 +91,14 @@ describe('unified-exec serve (Streamable HTTP) with the SDK client', () => {
     try {
       const { sessionId, pid } = await sessionPid(a.client);
 
-      const listedByB = structuredOf<{ sessions: unknown[] }>(await b.client.callTool({ name: 'list_sessions', arguments: {} }));
+      const listedByB = structuredOf<{ sessions: unknown[] }>(
+        await b.client.callTool({ name: 'list_sessions', arguments: {} }),
+      );
       expect(listedByB.sessions).toEqual([]);
-      const writeByB = await b.client.callTool({ name: 'write_stdin', arguments: { session_id: sessionId, chars: '' } });
+      const writeByB = await b.client.callTool({
+        name: 'write_stdin',
+        arguments: { session_id: sessionId, chars: '' },
+      });
       expect(writeByB.isError).toBe(true);
       expect(textOf(writeByB)).toBe(`write_stdin failed: Unknown process id ${sessionId}`);
       const closeByB = await b.client.callTool({ name: 'close_session', arguments: { session_id: sessionId } });
@@ -105,7 +110,9 @@ describe('unified-exec serve (Streamable HTTP) with the SDK client', () => {
       await a.transport.terminateSession();
       await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 5_000 });
       expect(isAlive(pidOfB)).toBe(true);
-      await vi.waitFor(() => expect(server.stderr()).toMatch(/ended: closed by the client; 1 process\(es\) terminated/));
+      await vi.waitFor(() =>
+        expect(server.stderr()).toMatch(/ended: closed by the client; 1 process\(es\) terminated/),
+      );
     } finally {
       await a.client.close();
       await b.client.close();
@@ -122,7 +129,11 @@ describe('unified-exec serve (Streamable HTTP) with the SDK client', () => {
           port: server.port,
           path: '/mcp',
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'no-such-session' },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': 'no-such-session',
+          },
         },
         (res) => {
           res.resume();

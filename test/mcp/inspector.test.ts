@@ -5,11 +5,15 @@ import { CLI, ROOT, cleanEnv } from './cli-process.js';
 /** The MCP Inspector's CLI mode (installed dev dependency, runs offline) against the stdio server. */
 function inspect(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['--no-install', '@modelcontextprotocol/inspector', '--cli', process.execPath, CLI, 'mcp', ...args], {
-      cwd: ROOT,
-      env: cleanEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'npx',
+      ['--no-install', '@modelcontextprotocol/inspector', '--cli', process.execPath, CLI, 'mcp', ...args],
+      {
+        cwd: ROOT,
+        env: cleanEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -27,13 +31,22 @@ describe('MCP Inspector CLI against unified-exec mcp', () => {
   it('lists the tools', async () => {
     const result = await inspect(['--method', 'tools/list']);
     expect(result.code, result.stderr).toBe(0);
-    const { tools } = JSON.parse(result.stdout) as { tools: Array<{ name: string; inputSchema: { required?: string[] } }> };
+    const { tools } = JSON.parse(result.stdout) as {
+      tools: Array<{ name: string; inputSchema: { required?: string[] } }>;
+    };
     expect(tools.map((t) => t.name)).toEqual(['exec_command', 'write_stdin', 'list_sessions', 'close_session']);
     expect(tools[0]?.inputSchema.required).toEqual(['cmd']);
   });
 
   it('calls exec_command', async () => {
-    const result = await inspect(['--method', 'tools/call', '--tool-name', 'exec_command', '--tool-arg', 'cmd=echo hi']);
+    const result = await inspect([
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'exec_command',
+      '--tool-arg',
+      'cmd=echo hi',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const call = JSON.parse(result.stdout) as {
       content: Array<{ type: string; text: string }>;
@@ -41,7 +54,9 @@ describe('MCP Inspector CLI against unified-exec mcp', () => {
       isError?: boolean;
     };
     expect(call.isError ?? false).toBe(false);
-    expect(call.content[0]?.text).toMatch(/^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nhi\n$/);
+    expect(call.content[0]?.text).toMatch(
+      /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nhi\n$/,
+    );
     expect(call.structuredContent).toMatchObject({ exit_code: 0, output: 'hi\n', state: 'exited' });
   });
 });

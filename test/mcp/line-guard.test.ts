@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { JsonRpcLineGuard, checkLine } from '../../src/mcp/line-guard.js';
 
-const parsed = (line: string) => JSON.parse(checkLine(line).reply ?? 'null') as { id?: unknown; error?: { code: number } } | null;
+const parsed = (line: string) =>
+  JSON.parse(checkLine(line).reply ?? 'null') as { id?: unknown; error?: { code: number } } | null;
 
 describe('checkLine', () => {
   it('passes a JSON-RPC message on unchanged', () => {
@@ -53,6 +54,8 @@ describe('JsonRpcLineGuard', () => {
     const { passed, replies } = await run([Buffer.from(long.slice(0, 50)), Buffer.from(long.slice(50) + next)], 64);
     expect(passed).toBe(next);
     expect(replies).toHaveLength(1);
-    expect(JSON.parse(replies[0]!)).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/longer than 64 bytes/) } });
+    expect(JSON.parse(replies[0]!)).toMatchObject({
+      error: { code: -32600, message: expect.stringMatching(/longer than 64 bytes/) },
+    });
   });
 });

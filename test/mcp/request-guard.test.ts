@@ -6,7 +6,15 @@ describe('isLoopbackHost', () => {
     for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]', 'LOCALHOST', '::ffff:127.0.0.1']) {
       expect(isLoopbackHost(host), host).toBe(true);
     }
-    for (const host of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.1', 'example.com', '128.0.0.1', 'localhost.example.com']) {
+    for (const host of [
+      '0.0.0.0',
+      '::',
+      '10.0.0.1',
+      '192.168.1.1',
+      'example.com',
+      '128.0.0.1',
+      'localhost.example.com',
+    ]) {
       expect(isLoopbackHost(host), host).toBe(false);
     }
   });
@@ -32,7 +40,13 @@ describe('checkRequest', () => {
     for (const origin of ['http://localhost:8765', 'http://127.0.0.1:3000', 'https://[::1]']) {
       expect(checkRequest({ host, origin }, loopback), origin).toEqual({ ok: true });
     }
-    for (const origin of ['http://attacker.example', 'null', 'file://', 'http://localhost.attacker.example', 'chrome-extension://abc']) {
+    for (const origin of [
+      'http://attacker.example',
+      'null',
+      'file://',
+      'http://localhost.attacker.example',
+      'chrome-extension://abc',
+    ]) {
       expect(checkRequest({ host, origin }, loopback), origin).toMatchObject({ ok: false, status: 403 });
     }
   });
@@ -43,10 +57,15 @@ describe('checkRequest', () => {
     expect(checkRequest({ host, authorization: 'Bearer abc' }, policy)).toEqual({ ok: true });
     expect(checkRequest({ host, authorization: 'bearer abc' }, policy)).toEqual({ ok: true });
     for (const authorization of [undefined, '', 'Bearer', 'Bearer abcd', 'Bearer ab', 'Basic abc', 'abc']) {
-      expect(checkRequest({ host, authorization }, policy), String(authorization)).toMatchObject({ ok: false, status: 401 });
+      expect(checkRequest({ host, authorization }, policy), String(authorization)).toMatchObject({
+        ok: false,
+        status: 401,
+      });
     }
     // Rebinding is refused before the token is even looked at.
-    expect(checkRequest({ host: 'attacker.example:8765', authorization: 'Bearer abc' }, policy)).toMatchObject({ status: 403 });
+    expect(checkRequest({ host: 'attacker.example:8765', authorization: 'Bearer abc' }, policy)).toMatchObject({
+      status: 403,
+    });
   });
 
   it('bound to every interface, accepts loopback names, the given interface addresses and allowed names', () => {
@@ -58,7 +77,9 @@ describe('checkRequest', () => {
       extraHosts: ['devbox.internal', 'proxy.internal:443'],
     });
     const ok = (host: string) => checkRequest({ host, authorization: 'Bearer t' }, policy).ok;
-    expect(['localhost:8765', '10.1.2.3:8765', '[fe80::1]:8765', 'devbox.internal:8765', 'proxy.internal:443'].every(ok)).toBe(true);
+    expect(
+      ['localhost:8765', '10.1.2.3:8765', '[fe80::1]:8765', 'devbox.internal:8765', 'proxy.internal:443'].every(ok),
+    ).toBe(true);
     expect(['attacker.example:8765', '10.1.2.4:8765', 'devbox.internal:9999'].some(ok)).toBe(false);
   });
 });

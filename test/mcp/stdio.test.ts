@@ -29,7 +29,10 @@ describe('unified-exec mcp (stdio) with the SDK client', () => {
   defineClientScenarios(() => connection.client);
 
   it('reports its name and version', () => {
-    expect(connection.client.getServerVersion()).toMatchObject({ name: 'unified-exec', version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect(connection.client.getServerVersion()).toMatchObject({
+      name: 'unified-exec',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+    });
   });
 });
 
@@ -37,7 +40,10 @@ describe('unified-exec mcp (stdio) lifetime', () => {
   it('ends its sessions when the client disconnects', async () => {
     const { client, transport } = await connect();
     const serverPid = transport.pid!;
-    const started = await client.callTool({ name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 250 } });
+    const started = await client.callTool({
+      name: 'exec_command',
+      arguments: { cmd: 'sleep 600', yield_time_ms: 250 },
+    });
     const { session_id: sessionId } = structuredOf<{ session_id: number }>(started);
     const { sessions } = structuredOf<{ sessions: Array<{ session_id: number; pid: number }> }>(
       await client.callTool({ name: 'list_sessions', arguments: {} }),

@@ -25,7 +25,12 @@ describe('FdWriter', () => {
   it('writes in order and resolves each write once its bytes are written', async () => {
     const file = join(dir, 'out');
     const writer = new FdWriter(open(file, constants.O_WRONLY | constants.O_CREAT));
-    await Promise.all([writer.write('one '), writer.write(Buffer.from('two ')), writer.write(''), writer.write('three')]);
+    await Promise.all([
+      writer.write('one '),
+      writer.write(Buffer.from('two ')),
+      writer.write(''),
+      writer.write('three'),
+    ]);
     expect(readFileSync(file, 'utf8')).toBe('one two three');
   });
 

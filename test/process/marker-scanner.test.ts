@@ -62,7 +62,7 @@ describe('MarkerScanner', () => {
   it('passes every byte of random data that never contains the marker', () => {
     const data = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919) % 251));
     const chunks: Buffer[] = [];
-    for (let at = 0; at < data.length; ) {
+    for (let at = 0; at < data.length;) {
       const size = 1 + ((at * 31) % 97);
       chunks.push(data.subarray(at, at + size));
       at += size;

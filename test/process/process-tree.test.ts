@@ -70,7 +70,9 @@ describe('selectSessionTree', () => {
       asked.push(pid);
       return pid === 104;
     };
-    expect(selectSessionTree(withChild, 100, 50, tagged).sort((a, b) => a - b)).toEqual([100, 101, 102, 103, 104, 105, 106]);
+    expect(selectSessionTree(withChild, 100, 50, tagged).sort((a, b) => a - b)).toEqual([
+      100, 101, 102, 103, 104, 105, 106,
+    ]);
     // Only orphans and session leaders outside the tree are worth reading the environment of.
     expect(asked.sort((a, b) => a - b)).toEqual([1, 104, 200]);
   });

@@ -100,7 +100,9 @@ describe('PtyProcess', () => {
 
   it('has delivered everything the program wrote before flushOutput() was called when it resolves', async () => {
     const digits = Array.from({ length: 3000 }, (_, i) => i + 1).join('');
-    const { proc, output } = spawn.pty('printf ready; read -r; printf "%s" "$(seq 1 3000 | tr -d "\\n")"; exec sleep 1000');
+    const { proc, output } = spawn.pty(
+      'printf ready; read -r; printf "%s" "$(seq 1 3000 | tr -d "\\n")"; exec sleep 1000',
+    );
     await vi.waitFor(() => expect(output()).toBe('ready'), PATIENT);
     await proc.write('\n');
     // The shell execs sleep only after its printf returned, i.e. once every byte is in the terminal.

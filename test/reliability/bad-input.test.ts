@@ -58,8 +58,11 @@ describe('bad input through the MCP stdio server', () => {
 
   beforeAll(async () => {
     server = await startServer('bad-input');
-    victim = (await server.exec({ cmd: 'bash --norc --noprofile -i', tty: true, login: false, yield_time_ms: 5_000 })).session_id!;
-    await writeUntil(server, victim, 'export VICTIM=untouched-7; echo set-$VICTIM\n', (out) => out.includes('set-untouched-7'));
+    victim = (await server.exec({ cmd: 'bash --norc --noprofile -i', tty: true, login: false, yield_time_ms: 5_000 }))
+      .session_id!;
+    await writeUntil(server, victim, 'export VICTIM=untouched-7; echo set-$VICTIM\n', (out) =>
+      out.includes('set-untouched-7'),
+    );
     pipes = (await server.exec({ cmd: 'sleep 600', login: false, yield_time_ms: 250 })).session_id!;
     closed = (await server.exec({ cmd: 'sleep 600', login: false, yield_time_ms: 250 })).session_id!;
     await server.call('close_session', { session_id: closed });
@@ -108,13 +111,25 @@ describe('bad input through the MCP stdio server', () => {
       { tool: 'exec_command', args: { cmd: 'echo a\u0000b', tty: false }, says: /`cmd`.*NUL/ },
       { tool: 'exec_command', args: { ...ok, workdir: 5 }, says: field('workdir') },
       { tool: 'exec_command', args: { ...ok, workdir: ['/tmp'] }, says: field('workdir') },
-      { tool: 'exec_command', args: { ...ok, workdir: '/nonexistent/dir' }, says: /\/nonexistent\/dir does not exist.*`workdir`/ },
+      {
+        tool: 'exec_command',
+        args: { ...ok, workdir: '/nonexistent/dir' },
+        says: /\/nonexistent\/dir does not exist.*`workdir`/,
+      },
       { tool: 'exec_command', args: { ...ok, workdir: '/etc/passwd' }, says: /not a directory.*`workdir`/ },
       { tool: 'exec_command', args: { ...ok, shell: 5 }, says: field('shell') },
       { tool: 'exec_command', args: { ...ok, shell: { path: '/bin/bash' } }, says: field('shell') },
       { tool: 'exec_command', args: { ...ok, shell: '' }, says: field('shell') },
-      { tool: 'exec_command', args: { ...ok, shell: '/nonexistent/shell' }, says: /shell `\/nonexistent\/shell` was not found/ },
-      { tool: 'exec_command', args: { ...ok, shell: '/etc' }, says: /shell `\/etc` was not found or is not executable/ },
+      {
+        tool: 'exec_command',
+        args: { ...ok, shell: '/nonexistent/shell' },
+        says: /shell `\/nonexistent\/shell` was not found/,
+      },
+      {
+        tool: 'exec_command',
+        args: { ...ok, shell: '/etc' },
+        says: /shell `\/etc` was not found or is not executable/,
+      },
       { tool: 'exec_command', args: { ...ok, login: 'yes' }, says: field('login') },
       { tool: 'exec_command', args: { ...ok, login: 1 }, says: field('login') },
       { tool: 'exec_command', args: { ...ok, login: null }, says: field('login') },
@@ -143,8 +158,16 @@ describe('bad input through the MCP stdio server', () => {
       { tool: 'write_stdin', args: { session_id: 2 ** 53 }, says: field('session_id') },
       { tool: 'write_stdin', args: { session_id: 1e308 }, says: field('session_id') },
       { tool: 'write_stdin', args: { session_id: [1] }, says: field('session_id') },
-      { tool: 'write_stdin', args: { session_id: UNKNOWN_ID, chars: 'x' }, says: /^write_stdin failed: Unknown process id 424242$/ },
-      { tool: 'write_stdin', args: { session_id: () => closed, chars: 'x' }, says: /^write_stdin failed: Unknown process id \d+$/ },
+      {
+        tool: 'write_stdin',
+        args: { session_id: UNKNOWN_ID, chars: 'x' },
+        says: /^write_stdin failed: Unknown process id 424242$/,
+      },
+      {
+        tool: 'write_stdin',
+        args: { session_id: () => closed, chars: 'x' },
+        says: /^write_stdin failed: Unknown process id \d+$/,
+      },
       { tool: 'write_stdin', args: { session_id: () => victim, chars: 5 }, says: field('chars') },
       { tool: 'write_stdin', args: { session_id: () => victim, chars: null }, says: field('chars') },
       { tool: 'write_stdin', args: { session_id: () => victim, chars: ['ls\n'] }, says: field('chars') },
@@ -155,18 +178,50 @@ describe('bad input through the MCP stdio server', () => {
         says: /`chars` is 1048577 bytes, over the 1048576-byte limit/,
       },
       // The limit is in UTF-8 bytes: 600000 two-byte characters are 1200000 bytes.
-      { tool: 'write_stdin', args: { session_id: () => victim, chars: 'é'.repeat(600_000) }, says: /`chars` is 1200000 bytes/ },
-      { tool: 'write_stdin', args: { session_id: () => pipes, chars: 'echo hi\n' }, says: /stdin is closed for this session; rerun exec_command with tty=true/ },
-      { tool: 'write_stdin', args: { session_id: () => victim, chars: '', yield_time_ms: 'NaN' }, says: field('yield_time_ms') },
-      { tool: 'write_stdin', args: { session_id: () => victim, chars: '', yield_time_ms: -5 }, says: field('yield_time_ms') },
-      { tool: 'write_stdin', args: { session_id: () => victim, chars: '', max_output_tokens: 'lots' }, says: field('max_output_tokens') },
-      { tool: 'write_stdin', args: { session_id: () => victim, chars: '', max_output_tokens: -1 }, says: field('max_output_tokens') },
+      {
+        tool: 'write_stdin',
+        args: { session_id: () => victim, chars: 'é'.repeat(600_000) },
+        says: /`chars` is 1200000 bytes/,
+      },
+      {
+        tool: 'write_stdin',
+        args: { session_id: () => pipes, chars: 'echo hi\n' },
+        says: /stdin is closed for this session; rerun exec_command with tty=true/,
+      },
+      {
+        tool: 'write_stdin',
+        args: { session_id: () => victim, chars: '', yield_time_ms: 'NaN' },
+        says: field('yield_time_ms'),
+      },
+      {
+        tool: 'write_stdin',
+        args: { session_id: () => victim, chars: '', yield_time_ms: -5 },
+        says: field('yield_time_ms'),
+      },
+      {
+        tool: 'write_stdin',
+        args: { session_id: () => victim, chars: '', max_output_tokens: 'lots' },
+        says: field('max_output_tokens'),
+      },
+      {
+        tool: 'write_stdin',
+        args: { session_id: () => victim, chars: '', max_output_tokens: -1 },
+        says: field('max_output_tokens'),
+      },
       // close_session
       { tool: 'close_session', args: {}, says: field('session_id') },
       { tool: 'close_session', args: { session_id: 'abc' }, says: field('session_id') },
       { tool: 'close_session', args: { session_id: -7 }, says: field('session_id') },
-      { tool: 'close_session', args: { session_id: UNKNOWN_ID }, says: /^close_session failed: Unknown process id 424242$/ },
-      { tool: 'close_session', args: { session_id: () => closed }, says: /^close_session failed: Unknown process id \d+$/ },
+      {
+        tool: 'close_session',
+        args: { session_id: UNKNOWN_ID },
+        says: /^close_session failed: Unknown process id 424242$/,
+      },
+      {
+        tool: 'close_session',
+        args: { session_id: () => closed },
+        says: /^close_session failed: Unknown process id \d+$/,
+      },
       // tools that do not exist
       { tool: 'nope', args: {}, says: /Tool nope not found/ },
       { tool: '', args: {}, says: /Tool\s+not found/ },
@@ -177,7 +232,8 @@ describe('bad input through the MCP stdio server', () => {
     for (const c of cases) {
       const args = resolveIds(c.args);
       const o = await outcome(c.tool, args);
-      if (o.kind === 'ok' || !c.says.test(o.text)) unclear.push(`${c.tool} ${shown(args)} -> ${o.kind}: ${o.text.slice(0, 200)}`);
+      if (o.kind === 'ok' || !c.says.test(o.text))
+        unclear.push(`${c.tool} ${shown(args)} -> ${o.kind}: ${o.text.slice(0, 200)}`);
       else if (o.kind === 'tool-error') figures.toolErrors++;
       else figures.rpcErrors++;
     }
@@ -193,10 +249,22 @@ describe('bad input through the MCP stdio server', () => {
       { tool: 'exec_command', args: { ...ok, yield_time_ms: 0.5 }, check: exitsWith(/^hi\n$/) },
       { tool: 'exec_command', args: { ...ok, max_output_tokens: 2 ** 53 }, check: exitsWith(/^hi\n$/) },
       { tool: 'exec_command', args: { ...ok, max_output_tokens: 1e308 }, check: exitsWith(/^hi\n$/) },
-      { tool: 'exec_command', args: { ...ok, max_output_tokens: 0 }, check: exitsWith(/^Warning: truncated output \(original token count: 1\)\n/) },
-      { tool: 'exec_command', args: { ...ok, bogus: 1, session_id: 5, chars: 'x', nested: { a: [1] } }, check: exitsWith(/^hi\n$/) },
+      {
+        tool: 'exec_command',
+        args: { ...ok, max_output_tokens: 0 },
+        check: exitsWith(/^Warning: truncated output \(original token count: 1\)\n/),
+      },
+      {
+        tool: 'exec_command',
+        args: { ...ok, bogus: 1, session_id: 5, chars: 'x', nested: { a: [1] } },
+        check: exitsWith(/^hi\n$/),
+      },
       { tool: 'exec_command', args: { cmd: 'echo \ud800-lone', login: false }, check: exitsWith(/^\ufffd-lone\n$/) },
-      { tool: 'exec_command', args: { cmd: 'echo \udc00-lone', login: false, tty: true }, check: exitsWith(/^\ufffd-lone\r\n$/) },
+      {
+        tool: 'exec_command',
+        args: { cmd: 'echo \udc00-lone', login: false, tty: true },
+        check: exitsWith(/^\ufffd-lone\r\n$/),
+      },
       {
         tool: 'list_sessions',
         args: { junk: [1, 2] },
@@ -215,7 +283,9 @@ describe('bad input through the MCP stdio server', () => {
     // Still serving, and the session opened before the barrage is as it was.
     expect(await server.exec({ cmd: 'echo ok' })).toMatchObject({ exit_code: 0, output: 'ok\n' });
     verified.serving = true;
-    const still = await writeUntil(server, victim, 'echo "still-$VICTIM"\n', (out) => out.includes('still-untouched-7\r\n'));
+    const still = await writeUntil(server, victim, 'echo "still-$VICTIM"\n', (out) =>
+      out.includes('still-untouched-7\r\n'),
+    );
     expect(still.output).toContain('still-untouched-7\r\n');
     expect(survives(victimProcess)).toBe(true);
     // Nothing half-made stayed behind: exactly the two sessions that were open before.
@@ -261,7 +331,12 @@ describe('bad input through the MCP stdio server', () => {
         11,
       );
       // Over the 10 MiB message limit: dropped with an error, where the SDK alone would hang up and end every session.
-      const huge = JSON.stringify({ jsonrpc: '2.0', id: 13, method: 'tools/call', params: { name: 'exec_command', arguments: { cmd: `echo ${'x'.repeat(11 * 1024 * 1024)}` } } });
+      const huge = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 13,
+        method: 'tools/call',
+        params: { name: 'exec_command', arguments: { cmd: `echo ${'x'.repeat(11 * 1024 * 1024)}` } },
+      });
       await expectError(huge, -32600, /Message dropped: longer than 10485760 bytes/);
 
       // A tool call with no arguments gets a tool error naming the field.
@@ -272,10 +347,14 @@ describe('bad input through the MCP stdio server', () => {
       figures.toolErrors++;
 
       // Invalid UTF-8 inside strings is decoded to U+FFFD, in a command and in typed characters.
-      const invalidUtf8 = (prefix: string, suffix: string) => Buffer.concat([Buffer.from(prefix), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(suffix)]);
+      const invalidUtf8 = (prefix: string, suffix: string) =>
+        Buffer.concat([Buffer.from(prefix), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(suffix)]);
       figures.rawLines++;
       const ran = await raw.exchange(
-        invalidUtf8('{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"exec_command","arguments":{"login":false,"cmd":"echo a', 'b"}}}'),
+        invalidUtf8(
+          '{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"exec_command","arguments":{"login":false,"cmd":"echo a',
+          'b"}}}',
+        ),
       );
       expect(ran.result?.structuredContent).toMatchObject({ exit_code: 0, output: 'a\ufffd\ufffd\ufffdb\n' });
       figures.handled++;
@@ -287,13 +366,19 @@ describe('bad input through the MCP stdio server', () => {
       expect(sessionId).toBeTypeOf('number');
       figures.rawLines++;
       const typed = await raw.exchange(
-        invalidUtf8(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"write_stdin","arguments":{"session_id":${sessionId},"yield_time_ms":5000,"chars":"echo c`, 'd\\n"}}}'),
+        invalidUtf8(
+          `{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"write_stdin","arguments":{"session_id":${sessionId},"yield_time_ms":5000,"chars":"echo c`,
+          'd\\n"}}}',
+        ),
       );
       expect(String(typed.result?.structuredContent?.output)).toContain('c\ufffd\ufffd\ufffdd\r\n');
       figures.handled++;
 
       // Still serving.
-      const echo: JsonRpcReply = await raw.request(18, 'tools/call', { name: 'exec_command', arguments: { cmd: 'echo ok', login: false } });
+      const echo: JsonRpcReply = await raw.request(18, 'tools/call', {
+        name: 'exec_command',
+        arguments: { cmd: 'echo ok', login: false },
+      });
       expect(echo.result?.structuredContent).toMatchObject({ exit_code: 0, output: 'ok\n' });
       expect(raw.stderr()).not.toMatch(/Error|at .*\.js:\d+/);
       verified.rawServing = true;
@@ -305,7 +390,9 @@ describe('bad input through the MCP stdio server', () => {
   /** `() => id` placeholders become the ids known once the sessions exist. */
   function resolveIds(args: unknown): unknown {
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
-    return Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'function' ? (v as () => number)() : v]));
+    return Object.fromEntries(
+      Object.entries(args).map(([k, v]) => [k, typeof v === 'function' ? (v as () => number)() : v]),
+    );
   }
 
   function shown(args: unknown): string {

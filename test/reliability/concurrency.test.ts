@@ -52,7 +52,9 @@ describe(`${SESSIONS} tty sessions driven concurrently over one MCP connection`,
     await timeUntil(() => processes.every((p) => !survives(p)), 10_000).catch(() => undefined);
     const alive = processes.filter(survives);
     for (const target of alive) killIfRunning(target);
-    console.log(`concurrency: ${figures.join('; ')}; ${alive.length} of ${processes.length} session processes alive after hang-up`);
+    console.log(
+      `concurrency: ${figures.join('; ')}; ${alive.length} of ${processes.length} session processes alive after hang-up`,
+    );
     expect(alive).toEqual([]);
   });
 
@@ -72,10 +74,16 @@ describe(`${SESSIONS} tty sessions driven concurrently over one MCP connection`,
     const listed = await server.list();
     expect(new Set(listed.map((s) => s.session_id))).toEqual(new Set(ids));
     for (const session of listed) processes.push(identify(session.pid));
-    figures.push(`${SESSIONS} sessions opened in ${((performance.now() - started) / 1000).toFixed(1)} s, warned at ${WARNING_FROM}..${SESSIONS}`);
+    figures.push(
+      `${SESSIONS} sessions opened in ${((performance.now() - started) / 1000).toFixed(1)} s, warned at ${WARNING_FROM}..${SESSIONS}`,
+    );
 
     // Each shell gets its own marker, set concurrently.
-    await Promise.all(ids.map((id, n) => writeUntil(server, id, `MARK=mk${n}q; echo set-$MARK\n`, (out) => out.includes(`set-mk${n}q`))));
+    await Promise.all(
+      ids.map((id, n) =>
+        writeUntil(server, id, `MARK=mk${n}q; echo set-$MARK\n`, (out) => out.includes(`set-mk${n}q`)),
+      ),
+    );
   }, 180_000);
 
   it('never lets output cross sessions when calls to all of them interleave', async () => {
@@ -83,7 +91,10 @@ describe(`${SESSIONS} tty sessions driven concurrently over one MCP connection`,
     const calls = shuffled(ids.flatMap((_, n) => Array.from({ length: ROUNDS }, (__, round) => ({ n, round }))));
     const started = performance.now();
     const replies = await Promise.all(
-      calls.map(async ({ n, round }) => ({ n, reply: await server.write(ids[n]!, `echo $MARK-${round}\n`, { yield_time_ms: 10_000 }) })),
+      calls.map(async ({ n, round }) => ({
+        n,
+        reply: await server.write(ids[n]!, `echo $MARK-${round}\n`, { yield_time_ms: 10_000 }),
+      })),
     );
     const seconds = (performance.now() - started) / 1000;
     const crossed = replies.filter(({ n, reply }) => markersIn(reply.output).some((m) => m !== n));
@@ -94,13 +105,17 @@ describe(`${SESSIONS} tty sessions driven concurrently over one MCP connection`,
     for (const { n, reply } of replies) printed.set(n, printed.get(n)! + reply.output);
     for (const [n, output] of printed) {
       const lastLine = `mk${n}q-${ROUNDS - 1}`;
-      const all = output.includes(lastLine) ? output : output + (await writeUntil(server, ids[n]!, '', (out) => out.includes(lastLine))).output;
+      const all = output.includes(lastLine)
+        ? output
+        : output + (await writeUntil(server, ids[n]!, '', (out) => out.includes(lastLine))).output;
       expect(markersIn(all).every((m) => m === n)).toBe(true);
       for (let round = 0; round < ROUNDS; round++) {
         expect(all.split(/\r?\n/).filter((line) => line === `mk${n}q-${round}`)).toHaveLength(1);
       }
     }
-    figures.push(`${calls.length} concurrent write_stdin calls across ${SESSIONS} sessions in ${seconds.toFixed(1)} s, ${crossed.length} crossed`);
+    figures.push(
+      `${calls.length} concurrent write_stdin calls across ${SESSIONS} sessions in ${seconds.toFixed(1)} s, ${crossed.length} crossed`,
+    );
   }, 300_000);
 
   it('runs concurrent writes to one session one after another', async () => {

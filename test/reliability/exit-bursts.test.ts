@@ -10,7 +10,8 @@ const RUNS = SOAK ? 500 : 50;
 // byte is still counted: original_token_count is ceil(bytes / 4) of all that arrived, and with 4k + 1 bytes sent,
 // losing any number of bytes from 1 up lowers it.
 const EXPECTED_TOKENS = Math.ceil(BURST_BYTES / 4);
-const TRUNCATION = /^Warning: truncated output \(original token count: (\d+)\)\nTotal output lines: 1\n\n(a+)…(\d+) tokens truncated…(a+)$/;
+const TRUNCATION =
+  /^Warning: truncated output \(original token count: (\d+)\)\nTotal output lines: 1\n\n(a+)…(\d+) tokens truncated…(a+)$/;
 
 describe('a 1 MB burst right before exit', () => {
   let server: ServerUnderTest;
@@ -31,7 +32,13 @@ describe('a 1 MB burst right before exit', () => {
       let worst = 0;
       const started = performance.now();
       for (let run = 0; run < RUNS; run++) {
-        const reply = await server.exec({ cmd: BURST, tty, login: false, yield_time_ms: 30_000, max_output_tokens: 1e9 });
+        const reply = await server.exec({
+          cmd: BURST,
+          tty,
+          login: false,
+          yield_time_ms: 30_000,
+          max_output_tokens: 1e9,
+        });
         expect(reply.exit_code).toBe(0);
         const shown = TRUNCATION.exec(reply.output);
         // Whatever is shown is the burst's own bytes: nothing foreign (a drain marker, another session's output).

@@ -59,22 +59,31 @@ export async function startServer(name: string, options: StartOptions = {}): Pro
   const pid = transport.pid;
   if (pid === null) throw new Error('the server has no pid');
   const call = (tool: string, args: unknown) =>
-    client.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, { timeout: CALL_TIMEOUT_MS });
+    client.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, {
+      timeout: CALL_TIMEOUT_MS,
+    });
   return {
     client,
     pid,
     stderr: () => stderr,
     call,
-    exec: async (args) => succeeded<ExecResult>(await call('exec_command', args), `exec_command ${JSON.stringify(args.cmd)}`),
+    exec: async (args) =>
+      succeeded<ExecResult>(await call('exec_command', args), `exec_command ${JSON.stringify(args.cmd)}`),
     write: async (sessionId, chars, extra = {}) =>
-      succeeded<ExecResult>(await call('write_stdin', { session_id: sessionId, chars, ...extra }), `write_stdin ${sessionId}`),
+      succeeded<ExecResult>(
+        await call('write_stdin', { session_id: sessionId, chars, ...extra }),
+        `write_stdin ${sessionId}`,
+      ),
     list: async () => succeeded<SessionListResult>(await call('list_sessions', {}), 'list_sessions').sessions,
     close: async () => {
       await client.close().catch(() => undefined);
       try {
-        await vi.waitFor(() => {
-          if (isRunning(pid)) throw new Error(`server ${pid} still running`);
-        }, { timeout: 10_000, interval: 50 });
+        await vi.waitFor(
+          () => {
+            if (isRunning(pid)) throw new Error(`server ${pid} still running`);
+          },
+          { timeout: 10_000, interval: 50 },
+        );
       } catch {
         killIfRunning({ pid, start: startTimeOf(pid) ?? '' });
       }
@@ -106,7 +115,8 @@ export async function writeUntil(
   const replies = [await server.write(sessionId, chars, { yield_time_ms: 5_000 })];
   let output = replies[0]!.output;
   while (!done(output) && replies.at(-1)!.exit_code === undefined) {
-    if (Date.now() > until) throw new Error(`session ${sessionId}: gave up waiting; output so far ${JSON.stringify(output)}`);
+    if (Date.now() > until)
+      throw new Error(`session ${sessionId}: gave up waiting; output so far ${JSON.stringify(output)}`);
     const reply = await server.write(sessionId, '', { yield_time_ms: 5_000 });
     replies.push(reply);
     output += reply.output;

@@ -60,8 +60,16 @@ describe('tool definitions', () => {
 
   it('lists as required only the fields without a default', () => {
     const required = Object.fromEntries(toolDefinitions().map((d) => [d.name, toolInputJsonSchema(d).required ?? []]));
-    expect(required).toEqual({ exec_command: ['cmd'], write_stdin: ['session_id'], list_sessions: [], close_session: ['session_id'] });
-    const exec = toolInputJsonSchema(TOOL_DEFINITIONS.exec_command).properties as Record<string, { default?: unknown; type?: string }>;
+    expect(required).toEqual({
+      exec_command: ['cmd'],
+      write_stdin: ['session_id'],
+      list_sessions: [],
+      close_session: ['session_id'],
+    });
+    const exec = toolInputJsonSchema(TOOL_DEFINITIONS.exec_command).properties as Record<
+      string,
+      { default?: unknown; type?: string }
+    >;
     expect(exec.login).toMatchObject({ type: 'boolean', default: true });
     expect(exec.tty).toMatchObject({ type: 'boolean', default: false });
     expect(exec.yield_time_ms).toMatchObject({ type: 'number', default: 10_000 });

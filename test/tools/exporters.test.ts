@@ -45,10 +45,13 @@ describe('OpenAI function tools', () => {
   });
 
   it('accept the arguments a model sends and reject what the contract forbids', () => {
-    const validate = (name: string) => ajv.compile(chatTools.find((t) => t.function.name === name)!.function.parameters!);
+    const validate = (name: string) =>
+      ajv.compile(chatTools.find((t) => t.function.name === name)!.function.parameters!);
     const exec = validate('exec_command');
     expect(exec({ cmd: 'ls' })).toBe(true);
-    expect(exec({ cmd: 'python3', tty: true, yield_time_ms: 1000, workdir: '/tmp', login: false, max_output_tokens: 50 })).toBe(true);
+    expect(
+      exec({ cmd: 'python3', tty: true, yield_time_ms: 1000, workdir: '/tmp', login: false, max_output_tokens: 50 }),
+    ).toBe(true);
     expect(exec({})).toBe(false);
     expect(exec({ cmd: 'ls', tty: 'yes' })).toBe(false);
     const write = validate('write_stdin');
@@ -97,7 +100,12 @@ describe('AI SDK tools', () => {
         }
         const part = toolMessage.content.find((p) => p.type === 'tool-result');
         seen.toolOutput = part?.type === 'tool-result' ? part.output : undefined;
-        return { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] };
+        return {
+          content: [{ type: 'text', text: 'done' }],
+          finishReason: { unified: 'stop', raw: undefined },
+          usage,
+          warnings: [],
+        };
       },
     });
     return { model, seen };
@@ -105,15 +113,26 @@ describe('AI SDK tools', () => {
 
   it('round-trips exec_command `echo hi` through a mock model and returns the compat text', async () => {
     const { model, seen } = scriptedModel('exec_command', { cmd: 'echo hi' });
-    const result = await generateText({ model, tools: aiSdkTools(manager), prompt: 'say hi', stopWhen: stepCountIs(3) });
+    const result = await generateText({
+      model,
+      tools: aiSdkTools(manager),
+      prompt: 'say hi',
+      stopWhen: stepCountIs(3),
+    });
 
     expect(result.text).toBe('done');
-    const offered = seen.tools as Array<{ type: string; name: string; inputSchema: { required?: string[]; properties: Record<string, unknown> } }>;
+    const offered = seen.tools as Array<{
+      type: string;
+      name: string;
+      inputSchema: { required?: string[]; properties: Record<string, unknown> };
+    }>;
     expect(offered.map((t) => t.name)).toEqual(TOOL_NAMES);
     expect(offered[0]).toMatchObject({ type: 'function', inputSchema: { required: ['cmd'] } });
     expect(seen.toolOutput).toEqual({
       type: 'text',
-      value: expect.stringMatching(/^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nhi\n$/),
+      value: expect.stringMatching(
+        /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nhi\n$/,
+      ),
     });
     const toolResult = result.steps[0]?.toolResults[0];
     expect(toolResult).toMatchObject({ toolName: 'exec_command', input: { cmd: 'echo hi', login: true, tty: false } });

@@ -4,7 +4,8 @@ import { UnifiedExecManager } from '../../src/manager/manager.js';
 import type { ExecResponse, SessionInfo } from '../../src/manager/types.js';
 import { callTool, type ExecSessions } from '../../src/tools/run-tool.js';
 
-const COMPAT_ECHO = /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\nhello\n$/;
+const COMPAT_ECHO =
+  /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\nhello\n$/;
 
 /** Records the camelCase requests the tools layer makes, and answers with canned responses. */
 function recordingSessions(response: Partial<ExecResponse> = {}) {
@@ -49,7 +50,11 @@ describe('callTool with a real manager', () => {
 
   it('prefixes errors the way Codex does', async () => {
     const unknown = await callTool(manager, 'write_stdin', { session_id: 424242 });
-    expect(unknown).toMatchObject({ isError: true, text: 'write_stdin failed: Unknown process id 424242', code: 'UNKNOWN_SESSION' });
+    expect(unknown).toMatchObject({
+      isError: true,
+      text: 'write_stdin failed: Unknown process id 424242',
+      code: 'UNKNOWN_SESSION',
+    });
     const close = await callTool(manager, 'close_session', { session_id: 424242 });
     expect(close).toMatchObject({ isError: true, text: 'close_session failed: Unknown process id 424242' });
     const spawn = await callTool(manager, 'exec_command', { cmd: 'true', shell: '/no/such/shell' });
@@ -71,16 +76,38 @@ describe('callTool with a real manager', () => {
 });
 
 describe('callTool argument handling', () => {
-  it('maps snake_case arguments, defaults filled in, to the manager\'s camelCase requests', async () => {
+  it("maps snake_case arguments, defaults filled in, to the manager's camelCase requests", async () => {
     const { sessions, calls } = recordingSessions();
-    await callTool(sessions, 'exec_command', { cmd: 'ls', workdir: 'src', shell: '/bin/sh', login: false, tty: true, yield_time_ms: 500, max_output_tokens: 7 });
+    await callTool(sessions, 'exec_command', {
+      cmd: 'ls',
+      workdir: 'src',
+      shell: '/bin/sh',
+      login: false,
+      tty: true,
+      yield_time_ms: 500,
+      max_output_tokens: 7,
+    });
     await callTool(sessions, 'exec_command', { cmd: 'ls' });
     await callTool(sessions, 'write_stdin', { session_id: 5, chars: 'y\n', yield_time_ms: 300, max_output_tokens: 9 });
     await callTool(sessions, 'write_stdin', { session_id: 5 });
     await callTool(sessions, 'close_session', { session_id: 5 });
     expect(calls).toEqual([
-      ['execCommand', { cmd: 'ls', workdir: 'src', shell: '/bin/sh', login: false, tty: true, yieldTimeMs: 500, maxOutputTokens: 7 }],
-      ['execCommand', { cmd: 'ls', workdir: undefined, shell: undefined, login: true, tty: false, yieldTimeMs: 10_000, maxOutputTokens: 10_000 }],
+      [
+        'execCommand',
+        { cmd: 'ls', workdir: 'src', shell: '/bin/sh', login: false, tty: true, yieldTimeMs: 500, maxOutputTokens: 7 },
+      ],
+      [
+        'execCommand',
+        {
+          cmd: 'ls',
+          workdir: undefined,
+          shell: undefined,
+          login: true,
+          tty: false,
+          yieldTimeMs: 10_000,
+          maxOutputTokens: 10_000,
+        },
+      ],
       ['writeStdin', { sessionId: 5, chars: 'y\n', yieldTimeMs: 300, maxOutputTokens: 9 }],
       ['writeStdin', { sessionId: 5, chars: '', yieldTimeMs: 250, maxOutputTokens: 10_000 }],
       ['closeSession', 5],
@@ -88,14 +115,17 @@ describe('callTool argument handling', () => {
   });
 
   it('carries state, secret_prompt and warnings into the structured result', async () => {
-    const warning = 'Warning: The maximum number of unified exec processes you can keep open is 60 and you currently have 61 processes open. Reuse older processes or close them to prevent automatic pruning of old processes';
+    const warning =
+      'Warning: The maximum number of unified exec processes you can keep open is 60 and you currently have 61 processes open. Reuse older processes or close them to prevent automatic pruning of old processes';
     const { sessions } = recordingSessions({ state: 'waiting_for_input', secretPrompt: true, warnings: [warning] });
     const outcome = await callTool(sessions, 'write_stdin', { session_id: 1234 });
     expect(outcome).toMatchObject({
       isError: false,
       structured: { session_id: 1234, state: 'waiting_for_input', secret_prompt: true, warnings: [warning] },
     });
-    expect(outcome.text).toContain('Process running with session ID 1234\nProcess is waiting for input\nTerminal echo is off (password prompt)\n');
+    expect(outcome.text).toContain(
+      'Process running with session ID 1234\nProcess is waiting for input\nTerminal echo is off (password prompt)\n',
+    );
     expect(outcome.text).toContain(`${warning}\nOutput:\nout`);
     if (!outcome.isError) expect(outcome.structured).not.toHaveProperty('exit_code');
   });
@@ -116,7 +146,9 @@ describe('callTool argument handling', () => {
     const { sessions } = recordingSessions();
     const outcome = await callTool(sessions, 'rm_rf', {});
     expect(outcome).toMatchObject({ isError: true, code: 'INVALID_ARGUMENT' });
-    expect(outcome.text).toBe('Unknown tool `rm_rf`; the tools are exec_command, write_stdin, list_sessions, close_session');
+    expect(outcome.text).toBe(
+      'Unknown tool `rm_rf`; the tools are exec_command, write_stdin, list_sessions, close_session',
+    );
   });
 
   it('turns an unexpected exception into a tool error with INTERNAL_ERROR', async () => {
@@ -124,27 +156,74 @@ describe('callTool argument handling', () => {
     sessions.listSessions = () => {
       throw new TypeError('boom');
     };
-    expect(await callTool(sessions, 'list_sessions', {})).toMatchObject({ isError: true, code: 'INTERNAL_ERROR', text: 'list_sessions failed: boom' });
+    expect(await callTool(sessions, 'list_sessions', {})).toMatchObject({
+      isError: true,
+      code: 'INTERNAL_ERROR',
+      text: 'list_sessions failed: boom',
+    });
     sessions.listSessions = () => {
       throw new UnifiedExecError('SHUT_DOWN', 'gone');
     };
-    expect(await callTool(sessions, 'list_sessions', undefined)).toMatchObject({ code: 'SHUT_DOWN', text: 'list_sessions failed: gone' });
+    expect(await callTool(sessions, 'list_sessions', undefined)).toMatchObject({
+      code: 'SHUT_DOWN',
+      text: 'list_sessions failed: gone',
+    });
   });
 
   it('renders list_sessions as one line per session and structured rows', async () => {
     const { sessions } = recordingSessions();
     const info: SessionInfo[] = [
-      { sessionId: 11, command: 'bash -i', tty: true, pid: 100, startedAt: new Date(0), lastUsedAt: new Date(1000), exited: false, bufferedBytes: 3 },
-      { sessionId: 12, command: 'make\nmake test', tty: false, pid: 101, startedAt: new Date(0), lastUsedAt: new Date(0), exited: true, exitCode: 2, bufferedBytes: 0 },
+      {
+        sessionId: 11,
+        command: 'bash -i',
+        tty: true,
+        pid: 100,
+        startedAt: new Date(0),
+        lastUsedAt: new Date(1000),
+        exited: false,
+        bufferedBytes: 3,
+      },
+      {
+        sessionId: 12,
+        command: 'make\nmake test',
+        tty: false,
+        pid: 101,
+        startedAt: new Date(0),
+        lastUsedAt: new Date(0),
+        exited: true,
+        exitCode: 2,
+        bufferedBytes: 0,
+      },
     ];
     sessions.listSessions = () => info;
     const outcome = await callTool(sessions, 'list_sessions', {});
     expect(outcome).toMatchObject({
       isError: false,
-      structured: { sessions: [
-        { session_id: 11, command: 'bash -i', tty: true, pid: 100, started_at: '1970-01-01T00:00:00.000Z', last_used_at: '1970-01-01T00:00:01.000Z', exited: false, buffered_bytes: 3 },
-        { session_id: 12, command: 'make\nmake test', tty: false, pid: 101, started_at: '1970-01-01T00:00:00.000Z', last_used_at: '1970-01-01T00:00:00.000Z', exited: true, exit_code: 2, buffered_bytes: 0 },
-      ] },
+      structured: {
+        sessions: [
+          {
+            session_id: 11,
+            command: 'bash -i',
+            tty: true,
+            pid: 100,
+            started_at: '1970-01-01T00:00:00.000Z',
+            last_used_at: '1970-01-01T00:00:01.000Z',
+            exited: false,
+            buffered_bytes: 3,
+          },
+          {
+            session_id: 12,
+            command: 'make\nmake test',
+            tty: false,
+            pid: 101,
+            started_at: '1970-01-01T00:00:00.000Z',
+            last_used_at: '1970-01-01T00:00:00.000Z',
+            exited: true,
+            exit_code: 2,
+            buffered_bytes: 0,
+          },
+        ],
+      },
     });
     expect(outcome.text.split('\n')).toEqual([
       'Open sessions: 2',
