@@ -1,5 +1,6 @@
-import { closeSync, openSync, readFileSync, readlinkSync, readSync, readdirSync } from 'node:fs';
+import { closeSync, openSync, readlinkSync, readSync, readdirSync } from 'node:fs';
 import { SYSCALLS, type ForegroundSample, type MemberSample, type SyscallTable } from './input-wait.js';
+import { readProcText } from './proc-read.js';
 import { parseProcStat } from './process-tree.js';
 
 /** The syscall table for this machine, or undefined where /proc cannot tell us (not Linux, unknown arch). */
@@ -9,23 +10,6 @@ export const syscallTable: SyscallTable | undefined = process.platform === 'linu
 const MAX_WATCHED_FDS = 1024;
 const POLLIN = 0x1;
 const POLLRDNORM = 0x40;
-
-const readBuffer = Buffer.alloc(16 * 1024);
-
-/** One small /proc file: open, one read into a reused buffer, close (a probe reads several per process). */
-function readText(path: string): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    const length = readSync(fd, readBuffer, 0, readBuffer.length, null);
-    if (length < readBuffer.length) return readBuffer.toString('latin1', 0, length);
-    return readBuffer.toString('latin1') + readFileSync(fd, 'latin1'); // rare: a long children list
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
 
 function link(path: string): string | undefined {
   try {
@@ -93,10 +77,10 @@ function watchedFds(pid: number, nr: number, args: string[], table: SyscallTable
 }
 
 function sampleMember(pid: number, table: SyscallTable): MemberSample | undefined {
-  const statText = readText(`/proc/${pid}/stat`);
+  const statText = readProcText(`/proc/${pid}/stat`);
   const stat = statText ? parseProcStat(statText) : undefined;
   if (!stat) return undefined;
-  const raw = readText(`/proc/${pid}/syscall`)?.trim();
+  const raw = readProcText(`/proc/${pid}/syscall`)?.trim();
   let syscall: MemberSample['syscall'];
   if (raw === 'running') syscall = 'running';
   else if (raw) {
@@ -118,15 +102,15 @@ function sampleMember(pid: number, table: SyscallTable): MemberSample | undefine
       if (target !== undefined) fdTargets[fd] = target;
     }
   }
-  const runCount = Number(readText(`/proc/${pid}/schedstat`)?.split(' ')[2] ?? Number.NaN);
+  const runCount = Number(readProcText(`/proc/${pid}/schedstat`)?.split(' ')[2] ?? Number.NaN);
   const otherThreads: MemberSample['otherThreads'] = [];
   const threadCount = Number(statText?.slice(statText.lastIndexOf(')') + 2).split(' ')[17]);
   if (threadCount > 1) {
     for (const tid of safeReaddir(`/proc/${pid}/task`)) {
       if (Number(tid) === pid) continue;
-      const t = parseProcStat(readText(`/proc/${pid}/task/${tid}/stat`) ?? '');
+      const t = parseProcStat(readProcText(`/proc/${pid}/task/${tid}/stat`) ?? '');
       if (!t) continue;
-      const nr = Number.parseInt(readText(`/proc/${pid}/task/${tid}/syscall`) ?? '', 10);
+      const nr = Number.parseInt(readProcText(`/proc/${pid}/task/${tid}/syscall`) ?? '', 10);
       otherThreads.push({ tid: t.pid, state: t.state, ...(Number.isInteger(nr) ? { syscall: nr } : {}) });
     }
   }
@@ -157,7 +141,7 @@ function descendants(leader: number): number[] {
     const pid = stack.pop() as number;
     out.push(pid);
     for (const tid of safeReaddir(`/proc/${pid}/task`)) {
-      const children = readText(`/proc/${pid}/task/${tid}/children`);
+      const children = readProcText(`/proc/${pid}/task/${tid}/children`);
       if (children) for (const child of children.trim().split(' ')) if (child) stack.push(Number(child));
     }
   }
@@ -169,11 +153,11 @@ function descendants(leader: number): number[] {
  * be read (the leader is gone, not Linux). Processes that vanish while we read are skipped, never fatal.
  */
 export function sampleForeground(leader: number, table: SyscallTable): ForegroundSample | undefined {
-  const leaderStat = parseProcStat(readText(`/proc/${leader}/stat`) ?? '');
+  const leaderStat = parseProcStat(readProcText(`/proc/${leader}/stat`) ?? '');
   if (!leaderStat || leaderStat.tpgid <= 0) return undefined;
   const members: MemberSample[] = [];
   for (const pid of descendants(leader)) {
-    const stat = pid === leader ? leaderStat : parseProcStat(readText(`/proc/${pid}/stat`) ?? '');
+    const stat = pid === leader ? leaderStat : parseProcStat(readProcText(`/proc/${pid}/stat`) ?? '');
     if (stat?.pgid !== leaderStat.tpgid) continue;
     const member = sampleMember(pid, table);
     if (member) members.push(member);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { readProcText } from './proc-read.js';
 import { delay } from './delay.js';
 
 export interface ProcStat {
@@ -24,20 +25,10 @@ export function parseProcStat(text: string): ProcStat | undefined {
   return { pid, state, ppid: Number(ppid), pgid: Number(pgid), sid: Number(sid), tpgid: Number(tpgid) };
 }
 
-const statBuffer = Buffer.alloc(4096);
-
-/** open + read + close into a reused buffer: a /proc scan reads hundreds of these, so fewer syscalls count. */
+/** Undefined when the process is gone (between listing and reading) or this is not Linux. */
 export function readProcStat(pid: number): ProcStat | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(`/proc/${pid}/stat`, 'r');
-    const length = readSync(fd, statBuffer, 0, statBuffer.length, 0);
-    return parseProcStat(statBuffer.toString('latin1', 0, length));
-  } catch {
-    return undefined; // gone between listing and reading, or not Linux
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  const text = readProcText(`/proc/${pid}/stat`);
+  return text === undefined ? undefined : parseProcStat(text);
 }
 
 export function listProcesses(): ProcStat[] {

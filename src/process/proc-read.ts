@@ -1,0 +1,21 @@
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+
+const buffer = Buffer.alloc(16 * 1024);
+
+/**
+ * One small /proc file as text, or undefined when it cannot be read (the process is gone, not Linux). Open, one
+ * read into a reused buffer, close: /proc scans and input-wait probes read hundreds of these, so syscalls count.
+ */
+export function readProcText(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const length = readSync(fd, buffer, 0, buffer.length, null);
+    if (length < buffer.length) return buffer.toString('latin1', 0, length);
+    return buffer.toString('latin1') + readFileSync(fd, 'latin1'); // rare: a long children list
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
