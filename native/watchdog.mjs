@@ -2,7 +2,7 @@
 // every session leader it starts and ends. When the server's end of the pipe closes — normal exit, crash, or
 // SIGKILL, where no cleanup code of the server can run — it SIGKILLs every session still registered: the
 // process group, every process of that session, their descendants, and escapees (setsid, double fork) found by
-// the UNIFIED_EXEC_SESSION tag in their environment. Plain JS, no imports of the project: it must run the same
+// the UNIFIED_EXEC_TAG tag in their environment. Plain JS, no imports of the project: it must run the same
 // from src/ (tests) and dist/. The protocol is "+<pid> <tag>\n" and "-<pid>\n".
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -35,8 +35,8 @@ function kill(target) {
 function tagOf(pid) {
   try {
     const environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
-    const entry = environ.find((e) => e.startsWith('UNIFIED_EXEC_SESSION='));
-    return entry?.slice('UNIFIED_EXEC_SESSION='.length);
+    const entry = environ.find((e) => e.startsWith('UNIFIED_EXEC_TAG='));
+    return entry?.slice('UNIFIED_EXEC_TAG='.length);
   } catch {
     return undefined;
   }

@@ -1,17 +1,44 @@
-export * from './manager/index.js';
-export * from './buffer/index.js';
+// The library's public API: every name here is a promise kept across minor versions (test/api.test.ts pins the
+// list). Internals stay importable from nowhere but their own modules.
+
+// The manager and what it takes and answers.
+export { UnifiedExecManager } from './manager/manager.js';
+export type {
+  ExecCommandRequest,
+  ExecResponse,
+  ManagerOptions,
+  SessionInfo,
+  SessionState,
+  WriteStdinRequest,
+} from './manager/types.js';
+export { sequentialIds } from './manager/ids.js';
+export { formatResponse } from './manager/format.js';
+export { UnifiedExecError, type UnifiedExecErrorCode } from './manager/errors.js';
+
+// Tools for models: run a call, or hand the definitions to an API.
+export { callTool, type ExecSessions, type ToolOutcome, type ToolSuccess } from './tools/run-tool.js';
+export type { ToolFailure } from './tools/errors.js';
+export { TOOL_NAMES, toolDefinitions, type ToolDefinition, type ToolName } from './tools/definitions.js';
+export type { CloseSessionResult, ExecResult, SessionListResult } from './tools/output-schemas.js';
+export type { ObjectJsonSchema } from './tools/json-schema.js';
 export {
-  LocalExecutor,
-  Watchdog,
-  type LocalExecutorOptions,
-  buildEnv,
-  SESSION_ENV,
-  CORE_ENV_NAMES,
-  type EnvPolicy,
-  type Executor,
-  type ExecProcess,
-  type ExitInfo,
-  type SpawnOptions,
-  type Disposable,
-} from './process/index.js';
-export * from './tools/index.js';
+  openAiChatTools,
+  openAiResponsesTools,
+  type OpenAiChatTool,
+  type OpenAiResponsesTool,
+} from './tools/openai.js';
+export { anthropicTools, type AnthropicTool } from './tools/anthropic.js';
+
+// Seams: how programs start (Executor) and when a live call answers (ReturnPolicy).
+export { LocalExecutor, type LocalExecutorOptions } from './spawn/local-executor.js';
+export type {
+  Disposable,
+  ExecProcess,
+  Executor,
+  ExitInfo,
+  LifetimeHooks,
+  SpawnOptions,
+  TerminalHandle,
+} from './spawn/types.js';
+export type { EnvPolicy } from './spawn/env.js';
+export type { EarlyReturn, ReturnPolicy, WatchContext } from './input-wait/return-policy.js';

@@ -4,7 +4,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pty from 'node-pty';
-import { buildEnv } from '../../dist/index.js';
+import { buildEnv } from '../../dist/spawn/env.js';
 import { killPty, trackPty } from '../lib/cleanup.mjs';
 import { idle } from '../lib/stats.mjs';
 import { sampleRss } from '../lib/proc.mjs';

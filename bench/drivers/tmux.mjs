@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { buildEnv } from '../../dist/index.js';
+import { buildEnv } from '../../dist/spawn/env.js';
 import { killTmux, trackTmux } from '../lib/cleanup.mjs';
 import { idle } from '../lib/stats.mjs';
 import { statusBytes } from '../lib/proc.mjs';

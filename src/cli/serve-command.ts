@@ -21,7 +21,7 @@ export async function serve(options: {
     ...(options.token === undefined ? {} : { token: options.token }),
     allowedHosts: options.allowHosts,
     managerOptions: options.managerOptions,
-    ...(options.idleTimeoutMs === undefined ? {} : { sessionIdleTimeoutMs: options.idleTimeoutMs }),
+    ...(options.idleTimeoutMs === undefined ? {} : { clientIdleTimeoutMs: options.idleTimeoutMs }),
     version: options.version,
     log,
   });

@@ -1,24 +1,8 @@
-import type { EnvPolicy } from '../process/env.js';
-import type { Executor } from '../process/types.js';
-import type { ReturnPolicy } from './return-policy.js';
+import type { Executor } from '../spawn/types.js';
+import type { ReturnPolicy } from '../input-wait/return-policy.js';
+import type { ManagerSettings } from './settings.js';
 
-/** exec_command, in camelCase. Fields are checked at run time too: callers often pass what a model typed. */
-export interface ExecCommandRequest {
-  cmd: string;
-  workdir?: string;
-  shell?: string;
-  login?: boolean;
-  tty?: boolean;
-  yieldTimeMs?: number;
-  maxOutputTokens?: number;
-}
-
-export interface WriteStdinRequest {
-  sessionId: number;
-  chars?: string;
-  yieldTimeMs?: number;
-  maxOutputTokens?: number;
-}
+export type { ExecCommandRequest, WriteStdinRequest } from './requests.js';
 
 export type SessionState = 'exited' | 'waiting_for_input' | 'running';
 
@@ -53,36 +37,17 @@ export interface SessionInfo {
   bufferedBytes: number;
 }
 
-export interface ManagerOptions {
+/** Code a caller plugs in, as opposed to settings (which have a CLI flag and a config key too). */
+export interface ManagerInjections {
   /** How programs are started. Default: this machine (PTY or pipes). */
   executor?: Executor;
   /** Session id generator; ids in use are skipped. Default: random 5-digit numbers. */
   idGenerator?: () => number;
   /** Milliseconds since the epoch. Default Date.now. */
   clock?: () => number;
-  /** Live sessions kept before pruning. Default 64. */
-  maxSessions?: number;
-  /** Upper bound of an empty poll's wait. Default 300000, never below 5000. */
-  maxBackgroundPollMs?: number;
-  /** Per-session output budget in bytes. Default 1 MiB. */
-  outputMaxBytes?: number;
-  /** Base for relative workdirs and the default workdir. Default process.cwd(). */
-  cwd?: string;
-  /** Which variables sessions inherit. Default: all but names containing KEY/SECRET/TOKEN/PASSWORD. */
-  env?: EnvPolicy;
-  /** Shell when a request names none. Default $SHELL, else /bin/bash. */
-  defaultShell?: string;
-  /**
-   * When a live tty call returns early: 'input-wait' (default) as soon as the program is blocked reading its
-   * terminal and its output is delivered; 'deadline' only at the yield deadline or exit, as Codex does.
-   */
-  returnOn?: 'input-wait' | 'deadline';
-  /** Spawns in flight at once. Default 4. */
-  maxConcurrentSpawns?: number;
-  /** New sessions are refused while the sessions together hold this much unread output. Default 64 MiB. */
-  maxTotalBufferedBytes?: number;
-  /** Largest `chars` of one write_stdin, in UTF-8 bytes. Default 1 MiB. */
-  maxWriteBytes?: number;
-  /** A custom policy; overrides `returnOn`. */
+  /** When a live call answers early; overrides the `returnOn` setting. */
   returnPolicy?: ReturnPolicy;
 }
+
+/** Everything `new UnifiedExecManager(options)` takes: the settings of settings.ts, and the injections. */
+export type ManagerOptions = ManagerSettings & ManagerInjections;

@@ -7,7 +7,7 @@ import type { ManagerOptions } from '../manager/types.js';
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, MCP_PATH } from './defaults.js';
 import { buildGuardPolicy, checkRequest, hostWithPort, isLoopbackHost, isWildcardHost } from './request-guard.js';
 import type { McpServerOptions } from './server.js';
-import { McpSessionRegistry } from './session-registry.js';
+import { ClientRegistry } from './client-registry.js';
 
 /** Generous for write_stdin payloads, small enough that a hostile body cannot balloon memory. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -23,7 +23,7 @@ export interface HttpServerOptions extends McpServerOptions {
   allowedHosts?: string[];
   managerOptions?: ManagerOptions;
   /** A client session with no request for this long is ended with its processes. Default 30 minutes. */
-  sessionIdleTimeoutMs?: number;
+  clientIdleTimeoutMs?: number;
   /** Where log lines go (never stdout for a stdio server; the CLI uses stderr). */
   log?: (line: string) => void;
 }
@@ -33,7 +33,7 @@ export interface RunningHttpServer {
   url: string;
   host: string;
   port: number;
-  sessions: McpSessionRegistry;
+  clients: ClientRegistry;
   /** Ends every client session (terminating their processes) and stops listening. */
   close(): Promise<void>;
 }
@@ -47,11 +47,11 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       `Refusing to listen on ${host} without a token: anyone who can reach it could run commands as you. Pass --token <secret> (clients then send "Authorization: Bearer <secret>"), or keep the default 127.0.0.1.`,
     );
   }
-  const registry = new McpSessionRegistry(
+  const registry = new ClientRegistry(
     options.managerOptions ?? {},
     { version: options.version },
     log,
-    options.sessionIdleTimeoutMs,
+    options.clientIdleTimeoutMs,
   );
   let policy = buildGuardPolicy({ host, port: 0 });
   const httpServer = createServer((req, res) => {
@@ -131,7 +131,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     url: `http://${hostWithPort(urlHost, port)}${MCP_PATH}`,
     host,
     port,
-    sessions: registry,
+    clients: registry,
     close: () =>
       (closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));

@@ -2,7 +2,7 @@ export { createMcpServer, toCallToolResult, SERVER_NAME, type McpServerOptions }
 export { startStdioServer, type StdioServerOptions, type RunningStdioServer } from './stdio.js';
 export { startHttpServer, type HttpServerOptions, type RunningHttpServer } from './http-server.js';
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, MCP_PATH } from './defaults.js';
-export { McpSessionRegistry } from './session-registry.js';
+export { ClientRegistry } from './client-registry.js';
 export {
   buildGuardPolicy,
   checkRequest,

@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { callTool, type ExecSessions, type ToolOutcome } from '../tools/run-tool.js';
 import { toolDefinitions } from '../tools/definitions.js';
 
@@ -41,5 +41,10 @@ export function createMcpServer(sessions: ExecSessions, options: McpServerOption
       async (args: unknown) => toCallToolResult(await callTool(sessions, definition.name, args)),
     );
   }
+  // tools/call goes straight to callTool, the one validation path: the SDK would check arguments first and answer
+  // in its own words (`MCP error -32602: Input validation error: …`) instead of Codex's `exec_command failed …`.
+  server.server.setRequestHandler(CallToolRequestSchema, async (request) =>
+    toCallToolResult(await callTool(sessions, request.params.name, request.params.arguments)),
+  );
   return server;
 }

@@ -2,15 +2,15 @@ import { tool, type Tool } from 'ai';
 import type { z } from 'zod';
 import { UnifiedExecError } from '../manager/errors.js';
 import { TOOL_DEFINITIONS, type ToolName } from './definitions.js';
-import { closeSessionInput, execCommandInput, listSessionsInput, writeStdinInput } from './input-schemas.js';
+import { closeSessionParams, execCommandParams, listSessionsParams, writeStdinParams } from '../manager/requests.js';
 import { callTool, type ExecSessions } from './run-tool.js';
 
 /** Inputs arrive parsed by the AI SDK, defaults filled in. (A type alias, so it is assignable to the AI SDK's ToolSet.) */
 export type AiSdkTools = {
-  exec_command: Tool<z.output<typeof execCommandInput>, string>;
-  write_stdin: Tool<z.output<typeof writeStdinInput>, string>;
-  list_sessions: Tool<z.output<typeof listSessionsInput>, string>;
-  close_session: Tool<z.output<typeof closeSessionInput>, string>;
+  exec_command: Tool<z.output<typeof execCommandParams>, string>;
+  write_stdin: Tool<z.output<typeof writeStdinParams>, string>;
+  list_sessions: Tool<z.output<typeof listSessionsParams>, string>;
+  close_session: Tool<z.output<typeof closeSessionParams>, string>;
 };
 
 /**
@@ -29,22 +29,22 @@ export function aiSdkTools(sessions: ExecSessions): AiSdkTools {
   return {
     exec_command: tool({
       description: TOOL_DEFINITIONS.exec_command.description,
-      inputSchema: execCommandInput,
+      inputSchema: execCommandParams,
       execute: (input) => run('exec_command', input),
     }),
     write_stdin: tool({
       description: TOOL_DEFINITIONS.write_stdin.description,
-      inputSchema: writeStdinInput,
+      inputSchema: writeStdinParams,
       execute: (input) => run('write_stdin', input),
     }),
     list_sessions: tool({
       description: TOOL_DEFINITIONS.list_sessions.description,
-      inputSchema: listSessionsInput,
+      inputSchema: listSessionsParams,
       execute: (input) => run('list_sessions', input),
     }),
     close_session: tool({
       description: TOOL_DEFINITIONS.close_session.description,
-      inputSchema: closeSessionInput,
+      inputSchema: closeSessionParams,
       execute: (input) => run('close_session', input),
     }),
   };

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { closeSessionInput, execCommandInput, listSessionsInput, writeStdinInput } from './input-schemas.js';
+import { closeSessionParams, execCommandParams, listSessionsParams, writeStdinParams } from '../manager/requests.js';
 import { closeSessionOutput, execResultOutput, sessionListOutput } from './output-schemas.js';
 
 export const TOOL_NAMES = ['exec_command', 'write_stdin', 'list_sessions', 'close_session'] as const;
@@ -18,28 +18,28 @@ export const TOOL_DEFINITIONS = {
     name: 'exec_command',
     description:
       "Run a shell command and reply with what it printed. The reply comes when the command exits, when (with tty=true) it stops to wait for input, or when yield_time_ms is up, whichever is first; a command still running then keeps running in the background, and the reply's session ID lets you read more of its output or type into it with write_stdin. Set tty=true for anything you will need to type into (REPLs, prompts, interactive programs).",
-    input: execCommandInput,
+    input: execCommandParams,
     output: execResultOutput,
   },
   write_stdin: {
     name: 'write_stdin',
     description:
       'Type into a session that exec_command left running, then reply with the output it produced since the last reply. Send empty chars to just wait for more output from a long-running command. Typing needs a session started with tty=true.',
-    input: writeStdinInput,
+    input: writeStdinParams,
     output: execResultOutput,
   },
   list_sessions: {
     name: 'list_sessions',
     description:
       'List the sessions still open: id, command, whether it has a terminal, pid, when it started and was last used, whether it has exited, and how much output is waiting. Use it to find session IDs you lost track of.',
-    input: listSessionsInput,
+    input: listSessionsParams,
     output: sessionListOutput,
   },
   close_session: {
     name: 'close_session',
     description:
       'End a session: terminate its process along with everything that process started, and forget the session ID.',
-    input: closeSessionInput,
+    input: closeSessionParams,
     output: closeSessionOutput,
   },
 } as const satisfies { [Name in ToolName]: ToolDefinition<Name> };

@@ -1,5 +1,4 @@
-import type { z } from 'zod';
-import { UnifiedExecError, invalidArgument, type UnifiedExecErrorCode } from '../manager/errors.js';
+import { UnifiedExecError, type UnifiedExecErrorCode } from '../manager/errors.js';
 import type { ToolName } from './definitions.js';
 
 /** A failed call as data: the text for the model (prefixed the way Codex prefixes it) and a code for programs. */
@@ -29,13 +28,4 @@ export function toolFailure(name: ToolName, args: unknown, error: unknown): Tool
     code: error instanceof UnifiedExecError ? error.code : 'INTERNAL_ERROR',
     cause: error,
   };
-}
-
-/** Zod's issues as one INVALID_ARGUMENT error naming each snake_case field, e.g. `` `session_id`: expected number…``. */
-export function invalidArguments(error: z.ZodError): UnifiedExecError {
-  const parts = error.issues.map((issue) => {
-    const field = issue.path.map(String).join('.');
-    return field === '' ? `arguments: ${issue.message}` : `\`${field}\`: ${issue.message}`;
-  });
-  return invalidArgument(`Invalid arguments: ${parts.join('; ')}`);
 }

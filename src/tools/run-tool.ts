@@ -1,9 +1,16 @@
-import type { z } from 'zod';
-import type { ExecCommandRequest, ExecResponse, SessionInfo, WriteStdinRequest } from '../manager/types.js';
+import { invalidArgument } from '../manager/errors.js';
 import { formatResponse } from '../manager/format.js';
+import {
+  closeSessionParams,
+  execCommandParams,
+  parseArguments,
+  writeStdinParams,
+  type ExecCommandRequest,
+  type WriteStdinRequest,
+} from '../manager/requests.js';
+import type { ExecResponse, SessionInfo } from '../manager/types.js';
 import { TOOL_DEFINITIONS, isToolName, type ToolName } from './definitions.js';
-import { invalidArguments, toolFailure, type ToolFailure } from './errors.js';
-import { closeSessionInput, execCommandInput, writeStdinInput } from './input-schemas.js';
+import { toolFailure, type ToolFailure } from './errors.js';
 import type { CloseSessionResult, ExecResult, SessionListResult } from './output-schemas.js';
 import { formatClosedSession, formatSessionList } from './session-text.js';
 import { toCloseSessionResult, toExecResult, toSessionList } from './structured.js';
@@ -26,6 +33,12 @@ export interface ToolSuccess<Structured> {
 export type ToolOutcome<Structured = ExecResult | SessionListResult | CloseSessionResult> =
   ToolSuccess<Structured> | ToolFailure;
 
+/**
+ * Tool replies carry the output twice (text and structured) and JSON-escape it (a NUL takes 6 bytes): above this,
+ * one reply could pass the 10 MiB message limit of MCP clients, and the client would drop the connection.
+ */
+export const MAX_TOOL_OUTPUT_TOKENS = 100_000;
+
 interface StructuredByTool {
   exec_command: ExecResult;
   write_stdin: ExecResult;
@@ -34,8 +47,9 @@ interface StructuredByTool {
 }
 
 /**
- * Runs one tool call given its wire (snake_case) arguments, as a model produced them: validates them, calls the
- * manager, and answers with text and structured data. Never throws: failures come back with `isError: true`.
+ * Runs one tool call given its wire (snake_case) arguments as a model produced them, an object or a JSON string
+ * (OpenAI hands them over as a string): validates them, calls the manager, and answers with text and structured
+ * data. Never throws: failures come back with `isError: true`.
  */
 export async function callTool<Name extends ToolName>(
   sessions: ExecSessions,
@@ -47,22 +61,34 @@ export async function callTool(sessions: ExecSessions, name: string, args: unkno
   if (!isToolName(name)) {
     return {
       isError: true,
-      text: `Unknown tool \`${name}\`; the tools are ${Object.keys(TOOL_DEFINITIONS).join(', ')}`,
+      text: `Tool ${name} not found; the tools are ${Object.keys(TOOL_DEFINITIONS).join(', ')}`,
       code: 'INVALID_ARGUMENT',
       cause: undefined,
     };
   }
+  let parsed: unknown = args ?? {};
   try {
-    return await dispatch(sessions, name, args ?? {});
+    parsed = typeof args === 'string' ? parseJsonArguments(args) : parsed;
+    return await dispatch(sessions, name, parsed);
   } catch (error) {
-    return toolFailure(name, args, error);
+    return toolFailure(name, parsed, error);
+  }
+}
+
+/** Arguments as a JSON string: an empty string means none. */
+function parseJsonArguments(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw invalidArgument(`Invalid arguments: not valid JSON (${(error as Error).message})`);
   }
 }
 
 async function dispatch(sessions: ExecSessions, name: ToolName, args: unknown): Promise<ToolOutcome> {
   switch (name) {
     case 'exec_command': {
-      const a = parse(execCommandInput, args);
+      const a = parseArguments(execCommandParams, args);
       const response = await sessions.execCommand({
         cmd: a.cmd,
         workdir: a.workdir,
@@ -70,17 +96,17 @@ async function dispatch(sessions: ExecSessions, name: ToolName, args: unknown): 
         login: a.login,
         tty: a.tty,
         yieldTimeMs: a.yield_time_ms,
-        maxOutputTokens: a.max_output_tokens,
+        maxOutputTokens: Math.min(a.max_output_tokens, MAX_TOOL_OUTPUT_TOKENS),
       });
       return { isError: false, text: formatResponse(response), structured: toExecResult(response) };
     }
     case 'write_stdin': {
-      const a = parse(writeStdinInput, args);
+      const a = parseArguments(writeStdinParams, args);
       const response = await sessions.writeStdin({
         sessionId: a.session_id,
         chars: a.chars,
         yieldTimeMs: a.yield_time_ms,
-        maxOutputTokens: a.max_output_tokens,
+        maxOutputTokens: Math.min(a.max_output_tokens, MAX_TOOL_OUTPUT_TOKENS),
       });
       return { isError: false, text: formatResponse(response), structured: toExecResult(response) };
     }
@@ -89,15 +115,9 @@ async function dispatch(sessions: ExecSessions, name: ToolName, args: unknown): 
       return { isError: false, text: formatSessionList(structured), structured };
     }
     case 'close_session': {
-      const a = parse(closeSessionInput, args);
+      const a = parseArguments(closeSessionParams, args);
       const structured = toCloseSessionResult(await sessions.closeSession(a.session_id));
       return { isError: false, text: formatClosedSession(structured), structured };
     }
   }
-}
-
-function parse<T>(schema: z.ZodType<T>, args: unknown): T {
-  const result = schema.safeParse(args);
-  if (!result.success) throw invalidArguments(result.error);
-  return result.data;
 }

@@ -1,7 +1,8 @@
 import { afterEach } from 'vitest';
-import { buildEnv, type ExecProcess, type ExitInfo } from '../../src/index.js';
-import { PipeProcess } from '../../src/process/pipe-process.js';
-import { PtyProcess } from '../../src/process/pty-process.js';
+import { type ExecProcess, type ExitInfo } from '../../src/index.js';
+import { buildEnv } from '../../src/spawn/env.js';
+import { PipeProcess } from '../../src/spawn/pipe-process.js';
+import { PtyProcess } from '../../src/spawn/pty-process.js';
 
 /** A process under test with everything it printed so far and a promise of its exit. */
 export interface Watched<P extends ExecProcess> {

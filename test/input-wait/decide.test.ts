@@ -7,7 +7,7 @@ import {
   type ForegroundSample,
   type MemberSample,
   type SyscallTable,
-} from '../../src/process/input-wait.js';
+} from '../../src/input-wait/decide.js';
 
 // What /proc said in real situations, recorded by test/fixtures/input-wait/record.mjs on x86-64 (Linux 6.x).
 interface Fixture {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newChunkId, randomSessionId, sequentialIds } from '../../src/index.js';
+import { sequentialIds } from '../../src/index.js';
+import { newChunkId, randomSessionId } from '../../src/manager/ids.js';
 
 describe('sequentialIds', () => {
   it('counts up from 1000 by default', () => {

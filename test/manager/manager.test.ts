@@ -252,7 +252,7 @@ describe('UnifiedExecManager with bad arguments', () => {
     const id = existing.sessionId!;
 
     const missing = await rejection(manager.execCommand({} as never), 'INVALID_ARGUMENT');
-    expect(missing.message).toBe('Expected `cmd` to be a string, got undefined');
+    expect(missing.message).toBe('Invalid arguments: `cmd`: is required');
 
     const empty = await rejection(manager.execCommand({ ...BASH, cmd: '' }), 'INVALID_ARGUMENT');
     expect(empty.message).toMatch(/`cmd`/);
@@ -261,7 +261,7 @@ describe('UnifiedExecManager with bad arguments', () => {
       manager.execCommand({ ...BASH, cmd: 'echo hi', yieldTimeMs: 'abc' as never }),
       'INVALID_ARGUMENT',
     );
-    expect(badYield.message).toBe('Expected `yieldTimeMs` to be a finite number, got "abc" (string)');
+    expect(badYield.message).toBe('Invalid arguments: `yieldTimeMs`: expected a finite number, got "abc" (string)');
 
     const unknown = await rejection(manager.writeStdin({ sessionId: 424242, chars: 'x' }), 'UNKNOWN_SESSION');
     expect(unknown.message).toBe('Unknown process id 424242');

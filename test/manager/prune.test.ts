@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pickSessionToPrune, type SessionMeta } from '../../src/index.js';
+import { pickSessionToPrune, type SessionMeta } from '../../src/manager/prune.js';
 
 /** Sessions 1..n, session i last used at time i (so 1 is the least recently used). */
 function sessions(n: number, exited: number[] = []): SessionMeta[] {

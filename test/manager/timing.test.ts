@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clampPollTime, clampYieldTime } from '../../src/index.js';
+import { clampPollTime, clampYieldTime } from '../../src/manager/timing.js';
 
 describe('clampYieldTime', () => {
   it('keeps a yield time between 250 ms and 30 s unchanged', () => {

@@ -12,7 +12,7 @@ import {
 } from './harness.js';
 
 // Background grandchildren as a model starts them: a plain `&` job, a nohup'd one that ignores SIGHUP, an orphan
-// whose parent subshell exited at once, and one that left the session with setsid (found by the UNIFIED_EXEC_SESSION
+// whose parent subshell exited at once, and one that left the session with setsid (found by the UNIFIED_EXEC_TAG
 // tag in its environment). The shell then execs a sleeper, so the session leader itself never exits.
 const HOLDER = [
   'sleep 1000 & echo BG=$!',

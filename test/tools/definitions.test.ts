@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { TOOL_DEFINITIONS, TOOL_NAMES, toolDefinitions } from '../../src/tools/definitions.js';
-import { execCommandInput, writeStdinInput } from '../../src/tools/input-schemas.js';
+import { execCommandParams, writeStdinParams } from '../../src/manager/requests.js';
 import { toolInputJsonSchema, toolOutputJsonSchema } from '../../src/tools/json-schema.js';
 
 describe('tool definitions', () => {
@@ -11,14 +11,14 @@ describe('tool definitions', () => {
   });
 
   it('fills in the compat defaults', () => {
-    expect(execCommandInput.parse({ cmd: 'ls' })).toEqual({
+    expect(execCommandParams.parse({ cmd: 'ls' })).toEqual({
       cmd: 'ls',
       login: true,
       tty: false,
       yield_time_ms: 10_000,
       max_output_tokens: 10_000,
     });
-    expect(writeStdinInput.parse({ session_id: 7 })).toEqual({
+    expect(writeStdinParams.parse({ session_id: 7 })).toEqual({
       session_id: 7,
       chars: '',
       yield_time_ms: 250,
@@ -27,19 +27,18 @@ describe('tool definitions', () => {
   });
 
   it('rejects what the contract does not allow', () => {
-    expect(execCommandInput.safeParse({}).success).toBe(false);
-    expect(execCommandInput.safeParse({ cmd: '' }).success).toBe(false);
-    expect(execCommandInput.safeParse({ cmd: 'ls', tty: 'yes' }).success).toBe(false);
-    expect(writeStdinInput.safeParse({ session_id: 'seven' }).success).toBe(false);
-    expect(writeStdinInput.safeParse({ session_id: '-7' }).success).toBe(false);
-    expect(writeStdinInput.safeParse({ session_id: 1.5 }).success).toBe(false);
-    expect(writeStdinInput.safeParse({ session_id: 7, yield_time_ms: -1 }).success).toBe(false);
+    expect(execCommandParams.safeParse({}).success).toBe(false);
+    expect(execCommandParams.safeParse({ cmd: '' }).success).toBe(false);
+    expect(execCommandParams.safeParse({ cmd: 'ls', tty: 'yes' }).success).toBe(false);
+    expect(writeStdinParams.safeParse({ session_id: 'seven' }).success).toBe(false);
+    expect(writeStdinParams.safeParse({ session_id: '-7' }).success).toBe(false);
+    expect(writeStdinParams.safeParse({ session_id: 1.5 }).success).toBe(false);
+    expect(writeStdinParams.safeParse({ session_id: 7, yield_time_ms: -1 }).success).toBe(false);
   });
 
-  it('takes a quoted session id, as models sometimes send one, and caps output tokens', () => {
-    expect(writeStdinInput.parse({ session_id: '7' }).session_id).toBe(7);
-    expect(execCommandInput.parse({ cmd: 'ls', max_output_tokens: 10 ** 9 }).max_output_tokens).toBe(100_000);
-    expect(execCommandInput.parse({ cmd: 'ls' }).max_output_tokens).toBe(10_000);
+  it('takes a quoted session id, as models sometimes send one, and fills in the output token default', () => {
+    expect(writeStdinParams.parse({ session_id: '7' }).session_id).toBe(7);
+    expect(execCommandParams.parse({ cmd: 'ls' }).max_output_tokens).toBe(10_000);
   });
 
   it('describes every tool and every field, input and output', () => {

@@ -136,9 +136,11 @@ describe('callTool argument handling', () => {
     expect(missing).toMatchObject({ isError: true, code: 'INVALID_ARGUMENT' });
     expect(missing.text).toMatch(/^exec_command failed: Invalid arguments: `cmd`: /);
     const wrongType = await callTool(sessions, 'write_stdin', { session_id: 'abc' });
-    expect(wrongType.text).toMatch(/^write_stdin failed: Invalid arguments: `session_id`: .*expected number/);
-    const notObject = await callTool(sessions, 'close_session', 'seven');
-    expect(notObject.text).toMatch(/^close_session failed: Invalid arguments: arguments: /);
+    expect(wrongType.text).toMatch(
+      /^write_stdin failed: Invalid arguments: `session_id`: expected a positive integer, got "abc" \(string\)$/,
+    );
+    const notObject = await callTool(sessions, 'close_session', [7]);
+    expect(notObject.text).toBe('close_session failed: Invalid arguments: expected an object, got [7] (array)');
     expect(calls).toEqual([]);
   });
 
@@ -147,7 +149,7 @@ describe('callTool argument handling', () => {
     const outcome = await callTool(sessions, 'rm_rf', {});
     expect(outcome).toMatchObject({ isError: true, code: 'INVALID_ARGUMENT' });
     expect(outcome.text).toBe(
-      'Unknown tool `rm_rf`; the tools are exec_command, write_stdin, list_sessions, close_session',
+      'Tool rm_rf not found; the tools are exec_command, write_stdin, list_sessions, close_session',
     );
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CORE_ENV_NAMES, SESSION_ENV, buildEnv } from '../../src/index.js';
+import { CORE_ENV_NAMES, SESSION_ENV, buildEnv } from '../../src/spawn/env.js';
 
 const parent = {
   HOME: '/home/me',

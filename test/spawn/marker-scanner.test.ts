@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MarkerScanner } from '../../src/process/marker-scanner.js';
+import { MarkerScanner } from '../../src/spawn/marker-scanner.js';
 
 const MARKER = Buffer.from('\x1b_ue-drain-abc\x1b\\');
 

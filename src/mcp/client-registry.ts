@@ -15,13 +15,13 @@ interface Entry {
 }
 
 /** A client session with no request for this long is ended with its processes: clients vanish without a DELETE. */
-export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+export const DEFAULT_CLIENT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
 /**
  * One UnifiedExecManager per MCP client session (`mcp-session-id`), so clients never see or touch each other's
  * processes; a session that ends (DELETE, transport close, server shutdown) shuts its manager down with it.
  */
-export class McpSessionRegistry {
+export class ClientRegistry {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Set<Entry>();
   private readonly sweeper: NodeJS.Timeout;
@@ -30,7 +30,7 @@ export class McpSessionRegistry {
     private readonly managerOptions: ManagerOptions,
     private readonly serverOptions: McpServerOptions,
     private readonly log: (line: string) => void,
-    private readonly idleTimeoutMs = DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+    private readonly idleTimeoutMs = DEFAULT_CLIENT_IDLE_TIMEOUT_MS,
   ) {
     this.sweeper = setInterval(() => this.endIdle(), Math.min(60_000, Math.max(10, idleTimeoutMs / 4)));
     this.sweeper.unref();

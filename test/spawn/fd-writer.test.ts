@@ -3,7 +3,7 @@ import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rm
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FdWriter } from '../../src/process/fd-writer.js';
+import { FdWriter } from '../../src/spawn/fd-writer.js';
 
 let dir: string;
 const fds: number[] = [];

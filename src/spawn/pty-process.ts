@@ -4,11 +4,12 @@ import { randomBytes } from 'node:crypto';
 import tty from 'node:tty';
 import { toExitInfo } from './exit-info.js';
 import { FdWriter } from './fd-writer.js';
-import { waitAtMost } from './delay.js';
-import { Listeners } from './listeners.js';
+import { waitAtMost } from '../util/delay.js';
+import { Listeners } from '../util/listeners.js';
 import { MarkerScanner } from './marker-scanner.js';
 import { nativeHelpers } from './native.js';
-import { SESSION_TAG_VAR, killSessionTree, newSessionTag } from './process-tree.js';
+import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
+import { killSessionTree } from '../linux/process-tree.js';
 import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions, TerminalHandle } from './types.js';
 
 interface NativePty {
@@ -46,7 +47,7 @@ export class PtyProcess implements ExecProcess {
   readonly pid: number;
   readonly tty = true;
   /** In every process of the session's environment, so escapees (setsid, double fork) can be found. */
-  readonly tag = newSessionTag();
+  readonly tag = newProcessTag();
   readonly ptsPath: string;
   private readonly masterFd: number;
   /** A slave fd of our own: the terminal never hangs up under us, and it carries the drain marker. */
@@ -72,7 +73,7 @@ export class PtyProcess implements ExecProcess {
   ) {
     const [file, ...args] = options.argv;
     if (file === undefined) throw new Error('argv is empty');
-    const env = Object.entries({ ...options.env, [SESSION_TAG_VAR]: this.tag }).map(([k, v]) => `${k}=${v}`);
+    const env = Object.entries({ ...options.env, [PROCESS_TAG_VAR]: this.tag }).map(([k, v]) => `${k}=${v}`);
     this.exitSeenPromise = new Promise((resolve) => (this.exitSeen = resolve));
     const term = native.fork(
       file,

@@ -6,7 +6,7 @@ import {
   readProcStat,
   selectSessionTree,
   type ProcStat,
-} from '../../src/process/process-tree.js';
+} from '../../src/linux/process-tree.js';
 import { PATIENT, isAlive, killIfAlive, printedPid, waitUntilGone } from '../helpers/processes.js';
 
 const proc = (pid: number, ppid: number, pgid: number, sid: number): ProcStat => ({

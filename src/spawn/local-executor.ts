@@ -1,7 +1,7 @@
 import { PipeProcess } from './pipe-process.js';
 import { PtyProcess } from './pty-process.js';
 import type { ExecProcess, Executor, LifetimeHooks, SpawnOptions } from './types.js';
-import { Watchdog } from './watchdog.js';
+import { Watchdog } from '../linux/watchdog.js';
 
 export interface LocalExecutorOptions {
   /**

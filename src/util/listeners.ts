@@ -1,4 +1,7 @@
-import type { Disposable } from './types.js';
+/** Something to undo: a subscription, a timer. */
+export interface Disposable {
+  dispose(): void;
+}
 
 /** A typed listener list whose `add` returns a Disposable (no string-keyed emitter, no leaked listeners). */
 export class Listeners<T> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toExitInfo } from '../../src/process/exit-info.js';
+import { toExitInfo } from '../../src/spawn/exit-info.js';
 
 describe('toExitInfo', () => {
   it('passes a normal exit code through', () => {

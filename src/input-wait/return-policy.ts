@@ -1,4 +1,4 @@
-import type { Disposable, ExecProcess } from '../process/types.js';
+import type { Disposable, ExecProcess } from '../spawn/types.js';
 
 /** What a policy says when it ends a wait early. */
 export interface EarlyReturn {

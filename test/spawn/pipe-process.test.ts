@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { PipeProcess } from '../../src/process/pipe-process.js';
-import { buildEnv } from '../../src/index.js';
+import { PipeProcess } from '../../src/spawn/pipe-process.js';
+import { buildEnv } from '../../src/spawn/env.js';
 import { PATIENT, busyWait, isAlive, printedPid, waitUntilGone } from '../helpers/processes.js';
 import { useProcesses } from '../helpers/spawn.js';
 

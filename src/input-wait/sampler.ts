@@ -1,7 +1,7 @@
 import { closeSync, openSync, readlinkSync, readSync, readdirSync } from 'node:fs';
-import { SYSCALLS, type ForegroundSample, type MemberSample, type SyscallTable } from './input-wait.js';
-import { readProcText } from './proc-read.js';
-import { parseProcStat } from './process-tree.js';
+import { SYSCALLS, type ForegroundSample, type MemberSample, type SyscallTable } from './decide.js';
+import { readProcText } from '../linux/proc-read.js';
+import { parseProcStat } from '../linux/process-tree.js';
 
 /** The syscall table for this machine, or undefined where /proc cannot tell us (not Linux, unknown arch). */
 export const syscallTable: SyscallTable | undefined = process.platform === 'linux' ? SYSCALLS[process.arch] : undefined;

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { hasProcessTag } from './process-tag.js';
 import { readProcText } from './proc-read.js';
-import { delay } from './delay.js';
+import { delay } from '../util/delay.js';
 
 export interface ProcStat {
   pid: number;
@@ -87,27 +87,6 @@ export function selectSessionTree(
   return [...members];
 }
 
-/** The variable every session's processes inherit, naming their session, so escapees can be found. */
-export const SESSION_TAG_VAR = 'UNIFIED_EXEC_SESSION';
-
-const hostToken = randomBytes(4).toString('hex');
-let tagCount = 0;
-
-/** A tag no other session of any host process uses. */
-export function newSessionTag(): string {
-  return `${hostToken}.${++tagCount}`;
-}
-
-/** Whether the process started with `SESSION_TAG_VAR=tag` in its environment. */
-export function hasSessionTag(pid: number, tag: string): boolean {
-  try {
-    const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-    return environ.startsWith(`${SESSION_TAG_VAR}=${tag}\0`) || environ.includes(`\0${SESSION_TAG_VAR}=${tag}\0`);
-  } catch {
-    return false; // gone, or not ours to read
-  }
-}
-
 function signal(pid: number, sig: NodeJS.Signals): void {
   try {
     process.kill(pid, sig);
@@ -124,7 +103,7 @@ export async function killSessionTree(
   leader: number,
   { graceMs = 250, first = ['SIGHUP', 'SIGTERM'] as NodeJS.Signals[], tag = undefined as string | undefined } = {},
 ): Promise<void> {
-  const isTagged = tag === undefined ? undefined : (pid: number) => hasSessionTag(pid, tag);
+  const isTagged = tag === undefined ? undefined : (pid: number) => hasProcessTag(pid, tag);
   const live = () =>
     selectSessionTree(
       listProcesses().filter((p) => p.state !== 'Z'),

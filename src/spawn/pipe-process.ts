@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { toExitInfo } from './exit-info.js';
-import { waitAtMost } from './delay.js';
-import { Listeners } from './listeners.js';
-import { SESSION_TAG_VAR, killSessionTree, newSessionTag } from './process-tree.js';
+import { waitAtMost } from '../util/delay.js';
+import { Listeners } from '../util/listeners.js';
+import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
+import { killSessionTree } from '../linux/process-tree.js';
 import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions } from './types.js';
 
 /**
@@ -16,7 +17,7 @@ export class PipeProcess implements ExecProcess {
   readonly pid: number;
   readonly tty = false;
   /** In every process of the session's environment, so escapees (setsid, double fork) can be found. */
-  readonly tag = newSessionTag();
+  readonly tag = newProcessTag();
   exitInfo: ExitInfo | undefined;
   private readonly child: ChildProcess;
   private readonly dataListeners = new Listeners<Buffer>();
@@ -36,7 +37,7 @@ export class PipeProcess implements ExecProcess {
     // detached: setsid(), so the whole tree is one session we can find and kill.
     this.child = spawn(file, args, {
       cwd: options.cwd,
-      env: { ...options.env, [SESSION_TAG_VAR]: this.tag },
+      env: { ...options.env, [PROCESS_TAG_VAR]: this.tag },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

@@ -1,8 +1,8 @@
 /** The executor seam: the manager only ever talks to these interfaces, so a remote or sandboxed executor can slot in. */
 
-export interface Disposable {
-  dispose(): void;
-}
+import type { Disposable } from '../util/listeners.js';
+
+export type { Disposable };
 
 /** How a process ended. Exit is data, not an exception. */
 export interface ExitInfo {
@@ -53,7 +53,7 @@ export interface ExecProcess {
 
 /** Told when a session leader starts and when its whole tree has been ended. */
 export interface LifetimeHooks {
-  /** `tag` is the value of UNIFIED_EXEC_SESSION in the session's environment. */
+  /** `tag` is the value of UNIFIED_EXEC_TAG in the session's environment. */
   started(pid: number, tag: string): void;
   ended(pid: number): void;
 }

@@ -1,6 +1,6 @@
-import { decideInputWait, type SyscallTable } from '../process/input-wait.js';
-import { runCounts, sampleForeground, syscallTable } from '../process/proc-sample.js';
-import type { ExecProcess } from '../process/types.js';
+import { decideInputWait, type SyscallTable } from './decide.js';
+import { runCounts, sampleForeground, syscallTable } from './sampler.js';
+import type { ExecProcess } from '../spawn/types.js';
 import type { EarlyReturn, ReturnPolicy, WatchContext } from './return-policy.js';
 
 export interface InputWaitOptions {

@@ -1,0 +1,119 @@
+import { HeadTailBuffer } from '../buffer/head-tail-buffer.js';
+import { Utf8StreamDecoder, decodeDrained } from '../buffer/utf8-decoder.js';
+import type { ExecProcess, ExitInfo } from '../spawn/types.js';
+import { waitAtMost } from '../util/delay.js';
+import { Listeners, type Disposable } from '../util/listeners.js';
+
+/**
+ * running: the process runs. exited: it has exited and every byte it printed before is buffered; the next reply
+ * reports the exit. closed: the store let go of it (exit reported, close_session, pruning, shutdown); its process
+ * tree is ended. Only ever forward: running → exited → closed, or running → closed.
+ */
+export type ExecSessionState = 'running' | 'exited' | 'closed';
+
+/** How long a closed session waits for its process's exit status after the tree was ended. */
+const EXIT_STATUS_WAIT_MS = 1000;
+
+/** One program as the manager keeps it: the process, its buffered output, its state, and bookkeeping. */
+export class ExecSession {
+  readonly startedAtMs: number;
+  lastUsedMs: number;
+  /** performance.now() of the latest output byte. */
+  lastOutputAt = performance.now();
+  private current: ExecSessionState = 'running';
+  private readonly buffer: HeadTailBuffer;
+  private readonly decoder = new Utf8StreamDecoder();
+  private readonly activity = new Listeners<void>();
+  private readonly subscriptions: Disposable[];
+  private readonly exitStatus: Promise<ExitInfo>;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    readonly id: number,
+    readonly command: string,
+    readonly process: ExecProcess,
+    outputMaxBytes: number,
+    nowMs: number,
+  ) {
+    this.startedAtMs = nowMs;
+    this.lastUsedMs = nowMs;
+    this.buffer = new HeadTailBuffer(outputMaxBytes);
+    let exited!: (info: ExitInfo) => void;
+    this.exitStatus = new Promise((resolve) => (exited = resolve));
+    this.subscriptions = [
+      process.onData((chunk) => {
+        this.buffer.push(chunk);
+        this.lastOutputAt = performance.now();
+        this.activity.emit();
+      }),
+      process.onExit((info) => {
+        exited(info);
+        this.moveTo('exited');
+      }),
+    ];
+    if (process.exitInfo) {
+      exited(process.exitInfo);
+      this.current = 'exited';
+    }
+  }
+
+  get state(): ExecSessionState {
+    return this.current;
+  }
+
+  /** Set once the process has exited and its output is all buffered. */
+  get exitInfo(): ExitInfo | undefined {
+    return this.process.exitInfo;
+  }
+
+  get bufferedBytes(): number {
+    return this.buffer.retainedBytes;
+  }
+
+  /** Called on any output and on every change of state. */
+  onActivity(listener: () => void): Disposable {
+    return this.activity.add(listener);
+  }
+
+  /** Everything printed since the last drain, as text, and how many bytes that was before any were dropped. */
+  drain(): { text: string; totalBytes: number } {
+    const drained = this.buffer.drain();
+    return { text: decodeDrained(this.decoder, drained), totalBytes: drained.totalBytes };
+  }
+
+  /** Runs calls on this session one after another, so concurrent writes never interleave. */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Moves to `closed` at once, so every waiter answers now, then ends the process tree with `terminate` and waits
+   * for the exit status. Output printed meanwhile is still buffered for the waiters' replies. Safe to call twice.
+   */
+  close(terminate: () => Promise<void>): Promise<void> {
+    this.closing ??= (async () => {
+      this.moveTo('closed');
+      try {
+        await terminate();
+        await waitAtMost(this.exitStatus, EXIT_STATUS_WAIT_MS);
+      } finally {
+        for (const subscription of this.subscriptions) subscription.dispose();
+      }
+    })();
+    return this.closing;
+  }
+
+  /** Resolves once a close has ended the process tree; at once for a session that is not closed. */
+  settled(): Promise<void> {
+    return this.closing ?? Promise.resolve();
+  }
+
+  private moveTo(next: ExecSessionState): void {
+    if (this.current === 'closed' || this.current === next) return;
+    this.current = next;
+    this.activity.emit();
+  }
+}

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { DEFAULT_EXEC_YIELD_TIME_MS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_WRITE_YIELD_TIME_MS } from './constants.js';
+import { describeValue, invalidArgument, type UnifiedExecError } from './errors.js';
+
+// The parameters of each tool, once. Wire names are snake_case, as models trained on the Codex contract type them;
+// the library takes the same fields in camelCase (`camelCaseKeys`). The MCP inputSchema, the OpenAI / Anthropic /
+// AI SDK exports, the library's validation and the README's tool table all come from these objects.
+
+/** A zod error callback: ``expected a string, got 42 (number)``, or ``is required`` when the field is missing. */
+const expected = (what: string) => ({
+  error: (issue: { input?: unknown }) =>
+    issue.input === undefined ? 'is required' : `expected ${what}, got ${describeValue(issue.input)}`,
+});
+
+/** Milliseconds or tokens: a finite number, zero or more; fractions round down. */
+const count = (fallback: number) =>
+  z
+    .number(expected('a finite number'))
+    .nonnegative(expected('zero or more'))
+    .default(fallback)
+    .transform((value) => Math.floor(value));
+
+const maxOutputTokens = count(DEFAULT_MAX_OUTPUT_TOKENS).describe(
+  'Largest output to return, in tokens of about 4 bytes each (at most 100000 through the tools). Longer output keeps its beginning and end and reports how much of the middle was cut.',
+);
+
+/** A session id, advertised as an integer; models sometimes quote it, so a string of digits is taken too. */
+const sessionId = (description: string) =>
+  z
+    .preprocess(
+      (value) => (typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value),
+      z
+        .number(expected('a positive integer'))
+        .int(expected('a positive integer'))
+        .positive(expected('a positive integer')),
+    )
+    .describe(description);
+
+export const execCommandParams = z.object({
+  cmd: z
+    .string(expected('a string'))
+    .refine((cmd) => cmd.trim() !== '', { error: 'expected a non-empty command line, got an empty string' })
+    // exec() ends each argument at a NUL: a PTY would run only the part before it (pipes refuse it). Refuse both.
+    .refine((cmd) => !cmd.includes('\0'), { error: 'expected no NUL character (\\u0000)' })
+    .describe('The command line to run, as you would type it into a shell, e.g. `ls -la src` or `npm test 2>&1`.'),
+  workdir: z
+    .string(expected('a string'))
+    .optional()
+    .transform((dir) => (dir === '' ? undefined : dir))
+    .describe(
+      "Directory to run the command in. A relative path is taken from the server's working directory; leave it out to use that directory.",
+    ),
+  shell: z
+    .string(expected('a string'))
+    .refine((shell) => shell.trim() !== '', { error: 'expected a shell binary, got an empty string' })
+    .optional()
+    .describe(
+      "Shell binary that interprets `cmd`, e.g. /bin/bash or zsh. Leave it out to use the user's shell ($SHELL, else /bin/bash).",
+    ),
+  login: z
+    .boolean(expected('true or false'))
+    .default(true)
+    .describe(
+      'true: start the shell as a login shell (`-lc`) so profile files set PATH and friends; false: plain `-c`.',
+    ),
+  tty: z
+    .boolean(expected('true or false'))
+    .default(false)
+    .describe(
+      'true: run in a pseudo-terminal and keep stdin open so you can type into it later with write_stdin (REPLs, prompts, interactive tools). false: plain pipes with stdin at /dev/null, so nothing can hang waiting for input.',
+    ),
+  yield_time_ms: count(DEFAULT_EXEC_YIELD_TIME_MS).describe(
+    'Milliseconds to wait for the command before replying (kept between 250 and 30000). A command that finishes sooner replies at once, and so does one in a terminal that stops to wait for input; one still running keeps running and the reply gives its session_id.',
+  ),
+  max_output_tokens: maxOutputTokens,
+});
+
+export const writeStdinParams = z.object({
+  session_id: sessionId('The session_id from an exec_command reply whose process is still running.'),
+  chars: z
+    .string(expected('a string'))
+    .default('')
+    .describe(
+      'Text to type into the session, sent exactly as given: add "\\n" to press Enter; "\\u0003" is Ctrl-C, "\\u0004" is Ctrl-D. Leave empty to send nothing and just collect new output.',
+    ),
+  yield_time_ms: count(DEFAULT_WRITE_YIELD_TIME_MS).describe(
+    'Milliseconds to wait for output before replying: 250 to 30000 after typing; an empty poll waits at least 5000 and at most 300000. Replies early when the process exits or is back waiting for input.',
+  ),
+  max_output_tokens: maxOutputTokens,
+});
+
+export const listSessionsParams = z.object({});
+
+export const closeSessionParams = z.object({
+  session_id: sessionId('Id of the session to end, from an exec_command reply or from list_sessions.'),
+});
+
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
+type CamelCaseShape<Shape> = { [K in keyof Shape as CamelCase<K & string>]: Shape[K] };
+
+const camelCase = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/** The same fields under camelCase names: what the library's methods take. */
+function camelCaseKeys<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>): z.ZodObject<CamelCaseShape<Shape>> {
+  const shape = Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [camelCase(name), field]));
+  return z.object(shape) as unknown as z.ZodObject<CamelCaseShape<Shape>>;
+}
+
+export const execCommandRequest = camelCaseKeys(execCommandParams);
+export const writeStdinRequest = camelCaseKeys(writeStdinParams);
+export const closeSessionRequest = camelCaseKeys(closeSessionParams);
+
+/** exec_command for the library, camelCase. Fields are checked at run time too: callers often pass what a model typed. */
+export type ExecCommandRequest = z.input<typeof execCommandRequest>;
+export type WriteStdinRequest = z.input<typeof writeStdinRequest>;
+export type ExecCommandCall = z.output<typeof execCommandRequest>;
+export type WriteStdinCall = z.output<typeof writeStdinRequest>;
+
+/**
+ * Checks `args` against `schema` and fills in its defaults; `null` fields count as left out (JSON callers write
+ * them). Throws one INVALID_ARGUMENT error naming every wrong field.
+ */
+export function parseArguments<Schema extends z.ZodObject>(schema: Schema, args: unknown): z.output<Schema> {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw invalidArgument(`Invalid arguments: expected an object, got ${describeValue(args)}`);
+  }
+  const present = Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
+  const result = schema.safeParse(present, { reportInput: true });
+  if (!result.success) throw invalidArguments(result.error);
+  return result.data;
+}
+
+/** Zod's issues as one INVALID_ARGUMENT error naming each field, e.g. ``Invalid arguments: `cmd`: is required``. */
+function invalidArguments(error: z.ZodError): UnifiedExecError {
+  const parts = error.issues.map((issue) => {
+    const field = issue.path.map(String).join('.');
+    return field === '' ? issue.message : `\`${field}\`: ${issue.message}`;
+  });
+  return invalidArgument(`Invalid arguments: ${parts.join('; ')}`);
+}

@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import { OUTPUT_MAX_BYTES } from '../buffer/head-tail-buffer.js';
+import {
+  DEFAULT_MAX_BACKGROUND_POLL_MS,
+  DEFAULT_MAX_CONCURRENT_SPAWNS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
+  DEFAULT_MAX_WRITE_BYTES,
+} from './constants.js';
+import { describeValue, invalidArgument } from './errors.js';
+
+/**
+ * What each setting says about itself, beside its zod type and default: every surface (the library's
+ * ManagerOptions, the config file, CLI flags, --help, the README's option table) is derived from this table.
+ */
+export type SettingMeta = {
+  /** One line for --help and the README. */
+  description: string;
+  /** The CLI flag without dashes; absent: config file and library only. */
+  flag?: string;
+  /** What the flag's value looks like in --help, e.g. `N`, `DIR`. Absent for boolean flags. */
+  placeholder?: string;
+  /** The default as people read it, where the value itself would say little (e.g. `process.cwd()`). */
+  shownDefault?: string;
+};
+
+const meta = (m: SettingMeta) => m;
+
+/** A zod error callback naming what was expected and what came. */
+const expected = (what: string) => ({
+  error: (issue: { input?: unknown }) => `expected ${what}, got ${describeValue(issue.input)}`,
+});
+const positiveInt = (fallback: number) =>
+  z
+    .number(expected('a whole number of 1 or more'))
+    .int(expected('a whole number of 1 or more'))
+    .positive(expected('a whole number of 1 or more'))
+    .default(fallback);
+const text = () => z.string(expected('a non-empty string')).min(1, expected('a non-empty string'));
+const globs = () => z.array(z.string(expected('a glob pattern')), expected('a list of glob patterns'));
+
+/** Which variables sessions inherit (see spawn/env.ts for how they are applied). */
+const envSettings = z
+  .strictObject({
+    inherit: z
+      .enum(['all', 'core', 'none'], expected('all, core or none'))
+      .default('all')
+      .meta(
+        meta({
+          description:
+            'which variables of this environment sessions inherit: all, core (HOME, PATH, USER, ...) or none',
+          flag: 'env-inherit',
+          placeholder: 'MODE',
+        }),
+      ),
+    keepSecrets: z
+      .boolean(expected('true or false'))
+      .default(false)
+      .meta(
+        meta({
+          description: 'also pass variables whose names contain KEY, SECRET, TOKEN or PASSWORD',
+          flag: 'env-keep-secrets',
+        }),
+      ),
+    exclude: globs()
+      .default([])
+      .meta(
+        meta({
+          description: 'drop variables whose names match (case-insensitive; * and ?); repeatable',
+          flag: 'env-exclude',
+          placeholder: 'GLOB',
+        }),
+      ),
+    includeOnly: globs()
+      .optional()
+      .meta(
+        meta({
+          description: 'keep only variables whose names match; repeatable',
+          flag: 'env-include-only',
+          placeholder: 'GLOB',
+          shownDefault: 'every name',
+        }),
+      ),
+    set: z
+      .record(z.string(), z.string(expected('a string')), expected('an object of NAME: value'))
+      .default({})
+      .meta(
+        meta({
+          description: 'set a variable in every session; repeatable',
+          flag: 'env-set',
+          placeholder: 'NAME=VALUE',
+        }),
+      ),
+  })
+  .prefault({});
+
+/** Every setting of the manager: name, type, default, description, CLI flag. Config file keys are the same names. */
+export const managerSettingsSchema = z.strictObject({
+  cwd: text()
+    .default(() => process.cwd())
+    .meta(
+      meta({
+        description: 'directory commands run in when they name none; relative workdirs start here',
+        flag: 'cwd',
+        placeholder: 'DIR',
+        shownDefault: 'the current directory',
+      }),
+    ),
+  defaultShell: text()
+    .default(() => process.env.SHELL || '/bin/bash')
+    .meta(
+      meta({
+        description: 'shell for calls that name none',
+        flag: 'shell',
+        placeholder: 'PATH',
+        shownDefault: '$SHELL, else /bin/bash',
+      }),
+    ),
+  returnOn: z
+    .enum(['input-wait', 'deadline'], expected('input-wait or deadline'))
+    .default('input-wait')
+    .meta(
+      meta({
+        description:
+          'input-wait: a live tty call answers as soon as the program waits for input; deadline: only at exit or the yield deadline, as Codex does',
+        flag: 'return-on',
+        placeholder: 'MODE',
+      }),
+    ),
+  maxSessions: positiveInt(DEFAULT_MAX_SESSIONS).meta(
+    meta({
+      description: 'live sessions kept before one is pruned (the 8 most recently used never are; exited ones go first)',
+      flag: 'max-sessions',
+      placeholder: 'N',
+    }),
+  ),
+  maxBackgroundPollMs: positiveInt(DEFAULT_MAX_BACKGROUND_POLL_MS).meta(
+    meta({
+      description: 'longest wait of an empty write_stdin poll, in ms (never below 5000)',
+      flag: 'max-background-poll-ms',
+      placeholder: 'MS',
+    }),
+  ),
+  outputMaxBytes: positiveInt(OUTPUT_MAX_BYTES).meta(
+    meta({
+      description: 'output buffered per session between calls, in bytes (the first and the last half are kept)',
+      flag: 'output-max-bytes',
+      placeholder: 'BYTES',
+    }),
+  ),
+  maxConcurrentSpawns: positiveInt(DEFAULT_MAX_CONCURRENT_SPAWNS).meta(
+    meta({ description: 'programs started at once', flag: 'max-concurrent-spawns', placeholder: 'N' }),
+  ),
+  maxTotalBufferedBytes: positiveInt(DEFAULT_MAX_TOTAL_BUFFERED_BYTES).meta(
+    meta({
+      description: 'unread output across sessions above which new sessions are refused (LIMIT_EXCEEDED)',
+      flag: 'max-total-buffered-bytes',
+      placeholder: 'BYTES',
+    }),
+  ),
+  maxWriteBytes: positiveInt(DEFAULT_MAX_WRITE_BYTES).meta(
+    meta({
+      description: 'largest `chars` of one write_stdin, in UTF-8 bytes (LIMIT_EXCEEDED above)',
+      flag: 'max-write-bytes',
+      placeholder: 'BYTES',
+    }),
+  ),
+  env: envSettings,
+});
+
+/** The settings a caller may give; every one is optional. */
+export type ManagerSettings = z.input<typeof managerSettingsSchema>;
+/** The settings in force: every default filled in. */
+export type ResolvedSettings = z.output<typeof managerSettingsSchema>;
+
+/** Checks the settings and fills in their defaults; a wrong one is an INVALID_ARGUMENT error naming it. */
+export function resolveSettings(settings: unknown): ResolvedSettings {
+  const result = managerSettingsSchema.safeParse(settings ?? {}, { reportInput: true });
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = issue.path.map(String).join('.');
+    return name === '' ? issue.message : `\`${name}\`: ${issue.message}`;
+  });
+  throw invalidArgument(`Invalid manager settings: ${problems.join('; ')}`);
+}
