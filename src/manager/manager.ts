@@ -5,7 +5,7 @@ import { deadlinePolicy, type EarlyReturn, type ReturnPolicy, type WatchContext 
 import { buildEnv } from '../spawn/env.js';
 import { LocalExecutor } from '../spawn/local-executor.js';
 import { findExecutable, resolveWorkdir } from '../spawn/resolve.js';
-import type { ExecProcess, Executor } from '../spawn/types.js';
+import type { Disposable, ExecProcess, Executor } from '../spawn/types.js';
 import { SESSION_WARNING_THRESHOLD } from './constants.js';
 import { limitExceeded, shutDown, spawnFailed, stdinClosed } from './errors.js';
 import { ExecSession } from './exec-session.js';
@@ -142,16 +142,29 @@ export class UnifiedExecManager {
         warnings: [],
         trigger: req.chars === '' ? 'poll' : 'input',
       };
-      // Closed while this call queued behind another: it answers with how the session ended, and types nothing.
-      if (req.chars !== '' && session.state !== 'closed') {
+      // Exited or closed while this call queued behind another: it answers with how the session ended, and types
+      // nothing.
+      if (req.chars !== '' && session.state === 'running') {
         const cut = canonicalLineWarning(req.chars, session.process.terminal?.localModes()?.canonical);
         if (cut) call.warnings.push(cut);
         call.beforeInput = this.returnPolicy.beforeInput?.(session.process);
-        // A write after exit goes nowhere; the response then reports the exit instead.
-        await session.process.write(req.chars).catch(() => undefined);
+        await this.type(session, req.chars);
       }
       return this.collect(session, call);
     });
+  }
+
+  /** Writes input; a write the session's exit or close cuts short is abandoned (the reply reports the exit). */
+  private async type(session: ExecSession, chars: string): Promise<void> {
+    let sub: Disposable | undefined;
+    const ended = new Promise<void>((resolve) => {
+      sub = session.onActivity(() => session.state !== 'running' && resolve());
+    });
+    try {
+      await Promise.race([session.process.write(chars).catch(() => undefined), ended]);
+    } finally {
+      sub?.dispose();
+    }
   }
 
   /** Every session still held, oldest first: models lose ids after context compaction and find them here. */

@@ -14,12 +14,13 @@ interface Entry {
   ended?: Promise<void>;
 }
 
-/** A client session with no request for this long is ended with its processes: clients vanish without a DELETE. */
+/** A client with no request for this long is ended with its processes: clients vanish without a DELETE. */
 export const DEFAULT_CLIENT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
 /**
- * One UnifiedExecManager per MCP client session (`mcp-session-id`), so clients never see or touch each other's
- * processes; a session that ends (DELETE, transport close, server shutdown) shuts its manager down with it.
+ * The MCP clients of an HTTP server, each known by its `mcp-session-id`, each with its own UnifiedExecManager, so
+ * clients never see or touch each other's exec sessions; a client that ends (DELETE, transport close, idle timeout,
+ * server shutdown) shuts its manager down with it.
  */
 export class ClientRegistry {
   private readonly entries = new Map<string, Entry>();
@@ -40,16 +41,16 @@ export class ClientRegistry {
     return this.entries.size;
   }
 
-  /** The transport of a client session; counts as the client's activity. */
-  get(sessionId: string): StreamableHTTPServerTransport | undefined {
-    const entry = this.entries.get(sessionId);
+  /** The transport of a client, by its mcp-session-id; counts as the client's activity. */
+  get(clientId: string): StreamableHTTPServerTransport | undefined {
+    const entry = this.entries.get(clientId);
     if (entry) entry.lastSeen = Date.now();
     return entry?.transport;
   }
 
-  /** The manager behind a client session, for embedding and tests. */
-  managerOf(sessionId: string): UnifiedExecManager | undefined {
-    return this.entries.get(sessionId)?.manager;
+  /** The manager behind a client, for embedding and tests. */
+  managerOf(clientId: string): UnifiedExecManager | undefined {
+    return this.entries.get(clientId)?.manager;
   }
 
   /** A transport for an initialize request; it joins the registry once the SDK has given it a session id. */
@@ -65,7 +66,7 @@ export class ClientRegistry {
         onsessioninitialized: (id) => {
           this.pending.delete(entry);
           this.entries.set(id, entry);
-          this.log(`session ${id} opened (${this.entries.size} open)`);
+          this.log(`client ${id} connected (${this.entries.size} connected)`);
         },
         // Awaited before the DELETE is answered, so a client that closed its session knows its processes are gone.
         onsessionclosed: (id) => this.end(entry, id, 'closed by the client'),
@@ -82,7 +83,7 @@ export class ClientRegistry {
     };
   }
 
-  /** Ends every session: all processes of all clients are terminated. */
+  /** Ends every client: all processes of all clients are terminated. */
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
     const all = [...this.entries.entries()].map(([id, entry]) => this.end(entry, id, 'server shutting down'));
@@ -90,7 +91,7 @@ export class ClientRegistry {
     await Promise.all([...all, ...pending]);
   }
 
-  /** Ends client sessions idle for longer than the timeout (a poll never lasts longer than 5 minutes). */
+  /** Ends clients idle for longer than the timeout (a poll never lasts longer than 5 minutes). */
   private endIdle(): void {
     const now = Date.now();
     for (const [id, entry] of this.entries) {
@@ -99,15 +100,15 @@ export class ClientRegistry {
     }
   }
 
-  private end(entry: Entry, sessionId: string | undefined, why: string): Promise<void> {
+  private end(entry: Entry, clientId: string | undefined, why: string): Promise<void> {
     entry.ended ??= (async () => {
-      if (sessionId !== undefined) this.entries.delete(sessionId);
+      if (clientId !== undefined) this.entries.delete(clientId);
       this.pending.delete(entry);
       const live = entry.manager.size;
       await entry.manager.shutdown();
       // Closing the server closes the transport, whose onclose lands back here and finds `ended` set.
       await entry.server.close().catch(() => undefined);
-      if (sessionId !== undefined) this.log(`session ${sessionId} ended: ${why}; ${live} process(es) terminated`);
+      if (clientId !== undefined) this.log(`client ${clientId} ended: ${why}; ${live} exec session(s) closed`);
     })();
     return entry.ended;
   }

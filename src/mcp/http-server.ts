@@ -83,11 +83,11 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     }
     const body = req.method === 'POST' ? await readJsonBody(req, res) : undefined;
     if (body === INVALID) return;
-    const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
-      const transport = registry.get(sessionId);
+    const clientId = req.headers['mcp-session-id'];
+    if (typeof clientId === 'string') {
+      const transport = registry.get(clientId);
       if (!transport) {
-        sendJsonRpcError(res, 404, -32001, `Session not found: ${sessionId} has ended; initialize a new session`);
+        sendJsonRpcError(res, 404, -32001, `Session not found: ${clientId} has ended; initialize a new session`);
         return;
       }
       await transport.handleRequest(req, res, body);

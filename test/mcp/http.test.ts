@@ -111,7 +111,7 @@ describe('unified-exec serve (Streamable HTTP) with the SDK client', () => {
       await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 5_000 });
       expect(isAlive(pidOfB)).toBe(true);
       await vi.waitFor(() =>
-        expect(server.stderr()).toMatch(/ended: closed by the client; 1 process\(es\) terminated/),
+        expect(server.stderr()).toMatch(/ended: closed by the client; 1 exec session\(s\) closed/),
       );
     } finally {
       await a.client.close();
@@ -180,7 +180,7 @@ describe('unified-exec serve lifetime and access', () => {
     try {
       const { pid } = await sessionPid(quiet.client);
       await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 10_000, interval: 100 });
-      await vi.waitFor(() => expect(server.stderr()).toMatch(/ended: idle for over 1 s; 1 process\(es\) terminated/));
+      await vi.waitFor(() => expect(server.stderr()).toMatch(/ended: idle for over 1 s; 1 exec session\(s\) closed/));
     } finally {
       await quiet.client.close().catch(() => undefined);
       expect(await server.stop()).toEqual({ code: 0, signal: null });
