@@ -102,6 +102,13 @@ type CamelCaseShape<Shape> = { [K in keyof Shape as CamelCase<K & string>]: Shap
 
 const camelCase = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
+/** Wire fields (snake_case) under the library's names (camelCase), values untouched: `{ yield_time_ms: 5 }` → `{ yieldTimeMs: 5 }`. */
+export function toLibraryFields<Fields extends Record<string, unknown>>(fields: Fields): CamelCaseShape<Fields> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => [camelCase(name), value]),
+  ) as CamelCaseShape<Fields>;
+}
+
 /** The same fields under camelCase names: what the library's methods take. */
 function camelCaseKeys<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>): z.ZodObject<CamelCaseShape<Shape>> {
   const shape = Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [camelCase(name), field]));

@@ -4,6 +4,7 @@ import {
   closeSessionParams,
   execCommandParams,
   parseArguments,
+  toLibraryFields,
   writeStdinParams,
   type ExecCommandRequest,
   type WriteStdinRequest,
@@ -90,12 +91,7 @@ async function dispatch(sessions: ExecSessions, name: ToolName, args: unknown): 
     case 'exec_command': {
       const a = parseArguments(execCommandParams, args);
       const response = await sessions.execCommand({
-        cmd: a.cmd,
-        workdir: a.workdir,
-        shell: a.shell,
-        login: a.login,
-        tty: a.tty,
-        yieldTimeMs: a.yield_time_ms,
+        ...toLibraryFields(a),
         maxOutputTokens: Math.min(a.max_output_tokens, MAX_TOOL_OUTPUT_TOKENS),
       });
       return { isError: false, text: formatResponse(response), structured: toExecResult(response) };
@@ -103,9 +99,7 @@ async function dispatch(sessions: ExecSessions, name: ToolName, args: unknown): 
     case 'write_stdin': {
       const a = parseArguments(writeStdinParams, args);
       const response = await sessions.writeStdin({
-        sessionId: a.session_id,
-        chars: a.chars,
-        yieldTimeMs: a.yield_time_ms,
+        ...toLibraryFields(a),
         maxOutputTokens: Math.min(a.max_output_tokens, MAX_TOOL_OUTPUT_TOKENS),
       });
       return { isError: false, text: formatResponse(response), structured: toExecResult(response) };
