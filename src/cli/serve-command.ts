@@ -1,27 +1,22 @@
 import type { ManagerOptions } from '../manager/types.js';
 import { startHttpServer } from '../mcp/http-server.js';
+import type { ServeSettings } from './cli-settings.js';
 import { httpConnectHints } from './connect-hints.js';
 import { exitOnSignals } from './signals.js';
 
 const log = (line: string) => process.stderr.write(`unified-exec: ${line}\n`);
 
 /** `serve`: listens, prints where and how to connect, and runs until a signal ends it (and every session). */
-export async function serve(options: {
-  host: string;
-  port: number;
-  token?: string;
-  allowHosts: string[];
-  idleTimeoutMs?: number;
-  managerOptions: ManagerOptions;
-  version: string;
-}): Promise<void> {
+export async function serve(
+  options: ServeSettings & { managerOptions: ManagerOptions; version: string },
+): Promise<void> {
   const server = await startHttpServer({
     host: options.host,
     port: options.port,
     ...(options.token === undefined ? {} : { token: options.token }),
     allowedHosts: options.allowHosts,
     managerOptions: options.managerOptions,
-    ...(options.idleTimeoutMs === undefined ? {} : { clientIdleTimeoutMs: options.idleTimeoutMs }),
+    clientIdleTimeoutMs: options.idleTimeoutS * 1000,
     version: options.version,
     log,
   });

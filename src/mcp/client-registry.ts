@@ -3,6 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { UnifiedExecManager } from '../manager/manager.js';
 import type { ManagerOptions } from '../manager/types.js';
+import { DEFAULT_CLIENT_IDLE_TIMEOUT_MS } from './defaults.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 interface Entry {
@@ -13,9 +14,6 @@ interface Entry {
   lastSeen: number;
   ended?: Promise<void>;
 }
-
-/** A client with no request for this long is ended with its processes: clients vanish without a DELETE. */
-export const DEFAULT_CLIENT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
 /**
  * The MCP clients of an HTTP server, each known by its `mcp-session-id`, each with its own UnifiedExecManager, so

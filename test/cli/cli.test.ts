@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../mcp/cli-process.js';
 
 const version = (JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { version: string }).version;
@@ -70,11 +72,38 @@ describe('unified-exec CLI', () => {
     expect(result.stderr).toContain('cannot read config /nonexistent/ue.json');
   });
 
+  describe('with a config file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ue-config-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const config = (name: string, settings: unknown) => {
+      const path = join(dir, name);
+      writeFileSync(path, JSON.stringify(settings));
+      return path;
+    };
+
+    it('applies its settings, with flags over them', async () => {
+      const path = config('ue.json', { defaultShell: '/bin/sh', env: { set: { X: 'file', Y: 'file' } } });
+      const cmd = 'echo "[$X][$Y][$0]"';
+      const result = await runCli(['run', '--config', path, '--env-set', 'Y=flag', '--', cmd]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('[file][flag][/bin/sh]');
+    });
+
+    it('exits 2 naming the file and the key it does not know', async () => {
+      const path = config('old.json', { shell: '/bin/sh' });
+      const result = await runCli(['run', '--config', path, '--', 'true']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`invalid config ${path}: unknown key "shell" (known: cwd, defaultShell,`);
+    });
+  });
+
   it('rejects an unknown command or option with exit code 2 and a pointer to --help', async () => {
     for (const args of [['frobnicate'], ['serve', '--bogus'], ['run'], ['serve', '--port', 'http']]) {
       const result = await runCli(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('unified-exec --help');
     }
+    const result = await runCli(['mcp', '--max-sessions', 'x']);
+    expect(result.stderr).toContain('unified-exec: --max-sessions: expected a whole number of 1 or more, got "x"\n');
   });
 });

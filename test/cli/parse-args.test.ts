@@ -10,8 +10,15 @@ describe('parseCli', () => {
     expect(parseCli(['-v'])).toEqual({ kind: 'version' });
   });
 
-  it('gives serve loopback, port 8765 and no token by default', () => {
-    expect(parseCli(['serve'])).toEqual({ kind: 'serve', host: '127.0.0.1', port: 8765, allowHosts: [], manager: {} });
+  it('gives serve loopback, port 8765, a 30-minute idle timeout and no token by default', () => {
+    expect(parseCli(['serve'])).toEqual({
+      kind: 'serve',
+      host: '127.0.0.1',
+      port: 8765,
+      allowHosts: [],
+      idleTimeoutS: 1800,
+      manager: { settings: {} },
+    });
   });
 
   it('reads serve options, the token also from UNIFIED_EXEC_TOKEN', () => {
@@ -28,6 +35,8 @@ describe('parseCli', () => {
         'a',
         '--allow-host',
         'b',
+        '--idle-timeout-s',
+        '0.5',
         '--cwd',
         '/tmp',
       ]),
@@ -37,7 +46,8 @@ describe('parseCli', () => {
       port: 0,
       token: 't',
       allowHosts: ['a', 'b'],
-      manager: { cwd: '/tmp' },
+      idleTimeoutS: 0.5,
+      manager: { settings: { cwd: '/tmp' } },
     });
     expect(parseCli(['serve'], { UNIFIED_EXEC_TOKEN: 'from-env' })).toMatchObject({ token: 'from-env' });
     expect(parseCli(['serve', '--token', 'flag'], { UNIFIED_EXEC_TOKEN: 'env' })).toMatchObject({ token: 'flag' });
@@ -49,30 +59,36 @@ describe('parseCli', () => {
       cmd: 'ls -la /tmp',
       tty: false,
       yieldMs: 10_000,
-      manager: {},
+      manager: { settings: {} },
     });
     expect(parseCli(['run', '--tty', '--yield-ms', '500', '--', 'exit 3'])).toEqual({
       kind: 'run',
       cmd: 'exit 3',
       tty: true,
       yieldMs: 500,
-      manager: {},
+      manager: { settings: {} },
     });
   });
 
-  it('says what is wrong with a bad command line', () => {
-    const cases: Array<[string[], RegExp]> = [
+  it('says what is wrong with a bad command line, naming the flag, what it expects and what came', () => {
+    const cases: Array<[string[], string | RegExp]> = [
       [['nope'], /Unknown command "nope"/],
-      [['serve', '--port', '70000'], /--port expects a number from 0 to 65535, got "70000"/],
+      [['serve', '--port', '70000'], '--port: expected a port number from 0 to 65535, got "70000"'],
       [['serve', '--port', '-1'], /--port/],
-      [['serve', '--token', ''], /--token must not be empty/],
+      [['serve', '--token', ''], '--token: expected a non-empty secret, got ""'],
+      [['serve', '--token', '  '], '--token: expected a non-empty secret, got "  "'],
+      [['serve', '--idle-timeout-s', '0'], '--idle-timeout-s: expected seconds above 0, got "0"'],
       [['run'], /run needs a command/],
-      [['run', '--yield-ms', 'soon', '--', 'true'], /--yield-ms expects milliseconds/],
+      [['run', '--yield-ms', 'soon', '--', 'true'], '--yield-ms: expected milliseconds, 0 or more, got "soon"'],
+      [['run', '--yield-ms', '', '--', 'true'], '--yield-ms: expected milliseconds, 0 or more, got ""'],
       [['mcp', '--port', '1'], /Unknown option '--port'/],
-      [['mcp', '--return-on', 'soon'], /--return-on expects input-wait or deadline, got "soon"/],
-      [['mcp', '--max-sessions', '0'], /--max-sessions expects a whole number of 1 or more/],
-      [['mcp', '--env-inherit', 'some'], /--env-inherit expects all, core or none/],
-      [['mcp', '--env-set', 'NOVALUE'], /--env-set expects NAME=VALUE, got "NOVALUE"/],
+      [['mcp', '--return-on', 'soon'], '--return-on: expected input-wait or deadline, got "soon"'],
+      [['mcp', '--max-sessions', 'x'], '--max-sessions: expected a whole number of 1 or more, got "x"'],
+      [['mcp', '--max-sessions', '0'], '--max-sessions: expected a whole number of 1 or more, got "0"'],
+      [['mcp', '--max-sessions', '1.5'], '--max-sessions: expected a whole number of 1 or more, got "1.5"'],
+      [['mcp', '--env-inherit', 'some'], '--env-inherit: expected all, core or none, got "some"'],
+      [['mcp', '--env-set', 'NOVALUE'], '--env-set: expected NAME=VALUE, got "NOVALUE"'],
+      [['mcp', '--cwd', ''], '--cwd: expected a non-empty string, got ""'],
     ];
     for (const [argv, message] of cases) {
       expect(() => parseCli(argv), argv.join(' ')).toThrow(UsageError);
@@ -80,7 +96,13 @@ describe('parseCli', () => {
     }
   });
 
-  it('collects the session settings every command shares', () => {
+  it('refuses an empty UNIFIED_EXEC_TOKEN, naming the variable', () => {
+    expect(() => parseCli(['serve'], { UNIFIED_EXEC_TOKEN: '' })).toThrow(
+      'UNIFIED_EXEC_TOKEN: expected a non-empty secret, got ""',
+    );
+  });
+
+  it('collects the session settings every command shares, shaped as ManagerOptions', () => {
     expect(
       parseCli([
         'mcp',
@@ -92,6 +114,8 @@ describe('parseCli', () => {
         'deadline',
         '--max-sessions',
         '16',
+        '--max-write-bytes',
+        '4096',
         '--env-inherit',
         'core',
         '--env-keep-secrets',
@@ -110,14 +134,19 @@ describe('parseCli', () => {
       kind: 'mcp',
       manager: {
         config: 'ue.json',
-        shell: '/bin/zsh',
-        returnOn: 'deadline',
-        maxSessions: 16,
-        envInherit: 'core',
-        envKeepSecrets: true,
-        envExclude: ['AWS_*', 'GH_*'],
-        envIncludeOnly: ['PATH'],
-        envSet: { A: '1', B: 'x=y' },
+        settings: {
+          defaultShell: '/bin/zsh',
+          returnOn: 'deadline',
+          maxSessions: 16,
+          maxWriteBytes: 4096,
+          env: {
+            inherit: 'core',
+            keepSecrets: true,
+            exclude: ['AWS_*', 'GH_*'],
+            includeOnly: ['PATH'],
+            set: { A: '1', B: 'x=y' },
+          },
+        },
       },
     });
   });
