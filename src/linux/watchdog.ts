@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-// Same relative path from src/process/ (tests) and dist/process/ (the build).
+// Same relative path from src/linux/ (tests) and dist/linux/ (the build).
 const WATCHDOG_SCRIPT = fileURLToPath(new URL('../../native/watchdog.mjs', import.meta.url));
 
 /**

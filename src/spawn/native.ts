@@ -12,7 +12,7 @@ const require = createRequire(import.meta.url);
 /** Our small addon (native/unified-exec.c, built at install), or undefined when it was not built. */
 export const nativeHelpers: NativeHelpers | undefined = (() => {
   try {
-    // Same relative path from src/process/ (tests) and dist/process/ (the build).
+    // Same relative path from src/spawn/ (tests) and dist/spawn/ (the build).
     return require('../../build/Release/unified_exec_native.node') as NativeHelpers;
   } catch {
     return undefined;

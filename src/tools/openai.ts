@@ -16,7 +16,7 @@ export interface OpenAiResponsesTool {
   strict: boolean;
 }
 
-/** The tools for `client.chat.completions.create({ tools })`. Run a call with `callTool(manager, name, JSON.parse(arguments))`. */
+/** The tools for `client.chat.completions.create({ tools })`. Run a call with `callTool(manager, call.function.name, call.function.arguments)` (a JSON string is fine). */
 export function openAiChatTools(): OpenAiChatTool[] {
   return toolDefinitions().map((d) => ({
     type: 'function',
