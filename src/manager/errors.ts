@@ -50,3 +50,28 @@ export function describeValue(value: unknown): string {
   }
   return `${shown.length > 60 ? `${shown.slice(0, 60)}…` : shown} (${kind})`;
 }
+
+/** One zod issue as a clause of a message: `` `yield_time_ms`: expected a finite number, got "x" (string)``. */
+export function describeIssue(
+  issue: {
+    code: string;
+    path: readonly PropertyKey[];
+    message: string;
+    keys?: readonly string[];
+    expected?: string;
+    input?: unknown;
+  },
+  /** What a key names: `field` for tool arguments, `setting` for manager settings. */
+  noun = 'field',
+): string {
+  const field = issue.path.map(String).join('.');
+  let text = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys ?? [];
+    text = `unknown ${noun}${keys.length === 1 ? '' : 's'} ${keys.map((k) => `\`${k}\``).join(', ')}`;
+  } else if (issue.code === 'invalid_type' && text.startsWith('Invalid input')) {
+    // zod's own wording, where no schema said better: put it the house way.
+    text = `expected ${issue.expected === 'object' ? 'an object' : (issue.expected ?? 'another type')}, got ${describeValue(issue.input)}`;
+  }
+  return field === '' ? text : `\`${field}\`: ${text}`;
+}

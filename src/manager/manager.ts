@@ -55,7 +55,7 @@ export class UnifiedExecManager {
   private shutdownPromise: Promise<void> | undefined;
 
   constructor(options: ManagerOptions = {}) {
-    const { executor, idGenerator, clock, returnPolicy, ...settings } = options;
+    const { executor, idGenerator, clock, returnPolicy, ...settings } = options ?? {};
     this.settings = resolveSettings(settings);
     this.executor = executor ?? new LocalExecutor();
     this.clock = clock ?? Date.now;

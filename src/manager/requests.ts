@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_EXEC_YIELD_TIME_MS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_WRITE_YIELD_TIME_MS } from './constants.js';
-import { describeValue, invalidArgument, type UnifiedExecError } from './errors.js';
+import { describeIssue, describeValue, invalidArgument } from './errors.js';
 
 // The parameters of each tool, once. Wire names are snake_case, as models trained on the Codex contract type them;
 // the library takes the same fields in camelCase (`camelCaseKeys`). The MCP inputSchema, the OpenAI / Anthropic /
@@ -11,6 +11,9 @@ const expected = (what: string) => ({
   error: (issue: { input?: unknown }) =>
     issue.input === undefined ? 'is required' : `expected ${what}, got ${describeValue(issue.input)}`,
 });
+
+/** `an empty string`, or `only white space` for a string of spaces and newlines. */
+const blank = (value: unknown) => (value === '' ? 'an empty string' : 'only white space');
 
 /** Milliseconds or tokens: a finite number, zero or more; fractions round down. */
 const count = (fallback: number) =>
@@ -39,7 +42,7 @@ const sessionId = (description: string) =>
 export const execCommandParams = z.object({
   cmd: z
     .string(expected('a string'))
-    .refine((cmd) => cmd.trim() !== '', { error: 'expected a non-empty command line, got an empty string' })
+    .refine((cmd) => cmd.trim() !== '', { error: (issue) => `expected a command line, got ${blank(issue.input)}` })
     // exec() ends each argument at a NUL: a PTY would run only the part before it (pipes refuse it). Refuse both.
     .refine((cmd) => !cmd.includes('\0'), { error: 'expected no NUL character (\\u0000)' })
     .describe('The command line to run, as you would type it into a shell, e.g. `ls -la src` or `npm test 2>&1`.'),
@@ -52,7 +55,7 @@ export const execCommandParams = z.object({
     ),
   shell: z
     .string(expected('a string'))
-    .refine((shell) => shell.trim() !== '', { error: 'expected a shell binary, got an empty string' })
+    .refine((shell) => shell.trim() !== '', { error: (issue) => `expected a shell binary, got ${blank(issue.input)}` })
     .optional()
     .describe(
       "Shell binary that interprets `cmd`, e.g. /bin/bash or zsh. Leave it out to use the user's shell ($SHELL, else /bin/bash).",
@@ -109,10 +112,13 @@ export function toLibraryFields<Fields extends Record<string, unknown>>(fields: 
   ) as CamelCaseShape<Fields>;
 }
 
-/** The same fields under camelCase names: what the library's methods take. */
+/**
+ * The same fields under camelCase names: what the library's methods take. Strict: a program that misspells a field
+ * (or types the wire name, `yield_time_ms`) hears so, where a model's extra fields are ignored on the wire.
+ */
 function camelCaseKeys<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>): z.ZodObject<CamelCaseShape<Shape>> {
   const shape = Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [camelCase(name), field]));
-  return z.object(shape) as unknown as z.ZodObject<CamelCaseShape<Shape>>;
+  return z.strictObject(shape) as unknown as z.ZodObject<CamelCaseShape<Shape>>;
 }
 
 export const execCommandRequest = camelCaseKeys(execCommandParams);
@@ -135,15 +141,8 @@ export function parseArguments<Schema extends z.ZodObject>(schema: Schema, args:
   }
   const present = Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
   const result = schema.safeParse(present, { reportInput: true });
-  if (!result.success) throw invalidArguments(result.error);
+  if (!result.success) {
+    throw invalidArgument(`Invalid arguments: ${result.error.issues.map((issue) => describeIssue(issue)).join('; ')}`);
+  }
   return result.data;
-}
-
-/** Zod's issues as one INVALID_ARGUMENT error naming each field, e.g. ``Invalid arguments: `cmd`: is required``. */
-function invalidArguments(error: z.ZodError): UnifiedExecError {
-  const parts = error.issues.map((issue) => {
-    const field = issue.path.map(String).join('.');
-    return field === '' ? issue.message : `\`${field}\`: ${issue.message}`;
-  });
-  return invalidArgument(`Invalid arguments: ${parts.join('; ')}`);
 }

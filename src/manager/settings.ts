@@ -7,7 +7,7 @@ import {
   DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
   DEFAULT_MAX_WRITE_BYTES,
 } from './constants.js';
-import { describeValue, invalidArgument } from './errors.js';
+import { describeIssue, describeValue, invalidArgument } from './errors.js';
 
 /**
  * What each setting says about itself, beside its zod type and default: every surface (the library's
@@ -177,9 +177,7 @@ export type ResolvedSettings = z.output<typeof managerSettingsSchema>;
 export function resolveSettings(settings: unknown): ResolvedSettings {
   const result = managerSettingsSchema.safeParse(settings ?? {}, { reportInput: true });
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const name = issue.path.map(String).join('.');
-    return name === '' ? issue.message : `\`${name}\`: ${issue.message}`;
-  });
-  throw invalidArgument(`Invalid manager settings: ${problems.join('; ')}`);
+  throw invalidArgument(
+    `Invalid manager settings: ${result.error.issues.map((issue) => describeIssue(issue, 'setting')).join('; ')}`,
+  );
 }

@@ -4,7 +4,9 @@ import { runScenario, type ScenarioResult } from './run-scenario.js';
 import { SCENARIOS } from './scenarios.js';
 
 // Real shells and REPLs in real PTYs through the manager's default (input-wait) return rule. Run one after
-// another: each asserts on timing.
+// another: each asserts on timing. Each scenario is its own test, asserting its own state and that it did not answer
+// prematurely, so any one of them can run alone (`-t`); the tally below is a log line, not an assertion, because
+// a tally over the file would pass or fail depending on which tests ran before it.
 describe('input-wait return through UnifiedExecManager', () => {
   const manager = newManager();
   const results: ScenarioResult[] = [];
@@ -14,8 +16,9 @@ describe('input-wait return through UnifiedExecManager', () => {
     const correct = results.filter((r) => r.stateCorrect).length;
     const premature = results.filter((r) => r.premature).length;
     console.log(
-      `input-wait scenarios: ${results.length} run, ${correct} correct states, ${premature} premature returns` +
-        `, ${(results.reduce((sum, r) => sum + r.wallMs, 0) / 1000).toFixed(2)} s of measured wall time`,
+      `input-wait scenarios: ${results.length} of ${SCENARIOS.length} run, ${correct} correct states, ` +
+        `${premature} premature returns, ` +
+        `${(results.reduce((sum, r) => sum + r.wallMs, 0) / 1000).toFixed(2)} s of measured wall time`,
     );
   });
 
@@ -42,11 +45,5 @@ describe('input-wait return through UnifiedExecManager', () => {
       // An exit or an input-wait return: well before the deadline.
       expect(result.wallMs, detail).toBeLessThan(scenario.yieldTimeMs / 2);
     }
-  });
-
-  it('ran every scenario with a correct state and no premature return', () => {
-    expect(results.length).toBe(SCENARIOS.length);
-    expect(results.filter((r) => r.premature).map((r) => r.name)).toEqual([]);
-    expect(results.filter((r) => !r.stateCorrect).map((r) => r.name)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { UnifiedExecError } from '../../src/manager/errors.js';
 import { UnifiedExecManager } from '../../src/manager/manager.js';
 import type { ExecResponse, SessionInfo } from '../../src/manager/types.js';
 import { callTool, type ExecSessions } from '../../src/tools/run-tool.js';
+import { newManager } from '../helpers/manager.js';
 
 const COMPAT_ECHO =
   /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\nhello\n$/;
@@ -75,6 +76,56 @@ describe('callTool with a real manager', () => {
   });
 });
 
+describe('callTool with arguments as a JSON string, as OpenAI hands them over', () => {
+  const manager = newManager();
+  afterAll(() => manager.shutdown());
+
+  it('runs exec_command from a JSON string on a real manager', async () => {
+    const toolCallArguments = JSON.stringify({ cmd: 'echo hi', login: false, shell: '/bin/bash' });
+    const outcome = await callTool(manager, 'exec_command', toolCallArguments);
+    expect(outcome).toMatchObject({ isError: false, structured: { exit_code: 0, output: 'hi\n', state: 'exited' } });
+  });
+
+  it('hands the manager the same request as the object form would', async () => {
+    const args = { cmd: 'ls', workdir: 'src', tty: true, yield_time_ms: 500 };
+    const fromObject = recordingSessions();
+    const fromString = recordingSessions();
+    await callTool(fromObject.sessions, 'exec_command', args);
+    await callTool(fromString.sessions, 'exec_command', JSON.stringify(args));
+    await callTool(fromObject.sessions, 'write_stdin', { session_id: 5, chars: 'y\n' });
+    await callTool(fromString.sessions, 'write_stdin', '{"session_id": "5", "chars": "y\\n"}');
+    expect(fromString.calls).toHaveLength(2);
+    expect(fromString.calls).toEqual(fromObject.calls);
+  });
+
+  it('refuses a string that is not JSON with INVALID_ARGUMENT, without calling the manager', async () => {
+    const { sessions, calls } = recordingSessions();
+    const outcome = await callTool(sessions, 'exec_command', '{"cmd": "ls"');
+    expect(outcome).toMatchObject({ isError: true, code: 'INVALID_ARGUMENT' });
+    expect(outcome.text).toMatch(/^exec_command failed: Invalid arguments: not valid JSON/);
+    const notAnObject = await callTool(sessions, 'exec_command', '"ls"');
+    expect(notAnObject.text).toBe('exec_command failed: Invalid arguments: expected an object, got "ls" (string)');
+    expect(calls).toEqual([]);
+  });
+
+  it('takes an empty string as no arguments', async () => {
+    const { sessions, calls } = recordingSessions();
+    expect(await callTool(sessions, 'list_sessions', '')).toMatchObject({
+      isError: false,
+      text: 'No sessions are open.',
+      structured: { sessions: [] },
+    });
+    for (const empty of ['', '  \n']) {
+      expect(await callTool(sessions, 'exec_command', empty)).toMatchObject({
+        isError: true,
+        code: 'INVALID_ARGUMENT',
+        text: 'exec_command failed: Invalid arguments: `cmd`: is required',
+      });
+    }
+    expect(calls).toEqual([]);
+  });
+});
+
 describe('callTool argument handling', () => {
   it("maps snake_case arguments, defaults filled in, to the manager's camelCase requests", async () => {
     const { sessions, calls } = recordingSessions();
@@ -111,6 +162,16 @@ describe('callTool argument handling', () => {
       ['writeStdin', { sessionId: 5, chars: 'y\n', yieldTimeMs: 300, maxOutputTokens: 9 }],
       ['writeStdin', { sessionId: 5, chars: '', yieldTimeMs: 250, maxOutputTokens: 10_000 }],
       ['closeSession', 5],
+    ]);
+  });
+
+  it('caps max_output_tokens at 100000, whatever the model asked for', async () => {
+    const { sessions, calls } = recordingSessions();
+    await callTool(sessions, 'exec_command', { cmd: 'ls', max_output_tokens: 250_000 });
+    await callTool(sessions, 'write_stdin', { session_id: 5, max_output_tokens: 1e308 });
+    await callTool(sessions, 'write_stdin', { session_id: 5, max_output_tokens: 99_999 });
+    expect(calls.map(([, request]) => (request as { maxOutputTokens: number }).maxOutputTokens)).toEqual([
+      100_000, 100_000, 99_999,
     ]);
   });
 

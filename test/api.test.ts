@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+// The public API, pinned: every runtime name each entry point of package.json's `exports` offers. Changing one of
+// these lists is a deliberate API decision (a name added is a promise kept across minor versions; a name removed
+// breaks callers), not a side effect of a refactor. Type-only exports vanish at run time and are not listed here.
+
+const names = (module: object) => Object.keys(module).sort();
+
+describe('the public API', () => {
+  it('has three entry points, built from the modules pinned below', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      exports: Record<string, { import: string }>;
+    };
+    expect(Object.fromEntries(Object.entries(pkg.exports).map(([path, entry]) => [path, entry.import]))).toEqual({
+      '.': './dist/index.js',
+      './mcp': './dist/mcp/index.js',
+      './ai-sdk': './dist/tools/ai-sdk.js',
+    });
+  });
+
+  it('unified-exec exports the manager, the tools and the executor seam, and nothing internal', async () => {
+    expect(names(await import('../src/index.js'))).toEqual([
+      'LocalExecutor',
+      'TOOL_NAMES',
+      'UnifiedExecError',
+      'UnifiedExecManager',
+      'anthropicTools',
+      'callTool',
+      'formatResponse',
+      'openAiChatTools',
+      'openAiResponsesTools',
+      'sequentialIds',
+      'toolDefinitions',
+    ]);
+  });
+
+  it('unified-exec/mcp exports the MCP servers and their request guard', async () => {
+    expect(names(await import('../src/mcp/index.js'))).toEqual([
+      'ClientRegistry',
+      'DEFAULT_HTTP_HOST',
+      'DEFAULT_HTTP_PORT',
+      'MCP_PATH',
+      'SERVER_NAME',
+      'buildGuardPolicy',
+      'checkRequest',
+      'createMcpServer',
+      'isLoopbackHost',
+      'startHttpServer',
+      'startStdioServer',
+      'toCallToolResult',
+    ]);
+  });
+
+  it('unified-exec/ai-sdk exports the AI SDK tools alone', async () => {
+    expect(names(await import('../src/tools/ai-sdk.js'))).toEqual(['aiSdkTools']);
+  });
+});

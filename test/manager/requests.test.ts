@@ -1,0 +1,256 @@
+import { describe, expect, it } from 'vitest';
+import { UnifiedExecError } from '../../src/index.js';
+import {
+  closeSessionParams,
+  closeSessionRequest,
+  execCommandParams,
+  execCommandRequest,
+  parseArguments,
+  writeStdinParams,
+  writeStdinRequest,
+} from '../../src/manager/requests.js';
+
+/** The message of the INVALID_ARGUMENT error `fn` throws. */
+function invalid(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(UnifiedExecError);
+    expect((err as UnifiedExecError).code).toBe('INVALID_ARGUMENT');
+    return (err as Error).message;
+  }
+  throw new Error('expected an INVALID_ARGUMENT error, but nothing was thrown');
+}
+
+const exec = (args: unknown) => parseArguments(execCommandRequest, args);
+const write = (args: unknown) => parseArguments(writeStdinRequest, args);
+const close = (args: unknown) => parseArguments(closeSessionRequest, args);
+
+describe('execCommandRequest (the library, camelCase)', () => {
+  it('takes the same fields as exec_command, in camelCase', () => {
+    expect(Object.keys(execCommandRequest.shape)).toEqual([
+      'cmd',
+      'workdir',
+      'shell',
+      'login',
+      'tty',
+      'yieldTimeMs',
+      'maxOutputTokens',
+    ]);
+  });
+
+  it('fills in the Codex defaults', () => {
+    expect(exec({ cmd: 'ls' })).toStrictEqual({
+      cmd: 'ls',
+      login: true,
+      tty: false,
+      yieldTimeMs: 10_000,
+      maxOutputTokens: 10_000,
+    });
+  });
+
+  it('keeps every field that was given', () => {
+    const request = {
+      cmd: 'ls',
+      workdir: '/tmp',
+      shell: '/bin/sh',
+      login: false,
+      tty: true,
+      yieldTimeMs: 500,
+      maxOutputTokens: 7,
+    };
+    expect(exec(request)).toStrictEqual(request);
+  });
+
+  it('ignores an empty workdir', () => {
+    expect(exec({ cmd: 'ls', workdir: '' }).workdir).toBeUndefined();
+  });
+
+  it('treats a null field as left out', () => {
+    const nulls = { workdir: null, shell: null, login: null, tty: null, yieldTimeMs: null, maxOutputTokens: null };
+    expect(exec({ cmd: 'ls', ...nulls })).toStrictEqual(exec({ cmd: 'ls' }));
+  });
+
+  it('rounds fractional milliseconds and tokens down', () => {
+    expect(exec({ cmd: 'ls', yieldTimeMs: 250.9, maxOutputTokens: 3.7 })).toMatchObject({
+      yieldTimeMs: 250,
+      maxOutputTokens: 3,
+    });
+  });
+
+  it('refuses arguments that are not an object, saying what came', () => {
+    expect(invalid(() => exec(null))).toBe('Invalid arguments: expected an object, got null');
+    expect(invalid(() => exec(undefined))).toBe('Invalid arguments: expected an object, got undefined');
+    expect(invalid(() => exec('ls'))).toBe('Invalid arguments: expected an object, got "ls" (string)');
+    expect(invalid(() => exec(['ls']))).toBe('Invalid arguments: expected an object, got ["ls"] (array)');
+  });
+
+  it('says that cmd is required', () => {
+    expect(invalid(() => exec({}))).toBe('Invalid arguments: `cmd`: is required');
+    expect(invalid(() => exec({ cmd: null }))).toBe('Invalid arguments: `cmd`: is required');
+  });
+
+  it('names a field of the wrong type and says what came', () => {
+    expect(invalid(() => exec({ cmd: 42 }))).toBe('Invalid arguments: `cmd`: expected a string, got 42 (number)');
+    expect(invalid(() => exec({ cmd: 'ls', workdir: 5 }))).toBe(
+      'Invalid arguments: `workdir`: expected a string, got 5 (number)',
+    );
+    expect(invalid(() => exec({ cmd: 'ls', tty: 'yes' }))).toBe(
+      'Invalid arguments: `tty`: expected true or false, got "yes" (string)',
+    );
+    expect(invalid(() => exec({ cmd: 'ls', login: 1 }))).toBe(
+      'Invalid arguments: `login`: expected true or false, got 1 (number)',
+    );
+    expect(invalid(() => exec({ cmd: 'ls', yieldTimeMs: 'abc' }))).toBe(
+      'Invalid arguments: `yieldTimeMs`: expected a finite number, got "abc" (string)',
+    );
+    expect(invalid(() => exec({ cmd: 'ls', maxOutputTokens: Number.NaN }))).toBe(
+      'Invalid arguments: `maxOutputTokens`: expected a finite number, got NaN (number)',
+    );
+    expect(invalid(() => exec({ cmd: 'ls', yieldTimeMs: Infinity }))).toBe(
+      'Invalid arguments: `yieldTimeMs`: expected a finite number, got Infinity (number)',
+    );
+    expect(invalid(() => exec({ cmd: 'ls', yieldTimeMs: -1 }))).toBe(
+      'Invalid arguments: `yieldTimeMs`: expected zero or more, got -1 (number)',
+    );
+  });
+
+  it('shortens a long value it quotes back', () => {
+    expect(invalid(() => exec({ cmd: 'ls', yieldTimeMs: 'x'.repeat(1000) }))).toBe(
+      `Invalid arguments: \`yieldTimeMs\`: expected a finite number, got "${'x'.repeat(40)}…" (string)`,
+    );
+  });
+
+  it('refuses an empty or blank cmd, a cmd holding NUL, and a blank shell', () => {
+    expect(invalid(() => exec({ cmd: '' }))).toBe(
+      'Invalid arguments: `cmd`: expected a command line, got an empty string',
+    );
+    expect(invalid(() => exec({ cmd: ' \n\t' }))).toBe(
+      'Invalid arguments: `cmd`: expected a command line, got only white space',
+    );
+    expect(invalid(() => exec({ cmd: 'echo a\0b' }))).toBe(
+      'Invalid arguments: `cmd`: expected no NUL character (\\u0000)',
+    );
+    expect(invalid(() => exec({ cmd: 'ls', shell: '' }))).toBe(
+      'Invalid arguments: `shell`: expected a shell binary, got an empty string',
+    );
+    expect(invalid(() => exec({ cmd: 'ls', shell: '   ' }))).toBe(
+      'Invalid arguments: `shell`: expected a shell binary, got only white space',
+    );
+  });
+
+  it('reports every wrong field in one error', () => {
+    expect(invalid(() => exec({ cmd: 5, tty: 'yes', yieldTimeMs: 'x' }))).toBe(
+      'Invalid arguments: `cmd`: expected a string, got 5 (number); ' +
+        '`tty`: expected true or false, got "yes" (string); ' +
+        '`yieldTimeMs`: expected a finite number, got "x" (string)',
+    );
+  });
+});
+
+describe('writeStdinRequest and closeSessionRequest (the library, camelCase)', () => {
+  it('fills in the write_stdin defaults: an empty poll of 250 ms', () => {
+    expect(write({ sessionId: 1000 })).toStrictEqual({
+      sessionId: 1000,
+      chars: '',
+      yieldTimeMs: 250,
+      maxOutputTokens: 10_000,
+    });
+    expect(write({ sessionId: 1000, chars: null, yieldTimeMs: null })).toStrictEqual(write({ sessionId: 1000 }));
+  });
+
+  it('keeps chars exactly, control characters included', () => {
+    expect(write({ sessionId: 1, chars: 'a\r\n\u0003\u0004' }).chars).toBe('a\r\n\u0003\u0004');
+  });
+
+  it('accepts a session id written as a string of digits, as models sometimes send it', () => {
+    expect(write({ sessionId: '12345' }).sessionId).toBe(12345);
+    expect(write({ sessionId: ' 42 ' }).sessionId).toBe(42);
+    expect(close({ sessionId: '7' })).toStrictEqual({ sessionId: 7 });
+  });
+
+  it.each([
+    [-1, '-1 (number)'],
+    [0, '0 (number)'],
+    [1.5, '1.5 (number)'],
+    [2 ** 53, '9007199254740992 (number)'],
+    ['-1', '"-1" (string)'],
+    ['1.5', '"1.5" (string)'],
+    ['abc', '"abc" (string)'],
+    ['', '"" (string)'],
+    [true, 'true (boolean)'],
+    [[7], '[7] (array)'],
+  ])('refuses the session id %j, saying what came', (value, shown) => {
+    const expected = `Invalid arguments: \`sessionId\`: expected a positive integer, got ${shown}`;
+    expect(invalid(() => write({ sessionId: value }))).toBe(expected);
+    expect(invalid(() => close({ sessionId: value }))).toBe(expected);
+  });
+
+  it('says which field is wrong or missing', () => {
+    expect(invalid(() => write({}))).toBe('Invalid arguments: `sessionId`: is required');
+    expect(invalid(() => close({}))).toBe('Invalid arguments: `sessionId`: is required');
+    expect(invalid(() => write({ sessionId: 1, chars: 7 }))).toBe(
+      'Invalid arguments: `chars`: expected a string, got 7 (number)',
+    );
+    expect(invalid(() => write({ sessionId: 1, yieldTimeMs: '5s' }))).toBe(
+      'Invalid arguments: `yieldTimeMs`: expected a finite number, got "5s" (string)',
+    );
+  });
+});
+
+describe('unknown fields', () => {
+  it('are an error for the library, which a program calls: a wire name there is a mistake', () => {
+    expect(invalid(() => exec({ cmd: 'ls', yield_time_ms: 500 }))).toBe(
+      'Invalid arguments: unknown field `yield_time_ms`',
+    );
+    expect(invalid(() => write({ sessionId: 7, session_id: 7, bogus: 1 }))).toBe(
+      'Invalid arguments: unknown fields `session_id`, `bogus`',
+    );
+  });
+
+  it('are ignored on the wire, where a model may add one', () => {
+    expect(parseArguments(execCommandParams, { cmd: 'ls', yieldTimeMs: 500 })).not.toHaveProperty('yieldTimeMs');
+    expect(parseArguments(execCommandParams, { cmd: 'ls', yieldTimeMs: 500 }).yield_time_ms).toBe(10_000);
+  });
+});
+
+describe('the wire schemas (snake_case, what models send)', () => {
+  it('fill in the same defaults under snake_case names', () => {
+    expect(parseArguments(execCommandParams, { cmd: 'ls' })).toStrictEqual({
+      cmd: 'ls',
+      login: true,
+      tty: false,
+      yield_time_ms: 10_000,
+      max_output_tokens: 10_000,
+    });
+    expect(parseArguments(writeStdinParams, { session_id: '1000' })).toStrictEqual({
+      session_id: 1000,
+      chars: '',
+      yield_time_ms: 250,
+      max_output_tokens: 10_000,
+    });
+    expect(parseArguments(closeSessionParams, { session_id: 7 })).toStrictEqual({ session_id: 7 });
+  });
+
+  it('name wrong fields the way the model wrote them', () => {
+    expect(invalid(() => parseArguments(execCommandParams, { cmd: 'ls', yield_time_ms: 'abc' }))).toBe(
+      'Invalid arguments: `yield_time_ms`: expected a finite number, got "abc" (string)',
+    );
+    expect(invalid(() => parseArguments(execCommandParams, { cmd: 'ls', max_output_tokens: -1 }))).toBe(
+      'Invalid arguments: `max_output_tokens`: expected zero or more, got -1 (number)',
+    );
+    expect(invalid(() => parseArguments(writeStdinParams, {}))).toBe('Invalid arguments: `session_id`: is required');
+    expect(invalid(() => parseArguments(writeStdinParams, { session_id: 'abc' }))).toBe(
+      'Invalid arguments: `session_id`: expected a positive integer, got "abc" (string)',
+    );
+    expect(invalid(() => parseArguments(closeSessionParams, { session_id: 1.5 }))).toBe(
+      'Invalid arguments: `session_id`: expected a positive integer, got 1.5 (number)',
+    );
+  });
+
+  it('treat null as left out and round fractions down, as the library does', () => {
+    expect(
+      parseArguments(execCommandParams, { cmd: 'ls', shell: null, yield_time_ms: 300.8, max_output_tokens: null }),
+    ).toStrictEqual({ cmd: 'ls', login: true, tty: false, yield_time_ms: 300, max_output_tokens: 10_000 });
+  });
+});
