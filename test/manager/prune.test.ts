@@ -48,4 +48,11 @@ describe('pickSessionToPrune', () => {
     pickSessionToPrune(metas);
     expect(metas.map((s) => s.id)).toEqual(before);
   });
+
+  it('breaks a tie in last use in favour of the session stored later', () => {
+    // All used in the same clock tick, stored in the order 1, 2, …: the first stored is the one to go.
+    const tied = Array.from({ length: 3 }, (_, i) => ({ id: i + 1, lastUsedMs: 5, exited: false }));
+    expect(pickSessionToPrune(tied, 2)).toBe(1);
+    expect(pickSessionToPrune([...tied, { id: 4, lastUsedMs: 5, exited: true }], 2)).toBe(1);
+  });
 });
