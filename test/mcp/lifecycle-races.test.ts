@@ -102,7 +102,12 @@ async function processesOf(server: McpServer, sessionId: number): Promise<Proces
   const { sessions } = succeeded<SessionListResult>(await server.call('list_sessions', {}));
   const session = sessions.find((s) => s.session_id === sessionId);
   if (!session) throw new Error(`session ${sessionId} is not listed`);
-  const tree = [session.pid, ...childrenOf(session.pid)].map(identify);
+  // A child may end between the listing and the look (a shell loop's `sleep 0.02`): only the leader must be there.
+  const children = childrenOf(session.pid).flatMap((pid) => {
+    const start = startTimeOf(pid);
+    return start === undefined ? [] : [{ pid, start }];
+  });
+  const tree = [identify(session.pid), ...children];
   programs.push(...tree);
   return tree;
 }
