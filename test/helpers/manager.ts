@@ -41,3 +41,15 @@ export async function rejection(promise: Promise<unknown>, code: UnifiedExecErro
   expect((error as UnifiedExecError).code).toBe(code);
   return error as UnifiedExecError;
 }
+
+/** The message of the INVALID_ARGUMENT error `fn` throws. */
+export function invalid(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(UnifiedExecError);
+    expect((err as UnifiedExecError).code).toBe('INVALID_ARGUMENT');
+    return (err as Error).message;
+  }
+  throw new Error('expected an INVALID_ARGUMENT error, but nothing was thrown');
+}

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { UnifiedExecError } from '../../src/index.js';
 import {
   closeSessionParams,
   closeSessionRequest,
@@ -9,18 +8,7 @@ import {
   writeStdinParams,
   writeStdinRequest,
 } from '../../src/manager/requests.js';
-
-/** The message of the INVALID_ARGUMENT error `fn` throws. */
-function invalid(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(UnifiedExecError);
-    expect((err as UnifiedExecError).code).toBe('INVALID_ARGUMENT');
-    return (err as Error).message;
-  }
-  throw new Error('expected an INVALID_ARGUMENT error, but nothing was thrown');
-}
+import { invalid } from '../helpers/manager.js';
 
 const exec = (args: unknown) => parseArguments(execCommandRequest, args);
 const write = (args: unknown) => parseArguments(writeStdinRequest, args);

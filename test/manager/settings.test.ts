@@ -1,18 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { UnifiedExecError, UnifiedExecManager, sequentialIds, type ManagerOptions } from '../../src/index.js';
+import { UnifiedExecManager, sequentialIds, type ManagerOptions } from '../../src/index.js';
 import { managerSettingsSchema, resolveSettings } from '../../src/manager/settings.js';
-
-/** The message of the INVALID_ARGUMENT error `fn` throws. */
-function invalid(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(UnifiedExecError);
-    expect((err as UnifiedExecError).code).toBe('INVALID_ARGUMENT');
-    return (err as Error).message;
-  }
-  throw new Error('expected an INVALID_ARGUMENT error, but nothing was thrown');
-}
+import { invalid } from '../helpers/manager.js';
 
 describe('resolveSettings', () => {
   afterEach(() => {
