@@ -12,6 +12,7 @@ export type {
   WriteStdinRequest,
 } from './manager/types.js';
 export { sequentialIds } from './manager/ids.js';
+export { SessionBudget, type BudgetMember, type SessionBudgetLimits } from './manager/budget.js';
 export { formatResponse } from './manager/format.js';
 export { UnifiedExecError, type UnifiedExecErrorCode } from './manager/errors.js';
 

@@ -22,6 +22,7 @@ describe('the public API', () => {
   it('unified-exec exports the manager, the tools and the executor seam, and nothing internal', async () => {
     expect(names(await import('../src/index.js'))).toEqual([
       'LocalExecutor',
+      'SessionBudget',
       'TOOL_NAMES',
       'UnifiedExecError',
       'UnifiedExecManager',

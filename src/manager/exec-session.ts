@@ -76,10 +76,14 @@ export class ExecSession {
     return this.activity.add(listener);
   }
 
-  /** Everything printed since the last drain, as text, and how many bytes that was before any were dropped. */
+  /**
+   * Everything printed since the last drain, as text, and how many bytes that was before any were dropped. Once the
+   * process has ended, a character it left unfinished comes out as U+FFFD instead of being held for more bytes.
+   */
   drain(): { text: string; totalBytes: number } {
     const drained = this.buffer.drain();
-    return { text: decodeDrained(this.decoder, drained), totalBytes: drained.totalBytes };
+    const text = decodeDrained(this.decoder, drained);
+    return { text: this.current === 'running' ? text : text + this.decoder.end(), totalBytes: drained.totalBytes };
   }
 
   /** Runs calls on this session one after another, so concurrent writes never interleave. */

@@ -21,6 +21,7 @@ import {
   type WriteStdinRequest,
 } from './requests.js';
 import { resolveSettings, type ResolvedSettings } from './settings.js';
+import type { SessionBudget } from './budget.js';
 import { SessionStore } from './store.js';
 import { clampPollTime, clampYieldTime } from './timing.js';
 import type { ExecResponse, ManagerOptions, SessionInfo } from './types.js';
@@ -52,14 +53,18 @@ export class UnifiedExecManager {
   private readonly warningThreshold: number;
   private readonly returnPolicy: ReturnPolicy;
   private readonly unguard: () => void;
+  private readonly budget: SessionBudget | undefined;
+  private readonly leaveBudget: Disposable | undefined;
   private shutdownPromise: Promise<void> | undefined;
 
   constructor(options: ManagerOptions = {}) {
-    const { executor, idGenerator, clock, returnPolicy, ...settings } = options ?? {};
+    const { executor, idGenerator, clock, returnPolicy, budget, ...settings } = options ?? {};
     this.settings = resolveSettings(settings);
     this.executor = executor ?? new LocalExecutor();
     this.clock = clock ?? Date.now;
-    this.store = new SessionStore({ maxSessions: this.settings.maxSessions, nextId: idGenerator ?? randomSessionId });
+    this.store = new SessionStore({ nextId: idGenerator ?? randomSessionId });
+    this.budget = budget;
+    this.leaveBudget = budget?.join(this.budgetMember());
     this.warningThreshold = Math.min(SESSION_WARNING_THRESHOLD, Math.max(1, this.settings.maxSessions - 4));
     this.returnPolicy =
       returnPolicy ?? (this.settings.returnOn === 'deadline' ? deadlinePolicy : new InputWaitPolicy());
@@ -85,12 +90,7 @@ export class UnifiedExecManager {
     } catch (err) {
       throw spawnFailed(`${(err as Error).message}; pass an existing \`workdir\``, err);
     }
-    const buffered = this.store.totalBufferedBytes();
-    if (buffered >= this.settings.maxTotalBufferedBytes) {
-      throw limitExceeded(
-        `Sessions hold ${buffered} bytes of unread output (limit ${this.settings.maxTotalBufferedBytes}); poll or close sessions before starting more`,
-      );
-    }
+    this.assertRoomToStart();
     const session = await this.spawnLimit(async () => {
       this.assertOpen();
       const id = this.store.allocateId();
@@ -108,14 +108,20 @@ export class UnifiedExecManager {
       await new Promise((resolve) => setImmediate(resolve));
       return made;
     });
-    const warnings = this.store.size >= this.warningThreshold ? [this.sessionCountWarning()] : [];
-    return this.collect(session, {
+    const response = await this.collect(session, {
       started,
       waitMs: clampYieldTime(req.yieldTimeMs),
       maxOutputTokens: req.maxOutputTokens,
-      warnings,
+      warnings: [],
       trigger: 'start',
     });
+    // As in Codex, only a process that outlives its first yield takes a place: a command that exits at once never
+    // prunes a live session.
+    if (session.state === 'running') {
+      this.makeRoom(session);
+      if (this.store.size >= this.warningThreshold) response.warnings.push(this.sessionCountWarning());
+    }
+    return response;
   }
 
   /** Types `chars` into a tty session (empty: just poll) and answers with what came back. */
@@ -129,6 +135,12 @@ export class UnifiedExecManager {
     if (bytes > this.settings.maxWriteBytes) {
       throw limitExceeded(
         `\`chars\` is ${bytes} bytes, over the ${this.settings.maxWriteBytes}-byte limit of one write; write it in parts or pass a file`,
+      );
+    }
+    const pending = session.process.pendingInputBytes ?? 0;
+    if (bytes > 0 && pending + bytes > this.settings.maxWriteBytes) {
+      throw limitExceeded(
+        `The program has not read ${pending} bytes of earlier input; with \`chars\` that would be over the ${this.settings.maxWriteBytes}-byte limit. Poll, send Ctrl-C ("\\u0003") or close the session`,
       );
     }
     return session.exclusive(async () => {
@@ -148,22 +160,32 @@ export class UnifiedExecManager {
         const cut = canonicalLineWarning(req.chars, session.process.terminal?.localModes()?.canonical);
         if (cut) call.warnings.push(cut);
         call.beforeInput = this.returnPolicy.beforeInput?.(session.process);
-        await this.type(session, req.chars);
+        await this.type(session, req.chars, call.started + call.waitMs);
       }
-      return this.collect(session, call);
+      const response = await this.collect(session, call);
+      const unread = response.state === 'exited' ? 0 : (session.process.pendingInputBytes ?? 0);
+      if (unread > 0) response.warnings.push(`Input pending: ${unread} bytes not yet read by the program`);
+      return response;
     });
   }
 
-  /** Writes input; a write the session's exit or close cuts short is abandoned (the reply reports the exit). */
-  private async type(session: ExecSession, chars: string): Promise<void> {
+  /**
+   * Writes input, waiting at most until `deadline` (performance.now()) for the program to take it: what it has not
+   * read by then stays queued for the session (later calls are not held up) and the reply says how much. A write
+   * the session's exit or close cuts short is abandoned; the reply reports the exit.
+   */
+  private async type(session: ExecSession, chars: string, deadline: number): Promise<void> {
     let sub: Disposable | undefined;
+    let timer: NodeJS.Timeout | undefined;
     const ended = new Promise<void>((resolve) => {
       sub = session.onActivity(() => session.state !== 'running' && resolve());
+      timer = setTimeout(resolve, Math.max(0, deadline - performance.now()));
     });
     try {
       await Promise.race([session.process.write(chars).catch(() => undefined), ended]);
     } finally {
       sub?.dispose();
+      clearTimeout(timer);
     }
   }
 
@@ -195,6 +217,7 @@ export class UnifiedExecManager {
   shutdown(): Promise<void> {
     this.shutdownPromise ??= (async () => {
       await this.store.closeAll();
+      this.leaveBudget?.dispose();
       this.unguard();
     })();
     return this.shutdownPromise;
@@ -267,6 +290,49 @@ export class UnifiedExecManager {
           );
       }
     });
+  }
+
+  /** Refuses a new session while unread output is over its limit, or the shared budget is full of others' sessions. */
+  private assertRoomToStart(): void {
+    const buffered = this.store.totalBufferedBytes();
+    if (buffered >= this.settings.maxTotalBufferedBytes) {
+      throw limitExceeded(
+        `Sessions hold ${buffered} bytes of unread output (limit ${this.settings.maxTotalBufferedBytes}); poll or close sessions before starting more`,
+      );
+    }
+    if (!this.budget) return;
+    const { maxSessions, maxBufferedBytes } = this.budget.limits;
+    const shared = this.budget.bufferedBytes();
+    if (shared >= maxBufferedBytes) {
+      throw limitExceeded(
+        `The server's sessions hold ${shared} bytes of unread output (limit ${maxBufferedBytes} across clients); poll or close sessions before starting more`,
+      );
+    }
+    // At the shared cap a client makes room among its own sessions; with none of its own it cannot start one.
+    if (this.store.size === 0 && this.budget.liveSessions >= maxSessions) {
+      throw limitExceeded(
+        `The server holds ${this.budget.liveSessions} live sessions across clients (limit ${maxSessions}); try again when other clients have closed some`,
+      );
+    }
+  }
+
+  /** Prunes this manager's own sessions (never `keep`) until it is within its cap and the shared one. */
+  private makeRoom(keep: ExecSession): void {
+    const over = () =>
+      this.store.size > this.settings.maxSessions ||
+      (this.budget !== undefined && this.budget.liveSessions > this.budget.limits.maxSessions);
+    while (over() && this.store.pruneOne(keep));
+  }
+
+  /** What the shared budget reads of this manager. */
+  private budgetMember(): { readonly size: number; bufferedBytes(): number } {
+    const store = this.store;
+    return {
+      get size() {
+        return store.size;
+      },
+      bufferedBytes: () => store.totalBufferedBytes(),
+    };
   }
 
   private sessionCountWarning(): string {

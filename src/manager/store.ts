@@ -8,14 +8,12 @@ import { pickSessionToPrune } from './prune.js';
 const TERMINATE_CONCURRENCY = 8;
 
 export interface SessionStoreOptions {
-  /** Live sessions kept before one is pruned. */
-  maxSessions: number;
   /** Session id generator; ids in use are skipped. */
   nextId: () => number;
 }
 
 /**
- * Owns the exec sessions: the id map, id allocation, the cap and pruning, closing (every way a session ends goes
+ * Owns the exec sessions: the id map, id allocation, pruning, closing (every way a session ends goes
  * through `close`), the terminations in flight and the output buffered across sessions. Nothing else removes a
  * session.
  */
@@ -39,23 +37,26 @@ export class SessionStore {
     throw new UnifiedExecError('SPAWN_FAILED', 'Failed to create unified exec process: no free session id');
   }
 
-  /** Stores a session, then prunes over the cap (closing the pruned). */
+  /** Stores a session. Pruning waits until it has outlived its first yield (`pruneOne`): see the manager. */
   add(session: ExecSession): void {
     this.sessions.set(session.id, session);
-    const { maxSessions } = this.options;
-    while (this.sessions.size > maxSessions) {
-      const meta = [...this.sessions.values()].map((s) => ({
-        id: s.id,
-        lastUsedMs: s.lastUsedMs,
-        exited: s.state === 'exited',
-      }));
-      // A cap below 9 protects fewer than the usual 8, so there is always someone to prune.
-      const victim = this.sessions.get(
-        pickSessionToPrune(meta, Math.min(PRUNE_PROTECTED_RECENT, maxSessions - 1)) ?? -1,
-      );
-      if (!victim) break;
-      void this.close(victim);
-    }
+  }
+
+  /**
+   * Closes one session to make room for `keep` (a session that outlived its first yield), chosen by the pruning
+   * rule: never `keep`, never the 7 others most recently used (with `keep`, Codex's 8), of the rest the least
+   * recently used that has exited, else the least recently used. False when there is no other session.
+   */
+  pruneOne(keep: ExecSession): boolean {
+    const others = this.list().filter((s) => s !== keep);
+    if (others.length === 0) return false;
+    const meta = others.map((s) => ({ id: s.id, lastUsedMs: s.lastUsedMs, exited: s.state === 'exited' }));
+    // Few sessions protect fewer than the usual 7, so there is always someone to prune.
+    const protectedRecent = Math.min(PRUNE_PROTECTED_RECENT - 1, others.length - 1);
+    const victim = this.sessions.get(pickSessionToPrune(meta, protectedRecent) ?? -1);
+    if (!victim) return false;
+    void this.close(victim);
+    return true;
   }
 
   /** The live session with this id, or UNKNOWN_SESSION. */

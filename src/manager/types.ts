@@ -1,5 +1,6 @@
 import type { Executor } from '../spawn/types.js';
 import type { ReturnPolicy } from '../input-wait/return-policy.js';
+import type { SessionBudget } from './budget.js';
 import type { ManagerSettings } from './settings.js';
 
 export type { ExecCommandRequest, WriteStdinRequest } from './requests.js';
@@ -47,6 +48,8 @@ export interface ManagerInjections {
   clock?: () => number;
   /** When a live call answers early; overrides the `returnOn` setting. */
   returnPolicy?: ReturnPolicy;
+  /** Limits shared with other managers (an HTTP server's clients): live sessions and unread output across all. */
+  budget?: SessionBudget;
 }
 
 /** Everything `new UnifiedExecManager(options)` takes: the settings of settings.ts, and the injections. */

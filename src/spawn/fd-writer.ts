@@ -1,7 +1,11 @@
 import { writeSync } from 'node:fs';
 
-/** How long to back off when the kernel's input queue is full (the reader is busy); avoids a hot EAGAIN loop. */
-const EAGAIN_BACKOFF_MS = 2;
+/**
+ * How long to back off when the kernel's input queue is full (the reader is busy or does not read at all): from the
+ * first to the last, doubling while no byte goes in, so a program that never reads costs next to nothing.
+ */
+const FIRST_BACKOFF_MS = 2;
+const MAX_BACKOFF_MS = 64;
 
 interface Task {
   buffer: Buffer;
@@ -20,6 +24,9 @@ export class FdWriter {
   private readonly queue: Task[] = [];
   private timer: NodeJS.Timeout | undefined;
   private closedWith: Error | undefined;
+  private backoffMs = FIRST_BACKOFF_MS;
+  /** Bytes queued and not yet taken by the kernel. */
+  private queuedBytes = 0;
 
   constructor(private readonly fd: number) {}
 
@@ -29,13 +36,20 @@ export class FdWriter {
     if (buffer.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.queue.push({ buffer, offset: 0, resolve, reject });
+      this.queuedBytes += buffer.length;
       if (this.queue.length === 1) this.pump();
     });
+  }
+
+  /** Bytes written but not yet taken by the kernel: the reader has not caught up. */
+  get pendingBytes(): number {
+    return this.queuedBytes;
   }
 
   /** Fails every queued write; later writes fail at once. */
   close(reason: Error): void {
     this.closedWith = reason;
+    this.queuedBytes = 0;
     clearTimeout(this.timer);
     for (const task of this.queue.splice(0)) task.reject(reason);
   }
@@ -55,9 +69,12 @@ export class FdWriter {
         written = 0;
       }
       if (written === 0) {
-        this.timer = setTimeout(() => this.pump(), EAGAIN_BACKOFF_MS);
+        this.timer = setTimeout(() => this.pump(), this.backoffMs);
+        this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
         return;
       }
+      this.backoffMs = FIRST_BACKOFF_MS;
+      this.queuedBytes -= written;
       task.offset += written;
       if (task.offset >= task.buffer.length) {
         this.queue.shift();

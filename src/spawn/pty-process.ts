@@ -128,6 +128,10 @@ export class PtyProcess implements ExecProcess {
     return this.writer.write(data);
   }
 
+  get pendingInputBytes(): number {
+    return this.writer.pendingBytes;
+  }
+
   resize(cols: number, rows: number): void {
     if (!this.readerClosed) native.resize(this.masterFd, cols, rows);
   }

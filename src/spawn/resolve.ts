@@ -32,5 +32,12 @@ export function resolveWorkdir(workdir: string, base: string): string {
     throw new Error(`working directory ${dir} does not exist`);
   }
   if (!isDir) throw new Error(`working directory ${dir} is not a directory`);
+  try {
+    // A program can start only in a directory it may enter (search permission); say so before spawning, the same
+    // for tty and pipes, instead of a shell that cannot start.
+    accessSync(dir, constants.X_OK);
+  } catch {
+    throw new Error(`working directory ${dir} is not accessible (no permission to enter it)`);
+  }
   return dir;
 }

@@ -44,8 +44,13 @@ export interface ExecProcess {
   onData(listener: (chunk: Buffer) => void): Disposable;
   /** Fires once, after all output written before the exit has gone to onData listeners. */
   onExit(listener: (info: ExitInfo) => void): Disposable;
-  /** Resolves when the bytes have been handed to the kernel. Rejects with STDIN_CLOSED-style errors on pipes. */
+  /**
+   * Queues input; resolves when every byte has been handed to the kernel, which a program that does not read never
+   * lets happen. Rejects on pipes (stdin is /dev/null) and, for queued bytes, when the process ends.
+   */
   write(data: string | Uint8Array): Promise<void>;
+  /** Input bytes written but not yet taken by the terminal (absent: never any). */
+  readonly pendingInputBytes?: number;
   resize(cols: number, rows: number): void;
   /** Ends the whole process tree (SIGTERM, grace, SIGKILL) and releases every fd. Safe to call twice. */
   terminate(): Promise<void>;

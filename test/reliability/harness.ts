@@ -42,12 +42,22 @@ function succeeded<T>(result: CallResult, what: string): T {
 export interface StartOptions {
   /** Options for node itself, before the CLI script (e.g. the leak suite's garbage-collection probe). */
   nodeArgs?: string[];
+  /** Options for `mcp`, e.g. `['--max-sessions', '2']`. */
+  cliArgs?: string[];
+  /** A command that runs node, e.g. `['setpriv', '--reuid=65534', …]` to serve as another user. */
+  launcher?: string[];
 }
 
 export async function startServer(name: string, options: StartOptions = {}): Promise<ServerUnderTest> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [...(options.nodeArgs ?? []), CLI, 'mcp'],
+    command: options.launcher?.[0] ?? process.execPath,
+    args: [
+      ...(options.launcher ? [...options.launcher.slice(1), process.execPath] : []),
+      ...(options.nodeArgs ?? []),
+      CLI,
+      'mcp',
+      ...(options.cliArgs ?? []),
+    ],
     cwd: ROOT,
     env: cleanEnv() as Record<string, string>,
     stderr: 'pipe',
