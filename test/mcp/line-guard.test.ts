@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonRpcLineGuard, checkLine } from '../../src/mcp/line-guard.js';
+import { JsonRpcLineGuard, checkLine, findRequestId } from '../../src/mcp/line-guard.js';
 
 const parsed = (line: string) =>
   JSON.parse(checkLine(line).reply ?? 'null') as { id?: unknown; error?: { code: number } } | null;
@@ -24,6 +24,60 @@ describe('checkLine', () => {
     expect(parsed('[]')).toMatchObject({ error: { code: -32600 } });
     expect(parsed('{"jsonrpc":"1.0","id":6,"method":"ping"}')).toMatchObject({ id: 6, error: { code: -32600 } });
     expect(parsed('{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}')).not.toHaveProperty('id');
+  });
+});
+
+describe('findRequestId', () => {
+  const cut = (text: string) => text + 'x'.repeat(100); // the rest of a message past the kept prefix
+
+  it('finds the id at the start of a message cut short', () => {
+    expect(
+      findRequestId(cut('{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"arguments":{"cmd":"echo ')),
+    ).toBe(17);
+  });
+
+  it('finds the id after params when it is within the prefix', () => {
+    const text = '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"exec_command"},"id":17,"pad":"';
+    expect(findRequestId(cut(text))).toBe(17);
+  });
+
+  it('ignores "id" keys nested inside params, and "id" text inside strings', () => {
+    const nested = '{"params":{"id":5,"arguments":{"id":6,"list":[{"id":7}]}},"note":"\\"id\\":8","id":9,"x":"';
+    expect(findRequestId(cut(nested))).toBe(9);
+    expect(findRequestId(cut('{"params":{"id":5,"arguments":{"cmd":"'))).toBeUndefined();
+    expect(findRequestId(cut('{"params":{"cmd":"}}}{{\\"},\\"id\\":3"},"id":4,"x":"'))).toBe(4);
+  });
+
+  it('reads string ids with their escapes decoded', () => {
+    expect(findRequestId(cut('{"id":"req-\\"1\\"\\\\\\u00e9","method":"ping","x":"'))).toBe('req-"1"\\é');
+    expect(findRequestId(cut('{ "jsonrpc" : "2.0" ,\n\t"id" : "a b" , "x":"'))).toBe('a b');
+  });
+
+  it('reads a key written with escapes as the key it spells', () => {
+    expect(findRequestId(cut('{"\\u0069d":21,"x":"'))).toBe(21);
+  });
+
+  it('finds nothing when the id is missing or cut by the end of the prefix', () => {
+    expect(findRequestId(cut('{"jsonrpc":"2.0","method":"tools/call","params":{"cmd":"'))).toBeUndefined();
+    expect(findRequestId('{"jsonrpc":"2.0","id":17')).toBeUndefined(); // could go on as 170...
+    expect(findRequestId('{"jsonrpc":"2.0","id":"ab')).toBeUndefined();
+    expect(findRequestId('{"jsonrpc":"2.0","id":')).toBeUndefined();
+    expect(findRequestId('')).toBeUndefined();
+  });
+
+  it('finds nothing in what is not an object', () => {
+    expect(findRequestId(cut('[{"id":1},'))).toBeUndefined();
+    expect(findRequestId(cut('"id":1,'))).toBeUndefined();
+    expect(findRequestId(cut('{"id" 1,'))).toBeUndefined();
+    expect(findRequestId(cut('{id:1,'))).toBeUndefined();
+    expect(findRequestId(cut('{"\\x":1,"id":2,'))).toBeUndefined(); // an invalid escape: not JSON at all
+    expect(findRequestId(cut('{"id":tru,'))).toBeUndefined();
+  });
+
+  it('hands back null, fractions and other values as they are, for the caller to refuse', () => {
+    expect(findRequestId(cut('{"id":null,"x":"'))).toBeNull();
+    expect(findRequestId(cut('{"id":1.5,"x":"'))).toBe(1.5);
+    expect(findRequestId(cut('{"id":{"a":1},"x":"'))).toEqual({ a: 1 });
   });
 });
 
@@ -55,7 +109,26 @@ describe('JsonRpcLineGuard', () => {
     expect(passed).toBe(next);
     expect(replies).toHaveLength(1);
     expect(JSON.parse(replies[0]!)).toMatchObject({
+      id: 1,
       error: { code: -32600, message: expect.stringMatching(/longer than 64 bytes/) },
     });
+  });
+
+  it('answers an over-long line with the id found in its first bytes, wherever the line was cut into chunks', async () => {
+    const long = Buffer.from(`{"jsonrpc":"2.0","method":"ping","id":"a\\"b","params":{"x":"${'x'.repeat(100)}"}}\n`);
+    for (const chunkBytes of [1, 7, 64, long.length]) {
+      const chunks = [];
+      for (let at = 0; at < long.length; at += chunkBytes) chunks.push(long.subarray(at, at + chunkBytes));
+      const { replies } = await run(chunks, 64);
+      expect(replies.map((reply) => (JSON.parse(reply) as { id?: unknown }).id)).toEqual(['a"b']);
+    }
+  });
+
+  it('answers without an id when the id lies past the kept prefix or is no valid id', async () => {
+    const late = `{"jsonrpc":"2.0","method":"ping","params":{"x":"${'x'.repeat(100)}"},"id":3}\n`;
+    const fraction = `{"jsonrpc":"2.0","id":1.5,"method":"ping","params":{"x":"${'x'.repeat(100)}"}}\n`;
+    const { replies } = await run([Buffer.from(late + fraction)], 64);
+    expect(replies).toHaveLength(2);
+    for (const reply of replies) expect(JSON.parse(reply)).not.toHaveProperty('id');
   });
 });

@@ -357,7 +357,7 @@ describe('bad input through the MCP stdio server', () => {
         method: 'tools/call',
         params: { name: 'exec_command', arguments: { cmd: `echo ${'x'.repeat(11 * 1024 * 1024)}` } },
       });
-      await expectError(huge, -32600, /Message dropped: longer than 10485760 bytes/);
+      await expectError(huge, -32600, /Message dropped: longer than 10485760 bytes/, 13);
 
       // A tool call with no arguments gets a tool error naming the field.
       figures.rawLines++;
