@@ -58,7 +58,7 @@ const envSettings = z
       .default(false)
       .meta(
         meta({
-          description: 'also pass variables whose names contain KEY, SECRET, TOKEN or PASSWORD',
+          description: 'also pass variables that look like credentials (see Environment in the README)',
           flag: 'env-keep-secrets',
         }),
       ),

@@ -33,12 +33,28 @@ export const CORE_ENV_NAMES: readonly string[] = [
   'LC_ALL',
 ];
 
-const SECRET_NAME = /KEY|SECRET|TOKEN|PASSWORD/i;
+/**
+ * Names that hold or unlock credentials: KEY, SECRET, TOKEN, PASS (PASSWORD, PASSWD, PASSPHRASE), CREDENTIAL, AUTH,
+ * DSN, WEBHOOK anywhere; PWD or _PAT at the end. AUTH does not count where it starts AUTHOR or AUTHORITY (GIT_AUTHOR_NAME;
+ * XAUTHORITY, a path the session reads anyway when unset), but AUTHORIZATION and AUTHORISATION do. SSH_AUTH_SOCK
+ * counts: it signs as the user with every key the agent holds, and clients have no default place to look for it.
+ */
+const SECRET_NAME = /KEY|SECRET|TOKEN|PASS|CREDENTIAL|AUTH(?!OR(?!I[SZ]))|DSN|WEBHOOK|PWD$|_PAT$/i;
+/** Caught by `PWD$` but the working directory, which every shell sets and many programs read. */
+const NOT_SECRET_NAMES: ReadonlySet<string> = new Set(['PWD', 'OLDPWD']);
+/** A URL with user-info (`scheme://user:password@`, `https://token@`) anywhere in the value; `/` ends the authority. */
+const URL_WITH_USERINFO = /\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@]+@/i;
+
+/** Whether a variable is withheld from sessions unless `keepSecrets` is set: by its name or by a URL in its value. */
+export function isSecret(name: string, value: string): boolean {
+  if (SECRET_NAME.test(name) && !NOT_SECRET_NAMES.has(name)) return true;
+  return URL_WITH_USERINFO.test(value);
+}
 
 export interface EnvPolicy {
   /** Which parent variables to start from. Default `all`. */
   inherit?: 'all' | 'core' | 'none';
-  /** Keep variables whose names contain KEY, SECRET, TOKEN or PASSWORD. Default false. */
+  /** Keep the variables `isSecret` picks out (credential-like names, URLs with user-info). Default false. */
   keepSecrets?: boolean;
   /** Glob patterns (`*`, `?`; case-insensitive) of names to drop. */
   exclude?: readonly string[];
@@ -68,7 +84,7 @@ export function buildEnv(
   for (const [name, value] of Object.entries(parent)) {
     if (value === undefined || inherit === 'none') continue;
     if (inherit === 'core' && !CORE_ENV_NAMES.includes(name)) continue;
-    if (!policy.keepSecrets && SECRET_NAME.test(name)) continue;
+    if (!policy.keepSecrets && isSecret(name, value)) continue;
     if (exclude.some((re) => re.test(name))) continue;
     if (includeOnly && !includeOnly.some((re) => re.test(name))) continue;
     env[name] = value;

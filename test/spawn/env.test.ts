@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CORE_ENV_NAMES, SESSION_ENV, buildEnv } from '../../src/spawn/env.js';
+import { CORE_ENV_NAMES, SESSION_ENV, buildEnv, isSecret } from '../../src/spawn/env.js';
 
 const parent = {
   HOME: '/home/me',
@@ -48,6 +48,81 @@ describe('buildEnv', () => {
     for (const name of ['OPENAI_API_KEY', 'github_token', 'DbPassword', 'AWS_SECRET_ACCESS_KEY', 'KEYBOARD_LAYOUT']) {
       expect(env).not.toHaveProperty(name);
     }
+  });
+
+  it('drops the secrets of the issue that the first name rule let through', () => {
+    const secrets = {
+      DATABASE_URL: 'postgres://u:pw@db.example:5432/app',
+      MYSQL_PWD: 'pw',
+      GH_PAT: 'github_pat_1',
+      SENTRY_DSN: 'https://abc@o1.ingest.sentry.io/2',
+      NPM_CONFIG__AUTH: 'dTpw',
+      SLACK_WEBHOOK_URL: 'https://hooks.slack.example/services/T0/B0/x',
+      CREDENTIALS: '{"user":"u","pass":"pw"}',
+      PASSWD: 'pw',
+    };
+    const env = buildEnv({}, { ...secrets, HOME: '/home/me' });
+    for (const name of Object.keys(secrets)) expect(env).not.toHaveProperty(name);
+    expect(env).toHaveProperty('HOME');
+  });
+
+  it('drops names by the widened rule, in any case', () => {
+    for (const name of [
+      'PASSPHRASE',
+      'db_pass',
+      'PGPASS',
+      'DB_PWD',
+      'AZURE_DEVOPS_PAT',
+      'GOOGLE_APPLICATION_CREDENTIALS',
+      'BASIC_AUTH',
+      'GITHUB_OAUTH',
+      'HTTP_AUTHORIZATION',
+      'PROXY_AUTHORISATION',
+      'SSH_AUTH_SOCK',
+      'RAVEN_DSN',
+      'DISCORD_WEBHOOK',
+    ]) {
+      expect(isSecret(name, 'x'), name).toBe(true);
+    }
+  });
+
+  it('keeps the working directory, paths, authors and the X cookie path, which the rule would otherwise catch', () => {
+    const kept = {
+      PATH: '/usr/bin:/bin',
+      PWD: '/work',
+      OLDPWD: '/home/me',
+      HOME: '/home/me',
+      LANG: 'en_US.UTF-8',
+      NODE_PATH: '/usr/lib/node_modules',
+      XAUTHORITY: '/run/user/1000/gdm/Xauthority',
+      GIT_AUTHOR_NAME: 'Me',
+      GIT_AUTHOR_EMAIL: 'me@example.com',
+      npm_package_author_name: 'Me',
+      SERVICE_URL: 'https://api.example.com:8443/v1?q=a@b',
+      NPM_REGISTRY: 'https://registry.npmjs.org/@types/node',
+      MAILTO: 'me@example.com',
+      GIT_REMOTE: 'git@github.com:me/repo.git',
+    };
+    expect(buildEnv({}, kept)).toMatchObject({ ...kept, LANG: 'C.UTF-8' });
+  });
+
+  it('drops any variable whose value holds a URL with user-info, whatever its name', () => {
+    for (const value of [
+      'postgres://u:pw@db.example/app',
+      'https://x-access-token:ghs_1@github.com/me/repo.git',
+      'https://ghp_1@github.com/me/repo.git',
+      'http://proxy-user:p%40ss@proxy.example:3128',
+      'https://pypi.org/simple https://u:pw@pypi.example/simple',
+      'redis://:pw@cache.example:6379/0',
+    ]) {
+      expect(isSecret('SOME_SETTING', value), value).toBe(true);
+    }
+    expect(isSecret('SOME_SETTING', 'https://@host.example/')).toBe(false);
+  });
+
+  it('keeps the newly caught secrets too when told to', () => {
+    const parent = { DATABASE_URL: 'postgres://u:pw@db/app', MYSQL_PWD: 'pw', SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1' };
+    expect(buildEnv({ keepSecrets: true }, parent)).toMatchObject(parent);
   });
 
   it('keeps secrets when told to', () => {
