@@ -48,6 +48,18 @@ export interface ServeProcess {
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** Every `serve` this test file started that has not exited yet. */
+const liveServes = new Set<ChildProcess>();
+
+/**
+ * SIGKILLs every `serve` of this test file still running, by its pid: a test that failed before its own `stop()`
+ * must not leave a server behind. For an `afterAll`.
+ */
+export function killLeftoverServes(): void {
+  for (const child of liveServes) child.kill('SIGKILL');
+  liveServes.clear();
+}
+
 /** `unified-exec serve --port 0 ...args`, resolved once it printed the URL it listens on. */
 export function startServe(args: string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
@@ -55,6 +67,8 @@ export function startServe(args: string[] = [], env: Record<string, string> = {}
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  liveServes.add(child);
+  child.once('exit', () => liveServes.delete(child));
   let stdout = '';
   let stderr = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
