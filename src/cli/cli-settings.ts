@@ -3,7 +3,13 @@ import { DEFAULT_EXEC_YIELD_TIME_MS } from '../manager/constants.js';
 import { describeValue } from '../manager/errors.js';
 import { managerSettingsSchema } from '../manager/settings.js';
 import { DEFAULT_CLIENT_IDLE_TIMEOUT_MS } from '../mcp/defaults.js';
-import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from '../mcp/defaults.js';
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_HTTP_HOST,
+  DEFAULT_HTTP_PORT,
+  DEFAULT_MAX_CLIENTS,
+  DEFAULT_MAX_CONNECTIONS,
+} from '../mcp/defaults.js';
 import { settingLeaves, type FlagMeta } from './setting-table.js';
 
 /** The CLI's own options, in tables of the same shape as the manager's settings (src/manager/settings.ts). */
@@ -21,7 +27,7 @@ export const serveSettingsSchema = z.strictObject({
     .default(DEFAULT_HTTP_HOST)
     .meta(
       meta({
-        description: 'address to listen on; any non-loopback address requires --token',
+        description: 'address to listen on; only a loopback address may go without a token (--no-auth)',
         flag: 'host',
         placeholder: 'ADDR',
       }),
@@ -35,17 +41,27 @@ export const serveSettingsSchema = z.strictObject({
     .meta(
       meta({ description: 'port to listen on; 0 picks a free port and prints it', flag: 'port', placeholder: 'N' }),
     ),
-  token: z
-    .string(expected('a non-empty secret'))
-    .refine((token) => token.trim() !== '', expected('a non-empty secret'))
+  // No --token: a flag's value is readable by every local user in /proc/<pid>/cmdline (see serve-auth.ts).
+  tokenFile: z
+    .string(expected('a file name'))
+    .min(1, expected('a file name'))
     .optional()
     .meta(
       meta({
-        description: 'require "Authorization: Bearer SECRET" on every request',
-        flag: 'token',
-        placeholder: 'SECRET',
-        envVar: 'UNIFIED_EXEC_TOKEN',
-        shownDefault: '$UNIFIED_EXEC_TOKEN, else none',
+        description:
+          'every request must carry "Authorization: Bearer TOKEN" with the token in FILE (mode 600: yours alone)',
+        flag: 'token-file',
+        placeholder: 'FILE',
+        shownDefault: '$UNIFIED_EXEC_TOKEN, else a random token made at start and printed',
+      }),
+    ),
+  noAuth: z
+    .boolean(expected('true or false'))
+    .default(false)
+    .meta(
+      meta({
+        description: 'require no token: every local user can then run commands as you; loopback --host only',
+        flag: 'no-auth',
       }),
     ),
   allowHosts: z
@@ -64,8 +80,45 @@ export const serveSettingsSchema = z.strictObject({
     .default(DEFAULT_CLIENT_IDLE_TIMEOUT_MS / 1000)
     .meta(
       meta({
-        description: 'end a client session (and its processes) after this many seconds without a request',
+        description:
+          'end a client session (and its processes) after this many seconds without a request or a call in flight',
         flag: 'idle-timeout-s',
+        placeholder: 'SECONDS',
+      }),
+    ),
+  maxClients: z
+    .number(expected('a whole number above 0'))
+    .int(expected('a whole number above 0'))
+    .positive(expected('a whole number above 0'))
+    .default(DEFAULT_MAX_CLIENTS)
+    .meta(
+      meta({
+        description:
+          'MCP client sessions at once; at the cap a new one ends the least recently active idle one, or gets 503',
+        flag: 'max-clients',
+        placeholder: 'N',
+      }),
+    ),
+  maxConnections: z
+    .number(expected('a whole number above 0'))
+    .int(expected('a whole number above 0'))
+    .positive(expected('a whole number above 0'))
+    .default(DEFAULT_MAX_CONNECTIONS)
+    .meta(
+      meta({
+        description: 'open TCP connections at once; more are closed as soon as they are accepted',
+        flag: 'max-connections',
+        placeholder: 'N',
+      }),
+    ),
+  headersTimeoutS: z
+    .number(expected('seconds above 0'))
+    .positive(expected('seconds above 0'))
+    .default(DEFAULT_HEADERS_TIMEOUT_MS / 1000)
+    .meta(
+      meta({
+        description: "close a connection that has not sent a request's headers within this many seconds (slowloris)",
+        flag: 'headers-timeout-s',
         placeholder: 'SECONDS',
       }),
     ),

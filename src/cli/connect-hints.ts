@@ -1,20 +1,45 @@
+import { TOKEN_ENV, type ServeAuth } from './serve-auth.js';
+
 /** The name clients register us under; their tools then appear as e.g. mcp__unified-exec__exec_command. */
 const CLIENT_NAME = 'unified-exec';
-const TOKEN_ENV = 'UNIFIED_EXEC_TOKEN';
 /** write_stdin polls may wait up to 300 s; Codex's default MCP tool timeout (60 s) would cut them off. */
 const CODEX_TOOL_TIMEOUT_SEC = 330;
+/** --header needs inspector 0.16.6 or later. */
+const INSPECTOR = 'npx @modelcontextprotocol/inspector';
 
 export function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Copy-paste lines for connecting Codex CLI and Claude Code to a running `serve`. */
-export function httpConnectHints(url: string, token?: string): string {
-  const codexAuth = token === undefined ? '' : ` --bearer-token-env-var ${TOKEN_ENV}`;
+/**
+ * The token as the printed shell lines spell it, for `export` and inside the header. A token made at start is
+ * printed (nowhere else to find it); one the operator keeps in a file or the environment stays there, and the lines
+ * read it, so a secret they hold is not copied into output that may be logged.
+ */
+function spellToken(auth: ServeAuth): { value: string; header: string } | undefined {
+  switch (auth.from) {
+    case 'none':
+      return undefined;
+    case 'generated':
+      return { value: shellQuote(auth.token), header: shellQuote(`Authorization: Bearer ${auth.token}`) };
+    case 'file': {
+      const read = `$(cat ${shellQuote(auth.path)})`;
+      return { value: `"${read}"`, header: `"Authorization: Bearer ${read}"` };
+    }
+    case 'env':
+      return { value: `"$${TOKEN_ENV}"`, header: `"Authorization: Bearer $${TOKEN_ENV}"` };
+  }
+}
+
+/** Copy-paste lines for connecting Codex CLI, Claude Code and the MCP Inspector CLI to a running `serve`. */
+export function httpConnectHints(url: string, auth: ServeAuth): string {
+  const token = spellToken(auth);
+  const header = token === undefined ? '' : ` --header ${token.header}`;
   const lines = ['Connect Codex CLI:'];
-  if (token !== undefined) lines.push(`  export ${TOKEN_ENV}=${shellQuote(token)}`);
+  // Codex reads the token from the variable; from `env`, it is already set where this server was started.
+  if (token !== undefined && auth.from !== 'env') lines.push(`  export ${TOKEN_ENV}=${token.value}`);
   lines.push(
-    `  codex mcp add ${CLIENT_NAME} --url ${url}${codexAuth}`,
+    `  codex mcp add ${CLIENT_NAME} --url ${url}${token === undefined ? '' : ` --bearer-token-env-var ${TOKEN_ENV}`}`,
     '  or put this in ~/.codex/config.toml:',
     `    [mcp_servers.${CLIENT_NAME}]`,
     `    url = ${JSON.stringify(url)}`,
@@ -24,9 +49,10 @@ export function httpConnectHints(url: string, token?: string): string {
     `    tool_timeout_sec = ${CODEX_TOOL_TIMEOUT_SEC}`,
     '',
     'Connect Claude Code:',
-    `  claude mcp add --transport http ${CLIENT_NAME} ${url}${
-      token === undefined ? '' : ` --header ${shellQuote(`Authorization: Bearer ${token}`)}`
-    }`,
+    `  claude mcp add --transport http ${CLIENT_NAME} ${url}${header}`,
+    '',
+    'Check it with the MCP Inspector CLI:',
+    `  ${INSPECTOR} --cli ${url} --transport http${header} --method tools/list`,
   );
   return lines.join('\n');
 }

@@ -2,14 +2,17 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ManagerOptions } from '../manager/types.js';
+import { survivePipeErrors } from './log.js';
 import { resolveManagerOptions } from './manager-config.js';
 import { parseCli, UsageError, type CliCommand } from './parse-args.js';
+import { resolveServeAuth, type ServeAuth } from './serve-auth.js';
 import { usage } from './usage.js';
 import { packageVersion } from './version.js';
 
 // Commands load lazily: --help and --version should not pay for the MCP SDK and node-pty.
 
 async function main(argv: string[]): Promise<void> {
+  survivePipeErrors();
   const version = packageVersion();
   let command: CliCommand;
   try {
@@ -40,8 +43,16 @@ async function main(argv: string[]): Promise<void> {
       return serveStdio({ managerOptions, version });
     }
     case 'serve': {
+      let auth: ServeAuth;
+      try {
+        auth = resolveServeAuth(command, process.env);
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+        process.stderr.write(`unified-exec: ${error.message}\n`);
+        return exit(2);
+      }
       const { serve } = await import('./serve-command.js');
-      return serve({ ...command, managerOptions, version });
+      return serve({ ...command, auth, managerOptions, version });
     }
     case 'run': {
       const { runOnce } = await import('./run-command.js');

@@ -1,8 +1,7 @@
 import type { ManagerOptions } from '../manager/types.js';
 import { startStdioServer } from '../mcp/stdio.js';
+import { log } from './log.js';
 import { exitOnSignals } from './signals.js';
-
-const log = (line: string) => process.stderr.write(`unified-exec: ${line}\n`);
 
 /** `mcp`: the stdio server. Nothing but protocol may reach stdout, so every message goes to stderr. */
 export async function serveStdio(options: { managerOptions: ManagerOptions; version: string }): Promise<void> {

@@ -8,6 +8,7 @@ import {
   type ServeSettings,
 } from './cli-settings.js';
 import type { ManagerFlags } from './manager-config.js';
+import { TOKEN_ENV } from './serve-auth.js';
 import { flagOptions, readFlags, resolveFlags } from './setting-flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -32,7 +33,19 @@ function managerFlags(values: Values): ManagerFlags {
   return config === undefined ? { settings } : { config, settings };
 }
 
-/** `argv` without node and the script; `env` supplies UNIFIED_EXEC_TOKEN. Pure: no I/O, throws UsageError. */
+/**
+ * `--token SECRET` was once accepted: say where the token goes now rather than "Unknown option". A flag cannot carry
+ * a secret: every local user can read /proc/<pid>/cmdline.
+ */
+function refuseTokenFlag(args: string[]): void {
+  if (args.some((arg) => arg === '--token' || arg.startsWith('--token='))) {
+    throw new UsageError(
+      `--token is not accepted: every local user can read a command line (/proc/<pid>/cmdline). Put the token in a file only you can read and pass --token-file FILE, or set ${TOKEN_ENV}; with neither, serve makes a random token and prints it.`,
+    );
+  }
+}
+
+/** `argv` without node and the script; `env` supplies flags' environment fallbacks. Pure: no I/O, throws UsageError. */
 export function parseCli(argv: string[], env: Record<string, string | undefined> = {}): CliCommand {
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') return { kind: 'help' };
@@ -44,6 +57,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
         return values.help ? { kind: 'help' } : { kind: 'mcp', manager: managerFlags(values) };
       }
       case 'serve': {
+        refuseTokenFlag(rest);
         const leaves = [...FLAG_TABLES.serve, ...sessionLeaves];
         const { values } = parseArgs({ args: rest, options: { ...flagOptions(leaves), ...helpOption } });
         if (values.help) return { kind: 'help' };

@@ -1,12 +1,14 @@
 import { formatResponse } from '../manager/format.js';
 import { UnifiedExecManager } from '../manager/manager.js';
 import type { ExecResponse, ManagerOptions } from '../manager/types.js';
+import { log, writeTo } from './log.js';
 import { exitOnSignals } from './signals.js';
 
 /** Each reply ends with a newline; a blank line separates replies when a command needs more than one. */
 function printReply(reply: ExecResponse, first: boolean): void {
   const text = formatResponse(reply);
-  process.stdout.write(`${first ? '' : '\n'}${text}${text.endsWith('\n') ? '' : '\n'}`);
+  // A closed stdout (`run ... | head`) drops the rest; the command still runs to its exit code.
+  writeTo(process.stdout, `${first ? '' : '\n'}${text}${text.endsWith('\n') ? '' : '\n'}`);
 }
 
 /**
@@ -20,10 +22,7 @@ export async function runOnce(options: {
   managerOptions: ManagerOptions;
 }): Promise<number> {
   const manager = new UnifiedExecManager(options.managerOptions);
-  exitOnSignals(
-    () => manager.shutdown(),
-    (line) => process.stderr.write(`unified-exec: ${line}\n`),
-  );
+  exitOnSignals(() => manager.shutdown(), log);
   try {
     let reply: ExecResponse = await manager.execCommand({
       cmd: options.cmd,

@@ -1,35 +1,66 @@
+import { userInfo } from 'node:os';
 import type { ManagerOptions } from '../manager/types.js';
 import { startHttpServer } from '../mcp/http-server.js';
 import type { ServeSettings } from './cli-settings.js';
 import { httpConnectHints } from './connect-hints.js';
+import { log, writeTo } from './log.js';
+import { TOKEN_ENV, type ServeAuth } from './serve-auth.js';
 import { exitOnSignals } from './signals.js';
 
-const log = (line: string) => process.stderr.write(`unified-exec: ${line}\n`);
+/** The line under the URL: what a client needs to get in. A token made at start is only ever printed on stdout. */
+function authLine(auth: ServeAuth): string {
+  switch (auth.from) {
+    case 'none':
+      return 'No token (--no-auth): every local user can connect.';
+    case 'generated':
+      return `Every request needs the bearer token below, made at start; keep one across restarts in ${TOKEN_ENV} or --token-file.`;
+    case 'env':
+      return `Every request needs the bearer token in ${TOKEN_ENV}; the lines below read it from there.`;
+    case 'file':
+      return `Every request needs the bearer token in ${auth.path}; the lines below read it from there.`;
+  }
+}
+
+function userName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid ${process.getuid?.() ?? '?'}`;
+  }
+}
 
 /** `serve`: listens, prints where and how to connect, and runs until a signal ends it (and every session). */
 export async function serve(
-  options: ServeSettings & { managerOptions: ManagerOptions; version: string },
+  options: ServeSettings & { auth: ServeAuth; managerOptions: ManagerOptions; version: string },
 ): Promise<void> {
+  const { auth } = options;
+  if (auth.from === 'none') {
+    log(
+      `WARNING: --no-auth: any local user, and any program run by one, can connect and run commands as ${userName()}`,
+    );
+  }
   const server = await startHttpServer({
     host: options.host,
     port: options.port,
-    ...(options.token === undefined ? {} : { token: options.token }),
+    ...(auth.from === 'none' ? {} : { token: auth.token }),
     allowedHosts: options.allowHosts,
     managerOptions: options.managerOptions,
     clientIdleTimeoutMs: options.idleTimeoutS * 1000,
+    maxClients: options.maxClients,
+    maxConnections: options.maxConnections,
+    headersTimeoutMs: options.headersTimeoutS * 1000,
     version: options.version,
     log,
   });
   exitOnSignals(() => server.close(), log, 0);
-  process.stdout.write(
+  writeTo(
+    process.stdout,
     [
       `unified-exec ${options.version} MCP server (Streamable HTTP) listening on ${server.url}`,
-      options.token === undefined
-        ? 'No token: only this machine can connect.'
-        : 'Every request needs the bearer token.',
+      authLine(auth),
       'Stop it with Ctrl-C; every process it started stops with it.',
       '',
-      httpConnectHints(server.url, options.token),
+      httpConnectHints(server.url, auth),
       '',
     ].join('\n'),
   );

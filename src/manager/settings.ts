@@ -129,7 +129,8 @@ export const managerSettingsSchema = z.strictObject({
     ),
   maxSessions: positiveInt(DEFAULT_MAX_SESSIONS).meta(
     meta({
-      description: 'live sessions kept before one is pruned (the 8 most recently used never are; exited ones go first)',
+      description:
+        'live sessions kept before one is pruned (the 8 most recently used never are; exited ones go first); serve: across all its clients, each pruning only its own',
       flag: 'max-sessions',
       placeholder: 'N',
     }),
@@ -153,7 +154,8 @@ export const managerSettingsSchema = z.strictObject({
   ),
   maxTotalBufferedBytes: positiveInt(DEFAULT_MAX_TOTAL_BUFFERED_BYTES).meta(
     meta({
-      description: 'unread output across sessions above which new sessions are refused (LIMIT_EXCEEDED)',
+      description:
+        'unread output across sessions above which new sessions are refused (LIMIT_EXCEEDED); serve: across all its clients',
       flag: 'max-total-buffered-bytes',
       placeholder: 'BYTES',
     }),

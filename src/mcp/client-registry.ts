@@ -1,49 +1,67 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { SessionBudget } from '../manager/budget.js';
 import { UnifiedExecManager } from '../manager/manager.js';
+import { resolveSettings } from '../manager/settings.js';
 import type { ManagerOptions } from '../manager/types.js';
-import { DEFAULT_CLIENT_IDLE_TIMEOUT_MS } from './defaults.js';
+import { pickClientToEvict, type ClientActivity } from './client-eviction.js';
+import { DEFAULT_CLIENT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CLIENTS, SHUTDOWN_ANSWER_GRACE_MS } from './defaults.js';
+import { OpenCalls, requestIdsOf, shutdownError } from './open-calls.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
+
+export interface ClientRegistryOptions {
+  managerOptions?: ManagerOptions;
+  serverOptions?: McpServerOptions;
+  log?: (line: string) => void;
+  /** A client with no call in flight and no request for this long is ended. Default 30 minutes. */
+  idleTimeoutMs?: number;
+  /** Clients held at once, initialize-only ones included. Default 64. */
+  maxClients?: number;
+}
+
+/** What an initialize request came to: a new client, or none (every client busy at the cap, or shutting down). */
+export type OpenOutcome = 'opened' | 'full' | 'closing';
 
 interface Entry {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   manager: UnifiedExecManager;
-  /** Date.now() of the client's latest request. */
+  /** Date.now() of the client's latest request, or of the latest answer it was sent. */
   lastSeen: number;
+  /** Its POSTs whose response is not finished: a client with one is busy, however long the call takes. */
+  calls: OpenCalls<ServerResponse>;
   ended?: Promise<void>;
 }
 
 /**
  * The MCP clients of an HTTP server, each known by its `mcp-session-id`, each with its own UnifiedExecManager, so
  * clients never see or touch each other's exec sessions; a client that ends (DELETE, transport close, idle timeout,
- * server shutdown) shuts its manager down with it.
+ * eviction at the cap, server shutdown) shuts its manager down with it, after its open calls got their answers.
  */
 export class ClientRegistry {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Set<Entry>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly log: (line: string) => void;
+  private readonly idleTimeoutMs: number;
+  private readonly maxClients: number;
+  private readonly budget: SessionBudget;
+  private closed = false;
 
-  constructor(
-    private readonly managerOptions: ManagerOptions,
-    private readonly serverOptions: McpServerOptions,
-    private readonly log: (line: string) => void,
-    private readonly idleTimeoutMs = DEFAULT_CLIENT_IDLE_TIMEOUT_MS,
-  ) {
-    this.sweeper = setInterval(() => this.endIdle(), Math.min(60_000, Math.max(10, idleTimeoutMs / 4)));
+  constructor(private readonly options: ClientRegistryOptions = {}) {
+    this.log = options.log ?? (() => undefined);
+    this.budget = options.managerOptions?.budget ?? sharedBudget(options.managerOptions ?? {});
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_CLIENT_IDLE_TIMEOUT_MS;
+    this.maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;
+    this.sweeper = setInterval(() => this.endIdle(), Math.min(60_000, Math.max(10, this.idleTimeoutMs / 4)));
     this.sweeper.unref();
   }
 
+  /** Clients held, those still initializing included. */
   get size(): number {
-    return this.entries.size;
-  }
-
-  /** The transport of a client, by its mcp-session-id; counts as the client's activity. */
-  get(clientId: string): StreamableHTTPServerTransport | undefined {
-    const entry = this.entries.get(clientId);
-    if (entry) entry.lastSeen = Date.now();
-    return entry?.transport;
+    return this.entries.size + this.pending.size;
   }
 
   /** The manager behind a client, for embedding and tests. */
@@ -51,14 +69,60 @@ export class ClientRegistry {
     return this.entries.get(clientId)?.manager;
   }
 
-  /** A transport for an initialize request; it joins the registry once the SDK has given it a session id. */
-  async open(): Promise<{ transport: StreamableHTTPServerTransport; discardIfUninitialized: () => Promise<void> }> {
-    const manager = new UnifiedExecManager(this.managerOptions);
-    const server = createMcpServer(manager, this.serverOptions);
+  /** Hands a request of a known client to its transport; false when no such client is held. */
+  async handle(clientId: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean> {
+    const entry = this.entries.get(clientId);
+    if (!entry) return false;
+    await this.route(entry, req, res, body);
+    return true;
+  }
+
+  /**
+   * An initialize request: a new client. At the cap the least recently active idle client is ended to make room;
+   * when every client has a call in flight, none is opened ('full').
+   */
+  async open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<OpenOutcome> {
+    if (this.closed) return 'closing';
+    let evicted: Promise<void> | undefined;
+    if (this.size >= this.maxClients) {
+      const victim = pickClientToEvict(this.activity());
+      const entry = victim === undefined ? undefined : this.entries.get(victim);
+      if (!entry) return 'full';
+      evicted = this.end(
+        entry,
+        victim,
+        `least recently active of ${this.maxClients} clients, making room for a new one`,
+      );
+    }
+    const entry = this.create();
+    this.pending.add(entry);
+    await evicted;
+    await entry.server.connect(entry.transport);
+    // closeAll() ran meanwhile and ended this one too.
+    if (entry.ended) return 'closing';
+    await this.route(entry, req, res, body);
+    if (entry.transport.sessionId === undefined) await this.end(entry, undefined, 'initialization failed');
+    return 'opened';
+  }
+
+  /** Ends every client: their open calls are answered, all processes of all clients are terminated. */
+  async closeAll(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    const all = [...this.entries.entries()].map(([id, entry]) => this.end(entry, id, 'server shutting down'));
+    const pending = [...this.pending].map((entry) => this.end(entry, undefined, 'server shutting down'));
+    await Promise.all([...all, ...pending]);
+  }
+
+  private create(): Entry {
+    // One budget for every client: the session and unread-output limits hold across the server, not per client.
+    const manager = new UnifiedExecManager({ ...this.options.managerOptions, budget: this.budget });
+    const server = createMcpServer(manager, this.options.serverOptions);
     const entry: Entry = {
       manager,
       server,
       lastSeen: Date.now(),
+      calls: new OpenCalls(),
       transport: new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
@@ -70,30 +134,38 @@ export class ClientRegistry {
         onsessionclosed: (id) => this.end(entry, id, 'closed by the client'),
       }),
     };
-    this.pending.add(entry);
     entry.transport.onclose = () => void this.end(entry, entry.transport.sessionId, 'transport closed');
-    await server.connect(entry.transport);
-    return {
-      transport: entry.transport,
-      discardIfUninitialized: async () => {
-        if (entry.transport.sessionId === undefined) await this.end(entry, undefined, 'initialization failed');
-      },
-    };
+    return entry;
   }
 
-  /** Ends every client: all processes of all clients are terminated. */
-  async closeAll(): Promise<void> {
-    clearInterval(this.sweeper);
-    const all = [...this.entries.entries()].map(([id, entry]) => this.end(entry, id, 'server shutting down'));
-    const pending = [...this.pending].map((entry) => this.end(entry, undefined, 'server shutting down'));
-    await Promise.all([...all, ...pending]);
+  /** Every request counts as activity; a POST (calls) keeps its client busy until its response is finished. */
+  private async route(entry: Entry, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    entry.lastSeen = Date.now();
+    // A GET holds the client's event stream open for as long as it likes: that is no call, and keeps no one busy.
+    if (req.method === 'POST') {
+      entry.calls.add(res, requestIdsOf(body));
+      res.once('close', () => {
+        entry.calls.delete(res);
+        entry.lastSeen = Date.now();
+      });
+    }
+    await entry.transport.handleRequest(req, res, body);
   }
 
-  /** Ends clients idle for longer than the timeout (a poll never lasts longer than 5 minutes). */
+  private activity(): Array<ClientActivity<string>> {
+    return [...this.entries].map(([key, entry]) => ({
+      key,
+      lastSeen: entry.lastSeen,
+      openCalls: entry.calls.size,
+      liveSessions: entry.manager.size,
+    }));
+  }
+
+  /** Ends clients with no call in flight and no request for longer than the timeout. */
   private endIdle(): void {
     const now = Date.now();
     for (const [id, entry] of this.entries) {
-      if (now - entry.lastSeen > this.idleTimeoutMs)
+      if (entry.calls.size === 0 && now - entry.lastSeen > this.idleTimeoutMs)
         void this.end(entry, id, `idle for over ${Math.round(this.idleTimeoutMs / 1000)} s`);
     }
   }
@@ -103,11 +175,27 @@ export class ClientRegistry {
       if (clientId !== undefined) this.entries.delete(clientId);
       this.pending.delete(entry);
       const live = entry.manager.size;
+      // Calls waiting on a session answer at once with its exit; the rest fail with SHUT_DOWN.
       await entry.manager.shutdown();
+      await answerOpenCalls(entry);
       // Closing the server closes the transport, whose onclose lands back here and finds `ended` set.
       await entry.server.close().catch(() => undefined);
       if (clientId !== undefined) this.log(`client ${clientId} ended: ${why}; ${live} exec session(s) closed`);
     })();
     return entry.ended;
   }
+}
+
+/** Lets open calls write their final answer; those that cannot in time are answered with a JSON-RPC error. */
+async function answerOpenCalls(entry: Entry): Promise<void> {
+  if (await entry.calls.drained(SHUTDOWN_ANSWER_GRACE_MS)) return;
+  for (const id of entry.calls.ids()) await entry.transport.send(shutdownError(id)).catch(() => undefined);
+  await entry.calls.drained(SHUTDOWN_ANSWER_GRACE_MS);
+}
+
+/** The server-wide budget from the manager settings: `maxSessions` and `maxTotalBufferedBytes` across all clients. */
+function sharedBudget(managerOptions: ManagerOptions): SessionBudget {
+  const { executor: _e, idGenerator: _i, clock: _c, returnPolicy: _r, budget: _b, ...settings } = managerOptions;
+  const { maxSessions, maxTotalBufferedBytes } = resolveSettings(settings);
+  return new SessionBudget({ maxSessions, maxBufferedBytes: maxTotalBufferedBytes });
 }

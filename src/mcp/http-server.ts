@@ -1,13 +1,23 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { invalidArgument } from '../manager/errors.js';
 import type { ManagerOptions } from '../manager/types.js';
-import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, MCP_PATH } from './defaults.js';
+import { connectionTimeouts, limitConnections } from './connection-limits.js';
+import {
+  CLIENT_CAP_RETRY_AFTER_S,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_HTTP_HOST,
+  DEFAULT_HTTP_PORT,
+  DEFAULT_MAX_CLIENTS,
+  DEFAULT_MAX_CONNECTIONS,
+  MCP_PATH,
+} from './defaults.js';
 import { buildGuardPolicy, checkRequest, hostWithPort, isLoopbackHost, isWildcardHost } from './request-guard.js';
 import type { McpServerOptions } from './server.js';
 import { ClientRegistry } from './client-registry.js';
+import { requestIdsOf } from './open-calls.js';
 
 /** Generous for write_stdin payloads, small enough that a hostile body cannot balloon memory. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -22,8 +32,14 @@ export interface HttpServerOptions extends McpServerOptions {
   /** More Host names to accept (e.g. a DNS name of this machine when bound to 0.0.0.0). */
   allowedHosts?: string[];
   managerOptions?: ManagerOptions;
-  /** A client session with no request for this long is ended with its processes. Default 30 minutes. */
+  /** A client with no call in flight and no request for this long is ended with its processes. Default 30 min. */
   clientIdleTimeoutMs?: number;
+  /** MCP clients at once, initialize-only ones too; at the cap the least recently active idle one ends. Default 64. */
+  maxClients?: number;
+  /** Open TCP connections; more are closed as soon as they are accepted. Default 256. */
+  maxConnections?: number;
+  /** A connection that has not sent a request's headers within this is closed (slowloris). Default 5 s. */
+  headersTimeoutMs?: number;
   /** Where log lines go (never stdout for a stdio server; the CLI uses stderr). */
   log?: (line: string) => void;
 }
@@ -47,20 +63,26 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       `Refusing to listen on ${host} without a token: anyone who can reach it could run commands as you. Pass --token <secret> (clients then send "Authorization: Bearer <secret>"), or keep the default 127.0.0.1.`,
     );
   }
-  const registry = new ClientRegistry(
-    options.managerOptions ?? {},
-    { version: options.version },
+  const maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;
+  const registry = new ClientRegistry({
+    managerOptions: options.managerOptions ?? {},
+    serverOptions: { version: options.version },
     log,
-    options.clientIdleTimeoutMs,
-  );
-  let policy = buildGuardPolicy({ host, port: 0 });
-  const httpServer = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      log(`request failed: ${error instanceof Error ? error.stack : String(error)}`);
-      if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal server error');
-      else res.end();
-    });
+    ...(options.clientIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.clientIdleTimeoutMs }),
+    maxClients,
   });
+  let policy = buildGuardPolicy({ host, port: 0 });
+  const httpServer = createServer(
+    connectionTimeouts(options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS),
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        log(`request failed: ${error instanceof Error ? error.stack : String(error)}`);
+        if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal server error');
+        else res.end();
+      });
+    },
+  );
+  limitConnections(httpServer, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const verdict = checkRequest(
@@ -85,18 +107,24 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     if (body === INVALID) return;
     const clientId = req.headers['mcp-session-id'];
     if (typeof clientId === 'string') {
-      const transport = registry.get(clientId);
-      if (!transport) {
+      if (!(await registry.handle(clientId, req, res, body)))
         sendJsonRpcError(res, 404, -32001, `Session not found: ${clientId} has ended; initialize a new session`);
-        return;
-      }
-      await transport.handleRequest(req, res, body);
       return;
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
-      const { transport, discardIfUninitialized } = await registry.open();
-      await transport.handleRequest(req, res, body);
-      await discardIfUninitialized();
+      const outcome = await registry.open(req, res, body);
+      const [id] = requestIdsOf(body);
+      if (outcome === 'full') {
+        sendJsonRpcError(
+          res,
+          503,
+          -32000,
+          `Server busy: ${maxClients} MCP client sessions are open (--max-clients) and every one has a call in flight; retry in ${CLIENT_CAP_RETRY_AFTER_S} s`,
+          { id, headers: { 'retry-after': String(CLIENT_CAP_RETRY_AFTER_S) } },
+        );
+      } else if (outcome === 'closing') {
+        sendJsonRpcError(res, 503, -32000, 'Server shutting down', { id });
+      }
       return;
     }
     sendJsonRpcError(
@@ -164,7 +192,13 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<
   }
 }
 
-function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+function sendJsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  extra: { id?: RequestId | undefined; headers?: Record<string, string> } = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...extra.headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: extra.id ?? null }));
 }

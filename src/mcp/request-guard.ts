@@ -82,7 +82,8 @@ export function checkRequest(
     return {
       ok: false,
       status: 401,
-      message: 'Unauthorized: send the header `Authorization: Bearer <token>` with the token given to --token',
+      message:
+        "Unauthorized: send the header `Authorization: Bearer <token>` with the server's token (printed by `unified-exec serve` at start, or the one in its --token-file or UNIFIED_EXEC_TOKEN)",
     };
   }
   return { ok: true };
@@ -99,7 +100,10 @@ function isAllowedOrigin(origin: string, policy: GuardPolicy): boolean {
   return isLoopbackHost(url.hostname) || policy.allowedHosts.has(url.host.toLowerCase());
 }
 
-/** Constant-time comparison of digests, so neither the token's content nor its length leaks through timing. */
+/**
+ * Constant-time comparison of SHA-256 digests: equal lengths always (timingSafeEqual demands it), so neither the
+ * token's content nor its length leaks through timing.
+ */
 function bearerMatches(authorization: string | undefined, token: string): boolean {
   const match = /^Bearer\s+(.+)$/i.exec(authorization?.trim() ?? '');
   if (!match?.[1]) return false;

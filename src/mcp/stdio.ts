@@ -2,6 +2,8 @@ import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { UnifiedExecManager } from '../manager/manager.js';
 import type { ManagerOptions } from '../manager/types.js';
+import { CallTrackingTransport } from './call-tracking-transport.js';
+import { SHUTDOWN_ANSWER_GRACE_MS } from './defaults.js';
 import { JsonRpcLineGuard, MAX_MESSAGE_BYTES } from './line-guard.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
@@ -28,13 +30,17 @@ export async function startStdioServer(options: StdioServerOptions = {}): Promis
   // Garbage and over-long lines are answered here; the SDK's transport would ignore the one and hang up on the other.
   const guard = new JsonRpcLineGuard((line) => output.write(`${line}\n`));
   input.pipe(guard);
-  const transport = new StdioServerTransport(guard, output, { maxBufferSize: MAX_MESSAGE_BYTES + 1 });
+  const transport = new CallTrackingTransport(
+    new StdioServerTransport(guard, output, { maxBufferSize: MAX_MESSAGE_BYTES + 1 }),
+  );
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      // Calls waiting on a session answer at once with its exit; every open call is answered before the server closes.
       await manager.shutdown();
+      await transport.answerOpenCalls(SHUTDOWN_ANSWER_GRACE_MS);
       await server.close().catch(() => undefined);
       markClosed();
     })());

@@ -44,10 +44,10 @@ describe('--help', () => {
     for (const line of [
       '--port N port to listen on; 0 picks a free port and prints it (default: 8765)',
       '(default: 127.0.0.1)',
-      'after this many seconds without a request (default: 1800)',
+      'without a request or a call in flight (default: 1800)',
       '--yield-ms MS milliseconds to wait before each reply while the command runs (default: 10000)',
-      '(default: $UNIFIED_EXEC_TOKEN, else none)',
-      '(the 8 most recently used never are; exited ones go first) (default: 64)',
+      '(default: $UNIFIED_EXEC_TOKEN, else a random token made at start and printed)',
+      'serve: across all its clients, each pruning only its own (default: 64)',
       '--shell PATH shell for calls that name none (default: $SHELL, else /bin/bash)',
     ]) {
       expect(flatHelp).toContain(line);

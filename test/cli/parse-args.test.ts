@@ -10,18 +10,19 @@ describe('parseCli', () => {
     expect(parseCli(['-v'])).toEqual({ kind: 'version' });
   });
 
-  it('gives serve loopback, port 8765, a 30-minute idle timeout and no token by default', () => {
-    expect(parseCli(['serve'])).toEqual({
+  it('gives serve loopback, port 8765, a 30-minute idle timeout and auth on by default', () => {
+    expect(parseCli(['serve'])).toMatchObject({
       kind: 'serve',
       host: '127.0.0.1',
       port: 8765,
+      noAuth: false,
       allowHosts: [],
       idleTimeoutS: 1800,
       manager: { settings: {} },
     });
   });
 
-  it('reads serve options, the token also from UNIFIED_EXEC_TOKEN', () => {
+  it('reads serve options; the token itself is not one (it is read from a file or the environment later)', () => {
     expect(
       parseCli([
         'serve',
@@ -29,8 +30,9 @@ describe('parseCli', () => {
         '0.0.0.0',
         '--port',
         '0',
-        '--token',
+        '--token-file',
         't',
+        '--no-auth',
         '--allow-host',
         'a',
         '--allow-host',
@@ -40,17 +42,17 @@ describe('parseCli', () => {
         '--cwd',
         '/tmp',
       ]),
-    ).toEqual({
+    ).toMatchObject({
       kind: 'serve',
       host: '0.0.0.0',
       port: 0,
-      token: 't',
+      tokenFile: 't',
+      noAuth: true,
       allowHosts: ['a', 'b'],
       idleTimeoutS: 0.5,
       manager: { settings: { cwd: '/tmp' } },
     });
-    expect(parseCli(['serve'], { UNIFIED_EXEC_TOKEN: 'from-env' })).toMatchObject({ token: 'from-env' });
-    expect(parseCli(['serve', '--token', 'flag'], { UNIFIED_EXEC_TOKEN: 'env' })).toMatchObject({ token: 'flag' });
+    expect(parseCli(['serve'], { UNIFIED_EXEC_TOKEN: 'from-env' })).not.toHaveProperty('token');
   });
 
   it('joins the words after -- into one command line for run', () => {
@@ -75,8 +77,7 @@ describe('parseCli', () => {
       [['nope'], /Unknown command "nope"/],
       [['serve', '--port', '70000'], '--port: expected a port number from 0 to 65535, got "70000"'],
       [['serve', '--port', '-1'], /--port/],
-      [['serve', '--token', ''], '--token: expected a non-empty secret, got ""'],
-      [['serve', '--token', '  '], '--token: expected a non-empty secret, got "  "'],
+      [['serve', '--token-file', ''], '--token-file: expected a file name, got ""'],
       [['serve', '--idle-timeout-s', '0'], '--idle-timeout-s: expected seconds above 0, got "0"'],
       [['run'], /run needs a command/],
       [['run', '--yield-ms', 'soon', '--', 'true'], '--yield-ms: expected milliseconds, 0 or more, got "soon"'],
@@ -96,10 +97,16 @@ describe('parseCli', () => {
     }
   });
 
-  it('refuses an empty UNIFIED_EXEC_TOKEN, naming the variable', () => {
-    expect(() => parseCli(['serve'], { UNIFIED_EXEC_TOKEN: '' })).toThrow(
-      'UNIFIED_EXEC_TOKEN: expected a non-empty secret, got ""',
-    );
+  it('refuses --token in either spelling, pointing to --token-file and UNIFIED_EXEC_TOKEN', () => {
+    for (const argv of [
+      ['serve', '--token', 'a-token-of-24-characters'],
+      ['serve', '--port', '0', '--token=a-token-of-24-characters'],
+    ]) {
+      expect(() => parseCli(argv)).toThrow(UsageError);
+      expect(() => parseCli(argv)).toThrow(
+        /^--token is not accepted: every local user can read a command line \(\/proc\/<pid>\/cmdline\)\. .*--token-file FILE, or set UNIFIED_EXEC_TOKEN/,
+      );
+    }
   });
 
   it('collects the session settings every command shares, shaped as ManagerOptions', () => {

@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isAlive, runCli, startServe, type ServeProcess } from './cli-process.js';
 import { defineClientScenarios, structuredOf, textOf } from './client-scenarios.js';
 
-async function connect(url: string, token?: string) {
+/** `serve` makes a random token unless given one: the tests give this one, through the environment. */
+const TOKEN = 'http-test-token-0123456789';
+const TOKEN_ENV = { UNIFIED_EXEC_TOKEN: TOKEN };
+
+async function connect(url: string, token: string = TOKEN) {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
   });
@@ -33,6 +37,7 @@ function rawPost(port: number, headers: Record<string, string>): Promise<{ statu
           host: `127.0.0.1:${port}`,
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${TOKEN}`,
           ...headers,
         },
       },
@@ -65,7 +70,7 @@ describe('unified-exec serve (Streamable HTTP) with the SDK client', () => {
   let server: ServeProcess;
   let connection: Awaited<ReturnType<typeof connect>>;
   beforeAll(async () => {
-    server = await startServe();
+    server = await startServe([], TOKEN_ENV);
     connection = await connect(server.url);
   });
   afterAll(async () => {
@@ -132,6 +137,7 @@ describe('unified-exec serve (Streamable HTTP) with the SDK client', () => {
           headers: {
             'content-type': 'application/json',
             accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${TOKEN}`,
             'mcp-session-id': 'no-such-session',
           },
         },
@@ -162,7 +168,7 @@ describe('unified-exec serve (Streamable HTTP) with the SDK client', () => {
 
 describe('unified-exec serve lifetime and access', () => {
   it('ends every session of every client on SIGTERM', async () => {
-    const server = await startServe();
+    const server = await startServe([], TOKEN_ENV);
     const a = await connect(server.url);
     const b = await connect(server.url);
     const { pid: pidA } = await sessionPid(a.client);
@@ -175,7 +181,7 @@ describe('unified-exec serve lifetime and access', () => {
   });
 
   it('ends a client session that goes quiet, with its processes, after --idle-timeout-s', async () => {
-    const server = await startServe(['--idle-timeout-s', '1']);
+    const server = await startServe(['--idle-timeout-s', '1'], TOKEN_ENV);
     const quiet = await connect(server.url);
     try {
       const { pid } = await sessionPid(quiet.client);
@@ -189,21 +195,22 @@ describe('unified-exec serve lifetime and access', () => {
 
   it('refuses to listen on a non-loopback address without a token', async () => {
     // Exits before binding: no traffic leaves loopback.
-    const result = await runCli(['serve', '--host', '0.0.0.0', '--port', '0']);
+    const result = await runCli(['serve', '--host', '0.0.0.0', '--port', '0', '--no-auth']);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/Refusing to listen on 0\.0\.0\.0 without a token/);
     expect(result.stdout).toBe('');
   });
 
-  it('with --token, answers 401 to a request without the bearer and serves one with it', async () => {
-    const token = 's3cret-token';
-    const server = await startServe(['--host', '127.0.0.1', '--token', token]);
+  it('with a token, answers 401 to a request without the bearer and serves one with it', async () => {
+    const token = 'another-s3cret-token-for-this-test';
+    const server = await startServe(['--host', '127.0.0.1'], { UNIFIED_EXEC_TOKEN: token });
     try {
-      const denied = await rawPost(server.port, {});
+      const denied = await rawPost(server.port, { authorization: '' });
       expect(denied.status).toBe(401);
       expect((await rawPost(server.port, { authorization: 'Bearer wrong' })).status).toBe(401);
+      expect((await rawPost(server.port, { authorization: `Bearer ${TOKEN}` })).status).toBe(401);
       expect(server.stdout()).toContain(`--bearer-token-env-var UNIFIED_EXEC_TOKEN`);
-      expect(server.stdout()).toContain(`--header 'Authorization: Bearer ${token}'`);
+      expect(server.stdout()).toContain(`--header "Authorization: Bearer $UNIFIED_EXEC_TOKEN"`);
 
       const { client } = await connect(server.url, token);
       const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo hello' } });

@@ -1,0 +1,136 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/cli/usage-error.js';
+import { MIN_TOKEN_BYTES, resolveServeAuth, type TokenFile } from '../../src/cli/serve-auth.js';
+
+const GOOD = 'a-token-of-24-characters';
+const loopback = { host: '127.0.0.1', noAuth: false };
+/** A token file as the reader would see it, without touching the disk. */
+const file =
+  (text: string, mode = 0o100600) =>
+  (): TokenFile => ({ mode, text });
+const noFile = () => {
+  throw new Error('the test gave no token file');
+};
+const generate = () => 'generated-token-generated-token';
+
+describe('resolveServeAuth', () => {
+  it('makes a random token when told nothing, even on loopback', () => {
+    expect(resolveServeAuth(loopback, {}, { readTokenFile: noFile, generateToken: generate })).toEqual({
+      from: 'generated',
+      token: 'generated-token-generated-token',
+    });
+    // The real generator: 32 random bytes, base64url.
+    const made = resolveServeAuth(loopback, {});
+    const again = resolveServeAuth(loopback, {});
+    expect(made.from === 'generated' && made.token).toMatch(/^[\w-]{43}$/);
+    expect(made).not.toEqual(again);
+  });
+
+  it('takes UNIFIED_EXEC_TOKEN over a generated token, and --token-file over both', () => {
+    expect(resolveServeAuth(loopback, { UNIFIED_EXEC_TOKEN: GOOD }, { readTokenFile: noFile })).toEqual({
+      from: 'env',
+      token: GOOD,
+    });
+    expect(
+      resolveServeAuth(
+        { ...loopback, tokenFile: 'tok' },
+        { UNIFIED_EXEC_TOKEN: 'env-token-env-token-env' },
+        { readTokenFile: file(`${GOOD}\n`) },
+      ),
+    ).toEqual({ from: 'file', token: GOOD, path: join(process.cwd(), 'tok') });
+  });
+
+  it('refuses a token file that group or others may read or write, saying chmod 600', () => {
+    for (const mode of [0o100644, 0o100640, 0o100604, 0o100620, 0o100602, 0o100660]) {
+      const resolve = () =>
+        resolveServeAuth({ ...loopback, tokenFile: '/k/tok' }, {}, { readTokenFile: file(GOOD, mode) });
+      expect(resolve, mode.toString(8)).toThrow(UsageError);
+      expect(resolve, mode.toString(8)).toThrow(
+        `--token-file /k/tok: group or others may access it (mode ${(mode & 0o777).toString(8)}); run: chmod 600 /k/tok`,
+      );
+    }
+    for (const mode of [0o100600, 0o100400]) {
+      expect(resolveServeAuth({ ...loopback, tokenFile: '/k/tok' }, {}, { readTokenFile: file(GOOD, mode) })).toEqual({
+        from: 'file',
+        token: GOOD,
+        path: '/k/tok',
+      });
+    }
+  });
+
+  it(`refuses a token shorter than ${MIN_TOKEN_BYTES} bytes from every source, without echoing it`, () => {
+    const short = 'fifteen-bytes!!';
+    expect(Buffer.byteLength(short)).toBe(MIN_TOKEN_BYTES - 1);
+    const fromEnv = () => resolveServeAuth(loopback, { UNIFIED_EXEC_TOKEN: short });
+    const fromFile = () => resolveServeAuth({ ...loopback, tokenFile: '/k/tok' }, {}, { readTokenFile: file(short) });
+    const generated = () => resolveServeAuth(loopback, {}, { generateToken: () => short });
+    for (const [resolve, source] of [
+      [fromEnv, 'UNIFIED_EXEC_TOKEN'],
+      [fromFile, '--token-file /k/tok'],
+      [generated, 'the generated token'],
+    ] as const) {
+      expect(resolve).toThrow(UsageError);
+      expect(resolve).toThrow(`${source}: a token needs at least 16 bytes, got 15`);
+      expect(resolve).not.toThrow(short);
+    }
+    expect(resolveServeAuth(loopback, { UNIFIED_EXEC_TOKEN: `${short}!` })).toMatchObject({ from: 'env' });
+  });
+
+  it('refuses an empty token and one with spaces or control characters (it travels in a header)', () => {
+    expect(() => resolveServeAuth(loopback, { UNIFIED_EXEC_TOKEN: '' })).toThrow(
+      'UNIFIED_EXEC_TOKEN: a token needs at least 16 bytes, got 0',
+    );
+    for (const bad of ['with a space in the middle', 'tab\tinside-the-token-here', 'naïve-non-ascii-token-x']) {
+      expect(() => resolveServeAuth(loopback, { UNIFIED_EXEC_TOKEN: bad })).toThrow(
+        'UNIFIED_EXEC_TOKEN: a token is printable ASCII without spaces',
+      );
+    }
+    // Only the line ends a file's text usually carries are trimmed.
+    expect(
+      resolveServeAuth({ ...loopback, tokenFile: '/k/tok' }, {}, { readTokenFile: file(`  ${GOOD}\r\n\n`) }),
+    ).toMatchObject({ token: GOOD });
+  });
+
+  it('says why a token file cannot be read', () => {
+    expect(() => resolveServeAuth({ ...loopback, tokenFile: '/nonexistent/tok' }, {})).toThrow(
+      /^--token-file \/nonexistent\/tok: cannot read it: ENOENT/,
+    );
+  });
+
+  it('with --no-auth needs no token, ignores UNIFIED_EXEC_TOKEN, and refuses --token-file', () => {
+    const open = { host: '127.0.0.1', noAuth: true };
+    expect(resolveServeAuth(open, {})).toEqual({ from: 'none' });
+    expect(resolveServeAuth({ ...open, host: 'localhost' }, { UNIFIED_EXEC_TOKEN: GOOD })).toEqual({ from: 'none' });
+    expect(resolveServeAuth({ ...open, host: '::1' }, {})).toEqual({ from: 'none' });
+    expect(() => resolveServeAuth({ ...open, tokenFile: '/k/tok' }, {}, { readTokenFile: file(GOOD) })).toThrow(
+      '--no-auth and --token-file contradict each other',
+    );
+  });
+
+  it('refuses --no-auth with a non-loopback --host', () => {
+    for (const host of ['0.0.0.0', '::', '192.168.1.5', 'myhost.example']) {
+      const resolve = () => resolveServeAuth({ host, noAuth: true }, {});
+      expect(resolve, host).toThrow(UsageError);
+      expect(resolve, host).toThrow(`Refusing to listen on ${host} without a token`);
+    }
+    // With a token, any host is the HTTP server's business (it also accepts 0.0.0.0 with a token).
+    expect(resolveServeAuth({ host: '0.0.0.0', noAuth: false }, {})).toMatchObject({ from: 'generated' });
+  });
+});
+
+describe('resolveServeAuth with real files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ue-token-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads a 0600 file and refuses the same file at 0644', () => {
+    const path = join(dir, 'token');
+    writeFileSync(path, `${GOOD}\n`, { mode: 0o600 });
+    chmodSync(path, 0o600);
+    expect(resolveServeAuth({ ...loopback, tokenFile: path }, {})).toEqual({ from: 'file', token: GOOD, path });
+    chmodSync(path, 0o644);
+    expect(() => resolveServeAuth({ ...loopback, tokenFile: path }, {})).toThrow(`chmod 600 ${path}`);
+  });
+});

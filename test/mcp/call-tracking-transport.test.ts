@@ -1,0 +1,49 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { CallTrackingTransport } from '../../src/mcp/call-tracking-transport.js';
+
+/** A transport that records what is sent and lets the test deliver messages. */
+function fakeTransport(): { inner: Transport; sent: JSONRPCMessage[]; deliver: (m: JSONRPCMessage) => void } {
+  const sent: JSONRPCMessage[] = [];
+  const inner: Transport = {
+    start: async () => undefined,
+    send: async (message) => void sent.push(message),
+    close: async () => undefined,
+  };
+  return { inner, sent, deliver: (m) => inner.onmessage?.(m) };
+}
+
+const request = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, method: 'tools/call', params: {} });
+const result = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: {} });
+
+describe('CallTrackingTransport', () => {
+  it('passes messages both ways and waits for an open call to be answered', async () => {
+    const { inner, sent, deliver } = fakeTransport();
+    const transport = new CallTrackingTransport(inner);
+    const received: JSONRPCMessage[] = [];
+    transport.onmessage = (m) => received.push(m);
+    await transport.start();
+    deliver(request(1));
+    expect(received).toEqual([request(1)]);
+    const answered = transport.answerOpenCalls(5_000);
+    await transport.send(result(1));
+    await answered;
+    expect(sent).toEqual([result(1)]);
+  });
+
+  it('answers calls still open after the grace time with a JSON-RPC error, and drops their late answers', async () => {
+    const { inner, sent, deliver } = fakeTransport();
+    const transport = new CallTrackingTransport(inner);
+    await transport.start();
+    deliver(request(1));
+    deliver(request(2));
+    await transport.send(result(2));
+    await transport.answerOpenCalls(20);
+    await transport.send(result(1));
+    expect(sent).toEqual([
+      result(2),
+      { jsonrpc: '2.0', id: 1, error: { code: -32000, message: expect.stringMatching(/^Server shutting down/) } },
+    ]);
+  });
+});

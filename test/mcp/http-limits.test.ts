@@ -1,0 +1,202 @@
+// Server-wide limits of `serve` (issue 9, item 5): slow senders, too many connections, too many MCP clients.
+import { connect, type Socket } from 'node:net';
+import { describe, expect, it, vi } from 'vitest';
+import { startServe } from './cli-process.js';
+import { structuredOf } from './client-scenarios.js';
+import { TEST_TOKEN, TOKEN_ENV, connectHttp, rawInitialize, rawToolCall } from './http-client.js';
+
+interface RawSocket {
+  socket: Socket;
+  connectedAt: number;
+  closedAt?: number;
+  received: string;
+}
+
+function rawSocket(port: number, onConnect: (raw: RawSocket) => void): Promise<RawSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    const raw: RawSocket = { socket, connectedAt: 0, received: '' };
+    socket.on('data', (chunk: Buffer) => (raw.received += chunk.toString()));
+    socket.on('close', () => (raw.closedAt = performance.now()));
+    socket.on('error', () => undefined);
+    socket.once('error', reject);
+    socket.once('connect', () => {
+      raw.connectedAt = performance.now();
+      socket.off('error', reject);
+      onConnect(raw);
+      resolve(raw);
+    });
+  });
+}
+
+/** Slowloris: a request line, then one header byte every `everyMs`, never the blank line that ends the headers. */
+function slowSender(port: number, everyMs: number): Promise<RawSocket> {
+  return rawSocket(port, ({ socket }) => {
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: `);
+    const drip = setInterval(() => socket.write('a'), everyMs);
+    socket.once('close', () => clearInterval(drip));
+  });
+}
+
+/** A connection the server has surely accepted (it answered one request), then held open by a partial second one. */
+async function heldConnection(port: number): Promise<RawSocket> {
+  const raw = await rawSocket(port, ({ socket }) =>
+    socket.write(`GET /held HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n\r\n`),
+  );
+  await vi.waitFor(() => expect(raw.received).toMatch(/^HTTP\/1\.1 \d{3}/), { timeout: 10_000 });
+  raw.socket.write('GET /held HTTP/1.1\r\nX-Held: ');
+  return raw;
+}
+
+async function echoes(url: string): Promise<void> {
+  const { client } = await connectHttp(url);
+  try {
+    const result = await client.callTool({
+      name: 'exec_command',
+      arguments: { cmd: 'echo ok', login: false, tty: false, yield_time_ms: 5_000 },
+    });
+    expect(structuredOf<{ output: string }>(result).output).toBe('ok\n');
+  } finally {
+    await client.close();
+  }
+}
+
+describe('serve: connection limits', () => {
+  it('closes connections that send their headers too slowly, while a normal client runs commands', async () => {
+    const server = await startServe(['--headers-timeout-s', '2'], TOKEN_ENV);
+    const slow: RawSocket[] = [];
+    try {
+      for (let i = 0; i < 20; i++) slow.push(await slowSender(server.port, 300));
+      await echoes(server.url);
+      await vi.waitFor(() => expect(slow.filter((s) => s.closedAt === undefined)).toHaveLength(0), {
+        timeout: 15_000,
+        interval: 100,
+      });
+      for (const s of slow) {
+        // After the 2 s headers timeout (checked every second), not at once and not after Node's default 60 s.
+        expect(s.closedAt! - s.connectedAt).toBeGreaterThan(1_500);
+        expect(s.closedAt! - s.connectedAt).toBeLessThan(6_000);
+        expect(s.received).toMatch(/^HTTP\/1\.1 408 /);
+      }
+      await echoes(server.url);
+    } finally {
+      for (const s of slow) s.socket.destroy();
+      await server.stop();
+    }
+  }, 60_000);
+
+  it('refuses connections beyond --max-connections at once, and serves again once the held ones time out', async () => {
+    const server = await startServe(['--max-connections', '8'], TOKEN_ENV);
+    const held: RawSocket[] = [];
+    try {
+      for (let i = 0; i < 8; i++) held.push(await heldConnection(server.port));
+      // The default 5 s headers timeout keeps the eight held while the ninth knocks.
+      const extra = await rawSocket(server.port, () => undefined);
+      await vi.waitFor(() => expect(extra.closedAt).toBeDefined(), { timeout: 3_000, interval: 10 });
+      expect(extra.received).toBe('');
+      expect(extra.closedAt! - extra.connectedAt).toBeLessThan(1_000);
+      expect(held.filter((h) => h.closedAt !== undefined)).toHaveLength(0);
+      // Nobody frees them but the headers timeout; then a normal client gets in.
+      await vi.waitFor(() => expect(held.filter((h) => h.closedAt === undefined)).toHaveLength(0), {
+        timeout: 15_000,
+        interval: 100,
+      });
+      await echoes(server.url);
+    } finally {
+      for (const h of held) h.socket.destroy();
+      await server.stop();
+    }
+  }, 60_000);
+});
+
+describe('serve: --max-clients', () => {
+  it('at the cap, a new client ends an idle one that holds no session, never one that does', async () => {
+    const server = await startServe(['--max-clients', '2'], TOKEN_ENV);
+    try {
+      const a = await connectHttp(server.url);
+      const started = await a.client.callTool({
+        name: 'exec_command',
+        arguments: { cmd: 'sleep 600', login: false, tty: false, yield_time_ms: 250 },
+      });
+      const sessionId = structuredOf<{ session_id: number }>(started).session_id;
+      // Initialize-only: it still takes a place.
+      const b = await connectHttp(server.url);
+      const c = await connectHttp(server.url);
+      await vi.waitFor(() =>
+        expect(server.stderr()).toContain(`client ${b.transport.sessionId} ended: least recently active of 2 clients`),
+      );
+      await expect(b.client.callTool({ name: 'list_sessions', arguments: {} })).rejects.toThrow(/Session not found/);
+      const { sessions } = structuredOf<{ sessions: Array<{ session_id: number }> }>(
+        await a.client.callTool({ name: 'list_sessions', arguments: {} }),
+      );
+      expect(sessions.map((s) => s.session_id)).toEqual([sessionId]);
+      expect(structuredOf(await c.client.callTool({ name: 'list_sessions', arguments: {} }))).toEqual({ sessions: [] });
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  it('at the cap with every client in a call, answers a new one 503 with Retry-After', async () => {
+    const server = await startServe(['--max-clients', '1'], TOKEN_ENV);
+    try {
+      const a = await connectHttp(server.url);
+      const started = await a.client.callTool({
+        name: 'exec_command',
+        arguments: { cmd: 'sleep 600', login: false, tty: false, yield_time_ms: 250 },
+      });
+      const sessionId = structuredOf<{ session_id: number }>(started).session_id;
+      const poll = await rawToolCall(server.url, a, 9, 'write_stdin', {
+        session_id: sessionId,
+        chars: '',
+        yield_time_ms: 30_000,
+      });
+      expect(poll.status).toBe(200);
+      const refused = await rawInitialize(server.url, 42);
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(JSON.parse(refused.body)).toMatchObject({
+        jsonrpc: '2.0',
+        id: 42,
+        error: { code: -32000, message: expect.stringMatching(/busy: 1 MCP client sessions are open/) },
+      });
+      // The busy client was left alone.
+      expect(structuredOf(await a.client.callTool({ name: 'list_sessions', arguments: {} }))).toMatchObject({
+        sessions: [{ session_id: sessionId }],
+      });
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+});
+
+describe('sessions across the clients of one serve', () => {
+  it('holds --max-sessions across clients: a client at the cap with none of its own is refused, never pruning others', async () => {
+    const server = await startServe(['--max-sessions', '2'], TOKEN_ENV);
+    const a = await connectHttp(server.url);
+    const b = await connectHttp(server.url);
+    try {
+      const open = async (client: typeof a.client) =>
+        client.callTool({
+          name: 'exec_command',
+          arguments: { cmd: 'sleep 600', login: false, tty: false, yield_time_ms: 250 },
+        });
+      const held = [
+        structuredOf<{ session_id: number }>(await open(a.client)).session_id,
+        structuredOf<{ session_id: number }>(await open(a.client)).session_id,
+      ];
+      const refused = await open(b.client);
+      expect(refused.isError).toBe(true);
+      expect((refused.content as Array<{ text: string }>)[0]!.text).toBe(
+        'exec_command failed for `sleep 600`: The server holds 2 live sessions across clients (limit 2); try again when other clients have closed some',
+      );
+      const listed = structuredOf<{ sessions: Array<{ session_id: number }> }>(
+        await a.client.callTool({ name: 'list_sessions', arguments: {} }),
+      );
+      expect(listed.sessions.map((s) => s.session_id)).toEqual(held);
+    } finally {
+      await a.client.close();
+      await b.client.close();
+      await server.stop();
+    }
+  });
+});
