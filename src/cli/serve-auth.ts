@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { isLoopbackHost } from '../mcp/request-guard.js';
 import type { ServeSettings } from './cli-settings.js';
 import { UsageError } from './usage-error.js';
+import { MIN_TOKEN_BYTES } from '../mcp/defaults.js';
 
 /**
  * Whom `serve` lets in. Loopback is no boundary between local users (any of them can connect to 127.0.0.1), so,
@@ -12,8 +13,7 @@ import { UsageError } from './usage-error.js';
  */
 
 export const TOKEN_ENV = 'UNIFIED_EXEC_TOKEN';
-/** Shorter tokens are refused from every source. */
-export const MIN_TOKEN_BYTES = 16;
+export { MIN_TOKEN_BYTES };
 /** A generated token's randomness: 256 bits, printed as 43 base64url characters. */
 const GENERATED_TOKEN_BYTES = 32;
 /** Any of these permission bits lets group or others read or replace the token. */

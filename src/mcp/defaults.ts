@@ -21,3 +21,5 @@ export const REQUEST_TIMEOUT_MS = 60_000;
 export const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 /** On shutdown, how long calls in flight get to write their final answer before they are answered with an error. */
 export const SHUTDOWN_ANSWER_GRACE_MS = 2_000;
+/** The shortest bearer token taken, in bytes: shorter ones can be guessed. */
+export const MIN_TOKEN_BYTES = 16;

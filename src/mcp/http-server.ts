@@ -13,6 +13,7 @@ import {
   DEFAULT_MAX_CLIENTS,
   DEFAULT_MAX_CONNECTIONS,
   MCP_PATH,
+  MIN_TOKEN_BYTES,
 } from './defaults.js';
 import { buildGuardPolicy, checkRequest, hostWithPort, isLoopbackHost, isWildcardHost } from './request-guard.js';
 import type { McpServerOptions } from './server.js';
@@ -27,7 +28,7 @@ export interface HttpServerOptions extends McpServerOptions {
   host?: string;
   /** Default 8765; 0 picks a free port. */
   port?: number;
-  /** Bearer token every request must carry. */
+  /** Bearer token every request must carry; at least 16 bytes. */
   token?: string;
   /** More Host names to accept (e.g. a DNS name of this machine when bound to 0.0.0.0). */
   allowedHosts?: string[];
@@ -58,9 +59,12 @@ export interface RunningHttpServer {
 export async function startHttpServer(options: HttpServerOptions = {}): Promise<RunningHttpServer> {
   const host = options.host ?? DEFAULT_HTTP_HOST;
   const log = options.log ?? (() => undefined);
+  if (options.token !== undefined && Buffer.byteLength(options.token) < MIN_TOKEN_BYTES) {
+    throw invalidArgument(`A token must be at least ${MIN_TOKEN_BYTES} bytes long`);
+  }
   if (!isLoopbackHost(host) && !options.token) {
     throw invalidArgument(
-      `Refusing to listen on ${host} without a token: anyone who can reach it could run commands as you. Pass --token <secret> (clients then send "Authorization: Bearer <secret>"), or keep the default 127.0.0.1.`,
+      `Refusing to listen on ${host} without a token: anyone who can reach it could run commands as you. Give it a token (the CLI makes one unless --no-auth; clients then send "Authorization: Bearer <token>"), or keep the default 127.0.0.1.`,
     );
   }
   const maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;

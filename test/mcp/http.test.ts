@@ -221,3 +221,12 @@ describe('unified-exec serve lifetime and access', () => {
     }
   });
 });
+
+describe('startHttpServer (the library)', () => {
+  it('refuses a token shorter than 16 bytes before it listens', async () => {
+    const { startHttpServer } = await import('../../src/mcp/http-server.js');
+    await expect(startHttpServer({ port: 0, token: 'fifteen-bytes!!' })).rejects.toThrow(
+      'A token must be at least 16 bytes long',
+    );
+  });
+});
