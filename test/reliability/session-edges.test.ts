@@ -6,6 +6,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLI } from '../mcp/cli-process.js';
 import { startServer, textOf, type ServerUnderTest } from './harness.js';
 
 const servers: ServerUnderTest[] = [];
@@ -108,16 +109,24 @@ describe('the session cap', () => {
 });
 
 describe('a working directory the server may not enter', () => {
-  const canSwitchUser = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0;
+  const NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
+  // Root with setpriv, and a checkout uid 65534 can read (a clone under a 0700 directory is not).
+  const canSwitchUser =
+    process.getuid?.() === 0 &&
+    spawnSync('setpriv', ['--version']).status === 0 &&
+    spawnSync(NOBODY[0]!, [
+      ...NOBODY.slice(1),
+      process.execPath,
+      '-e',
+      `require('fs').readFileSync(${JSON.stringify(CLI)})`,
+    ]).status === 0;
 
   it.skipIf(!canSwitchUser)('says so the same way for tty and pipes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ue-locked-'));
     chmodSync(dir, 0o700); // root's own; uid 65534 may not enter it
     try {
       // The server runs as nobody, through setpriv, so the kernel refuses it the directory.
-      const nobody = await startServer('locked-workdir-nobody', {
-        launcher: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'],
-      });
+      const nobody = await startServer('locked-workdir-nobody', { launcher: NOBODY });
       servers.push(nobody);
       for (const tty of [true, false]) {
         const reply = await nobody.call('exec_command', { ...BASH, cmd: 'pwd', workdir: dir, tty });
