@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_EXEC_YIELD_TIME_MS } from '../manager/constants.js';
-import { describeValue } from '../manager/errors.js';
+import { expected } from '../manager/errors.js';
 import { managerSettingsSchema } from '../manager/settings.js';
 import { DEFAULT_CLIENT_IDLE_TIMEOUT_MS } from '../mcp/defaults.js';
 import {
@@ -15,9 +15,6 @@ import { settingLeaves, type FlagMeta } from './setting-table.js';
 /** The CLI's own options, in tables of the same shape as the manager's settings (src/manager/settings.ts). */
 
 const meta = (m: FlagMeta) => m;
-const expected = (what: string) => ({
-  error: (issue: { input?: unknown }) => `expected ${what}, got ${describeValue(issue.input)}`,
-});
 
 /** `serve`: where the HTTP server listens and whom it lets in. */
 export const serveSettingsSchema = z.strictObject({

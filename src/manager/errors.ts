@@ -75,3 +75,9 @@ export function describeIssue(
   }
   return field === '' ? text : `\`${field}\`: ${text}`;
 }
+
+/** A zod error callback: ``expected a string, got 42 (number)``, or ``is required`` when the field is missing. */
+export const expected = (what: string) => ({
+  error: (issue: { input?: unknown }) =>
+    issue.input === undefined ? 'is required' : `expected ${what}, got ${describeValue(issue.input)}`,
+});

@@ -1,16 +1,10 @@
 import { z } from 'zod';
 import { DEFAULT_EXEC_YIELD_TIME_MS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_WRITE_YIELD_TIME_MS } from './constants.js';
-import { describeIssue, describeValue, invalidArgument } from './errors.js';
+import { describeIssue, describeValue, expected, invalidArgument } from './errors.js';
 
 // The parameters of each tool, once. Wire names are snake_case, as models trained on the Codex contract type them;
 // the library takes the same fields in camelCase (`camelCaseKeys`). The MCP inputSchema, the OpenAI / Anthropic /
 // AI SDK exports, the library's validation and the README's tool table all come from these objects.
-
-/** A zod error callback: ``expected a string, got 42 (number)``, or ``is required`` when the field is missing. */
-const expected = (what: string) => ({
-  error: (issue: { input?: unknown }) =>
-    issue.input === undefined ? 'is required' : `expected ${what}, got ${describeValue(issue.input)}`,
-});
 
 /** `an empty string`, or `only white space` for a string of spaces and newlines. */
 const blank = (value: unknown) => (value === '' ? 'an empty string' : 'only white space');

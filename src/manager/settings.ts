@@ -7,7 +7,7 @@ import {
   DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
   DEFAULT_MAX_WRITE_BYTES,
 } from './constants.js';
-import { describeIssue, describeValue, invalidArgument } from './errors.js';
+import { describeIssue, expected, invalidArgument } from './errors.js';
 
 /**
  * What each setting says about itself, beside its zod type and default: every surface (the library's
@@ -26,10 +26,6 @@ export type SettingMeta = {
 
 const meta = (m: SettingMeta) => m;
 
-/** A zod error callback naming what was expected and what came. */
-const expected = (what: string) => ({
-  error: (issue: { input?: unknown }) => `expected ${what}, got ${describeValue(issue.input)}`,
-});
 const positiveInt = (fallback: number) =>
   z
     .number(expected('a whole number of 1 or more'))

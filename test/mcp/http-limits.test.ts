@@ -1,4 +1,4 @@
-// Server-wide limits of `serve` (issue 9, item 5): slow senders, too many connections, too many MCP clients.
+// Server-wide limits of `serve`: slow senders, too many connections, too many MCP clients.
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { startServe } from './cli-process.js';

@@ -1,4 +1,4 @@
-// A call in flight is activity, and every call in flight gets an answer when the server shuts down (issue 9, item 8).
+// A call in flight is activity, and every call in flight gets an answer when the server shuts down.
 import { describe, expect, it } from 'vitest';
 import { RawStdioServer } from '../reliability/raw-stdio.js';
 import { isAlive, startServe } from './cli-process.js';

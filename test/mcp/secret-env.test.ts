@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { structuredOf } from './client-scenarios.js';
 import { CLI, ROOT, cleanEnv } from './cli-process.js';
 
-// The secrets of issue 9 that the first name rule (KEY, SECRET, TOKEN, PASSWORD) let through, with values that say
+// Secrets that the first name rule (KEY, SECRET, TOKEN, PASSWORD) let through, with values that say
 // where they came from should one show up.
 const SECRETS = {
   DATABASE_URL: 'postgres://u:pw-database-url@db.example:5432/app',

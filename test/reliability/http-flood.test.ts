@@ -1,4 +1,4 @@
-// Floods against `serve` (issue 9, item 5): slow connections opened as fast as possible, and initialize-only
+// Floods against `serve`: slow connections opened as fast as possible, and initialize-only
 // clients by the thousand. The server's descriptors and memory stay bounded, and it serves a normal client after.
 import { readFileSync, readdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
