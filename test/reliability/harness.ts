@@ -221,3 +221,14 @@ export async function timeUntil(check: () => boolean, timeoutMs: number, interva
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+// Background grandchildren as a model starts them: a plain `&` job, a nohup'd one that ignores SIGHUP, an orphan
+// whose parent subshell exited at once, and one that left the session with setsid (found by the UNIFIED_EXEC_TAG
+// tag in its environment). The shell then execs a sleeper, so the session leader itself never exits.
+export const BACKGROUND_HOLDER = [
+  'sleep 1000 & echo BG=$!',
+  'nohup sleep 1001 >/dev/null 2>&1 & echo BG=$!',
+  '(sleep 1003 & echo BG=$!)',
+  'setsid sleep 1004 & echo BG=$!',
+  'exec sleep 1002',
+].join('; ');

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  BACKGROUND_HOLDER,
   childrenOf,
   commandLineOf,
   identify,
@@ -11,16 +12,7 @@ import {
   type ServerUnderTest,
 } from './harness.js';
 
-// Background grandchildren as a model starts them: a plain `&` job, a nohup'd one that ignores SIGHUP, an orphan
-// whose parent subshell exited at once, and one that left the session with setsid (found by the UNIFIED_EXEC_TAG
-// tag in its environment). The shell then execs a sleeper, so the session leader itself never exits.
-const HOLDER = [
-  'sleep 1000 & echo BG=$!',
-  'nohup sleep 1001 >/dev/null 2>&1 & echo BG=$!',
-  '(sleep 1003 & echo BG=$!)',
-  'setsid sleep 1004 & echo BG=$!',
-  'exec sleep 1002',
-].join('; ');
+const HOLDER = BACKGROUND_HOLDER;
 const SESSIONS_PER_KIND = 4;
 const BACKGROUND_PER_SESSION = 4;
 

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  BACKGROUND_HOLDER,
   SOAK,
   childrenOf,
   commandLineOf,
@@ -12,15 +13,7 @@ import {
   type ServerUnderTest,
 } from './harness.js';
 
-// As in kill9.test.ts: a session leader that never exits, with background grandchildren of every kind, one of which
-// left the session with setsid (found by its UNIFIED_EXEC_TAG tag).
-const HOLDER = [
-  'sleep 1000 & echo BG=$!',
-  'nohup sleep 1001 >/dev/null 2>&1 & echo BG=$!',
-  '(sleep 1003 & echo BG=$!)',
-  'setsid sleep 1004 & echo BG=$!',
-  'exec sleep 1002',
-].join('; ');
+const HOLDER = BACKGROUND_HOLDER;
 /** Rounds of: open sessions, SIGKILL the watchdog, wait for its replacement. 4 uses up the start budget exactly. */
 const WATCHDOG_KILLS = SOAK ? 4 : 1;
 /** Soak: 5 rounds of 12 sessions stay under the 64-session cap, which would prune some. */
