@@ -14,6 +14,7 @@ export type {
 export { sequentialIds } from './manager/ids.js';
 export { SessionBudget, type BudgetMember, type SessionBudgetLimits } from './manager/budget.js';
 export { formatResponse } from './manager/format.js';
+export { exec, type ExecOptions, type ExecOutcome } from './manager/one-shot.js';
 export { UnifiedExecError, type UnifiedExecErrorCode } from './manager/errors.js';
 
 // Tools for models: run a call, or hand the definitions to an API.

@@ -28,6 +28,7 @@ describe('the public API', () => {
       'UnifiedExecManager',
       'anthropicTools',
       'callTool',
+      'exec',
       'formatResponse',
       'openAiChatTools',
       'openAiResponsesTools',
