@@ -65,15 +65,17 @@ export class InputWaitPolicy implements ReturnPolicy {
       const probedAt = performance.now();
       const sample = sampleForeground(process.pid, table);
       const verdict = sample && decideInputWait(sample, terminal.path, table, baseline);
-      if (verdict?.kind === 'waiting') {
+      if (sample && verdict?.kind === 'waiting') {
         // Blocked reading does not mean its last output has reached us: the pty forwards it through a kernel
-        // worker. After the drain barrier it must still be waiting, and its readers must not have run since.
-        const runsBefore = new Map(verdict.readers.map((r) => [r.pid, r.runCount]));
+        // worker. After the drain barrier it must still be waiting, and no process of the group may have run since:
+        // a pipe reader sampled just before data reached its pipe (`cat | tr`) runs, prints and reads again between
+        // the two looks, and its output can come after the barrier.
+        const runsBefore = new Map(sample.members.map((m) => [m.pid, m.runCount]));
         await terminal.flushOutput();
         if (signal.aborted) return undefined;
         const again = sampleForeground(process.pid, table);
         const confirm = again && decideInputWait(again, terminal.path, table);
-        if (confirm?.kind === 'waiting' && confirm.readers.every((r) => runsBefore.get(r.pid) === r.runCount)) {
+        if (again && confirm?.kind === 'waiting' && again.members.every((m) => runsBefore.get(m.pid) === m.runCount)) {
           const modes = terminal.localModes();
           return { state: 'waiting_for_input', ...(modes?.canonical && !modes.echo ? { secretPrompt: true } : {}) };
         }
