@@ -64,7 +64,7 @@ export class UnifiedExecManager {
     this.clock = clock ?? Date.now;
     this.store = new SessionStore({ nextId: idGenerator ?? randomSessionId });
     this.budget = budget;
-    this.leaveBudget = budget?.join(this.budgetMember());
+    this.leaveBudget = budget?.join(this.store);
     this.warningThreshold = Math.min(SESSION_WARNING_THRESHOLD, Math.max(1, this.settings.maxSessions - 4));
     this.returnPolicy =
       returnPolicy ?? (this.settings.returnOn === 'deadline' ? deadlinePolicy : new InputWaitPolicy());
@@ -294,7 +294,7 @@ export class UnifiedExecManager {
 
   /** Refuses a new session while unread output is over its limit, or the shared budget is full of others' sessions. */
   private assertRoomToStart(): void {
-    const buffered = this.store.totalBufferedBytes();
+    const buffered = this.store.bufferedBytes();
     if (buffered >= this.settings.maxTotalBufferedBytes) {
       throw limitExceeded(
         `Sessions hold ${buffered} bytes of unread output (limit ${this.settings.maxTotalBufferedBytes}); poll or close sessions before starting more`,
@@ -322,17 +322,6 @@ export class UnifiedExecManager {
       this.store.size > this.settings.maxSessions ||
       (this.budget !== undefined && this.budget.liveSessions > this.budget.limits.maxSessions);
     while (over() && this.store.pruneOne(keep));
-  }
-
-  /** What the shared budget reads of this manager. */
-  private budgetMember(): { readonly size: number; bufferedBytes(): number } {
-    const store = this.store;
-    return {
-      get size() {
-        return store.size;
-      },
-      bufferedBytes: () => store.totalBufferedBytes(),
-    };
   }
 
   private sessionCountWarning(): string {

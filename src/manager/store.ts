@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import { PRUNE_PROTECTED_RECENT } from './constants.js';
 import { unknownSession, UnifiedExecError } from './errors.js';
+import type { BudgetMember } from './budget.js';
 import type { ExecSession } from './exec-session.js';
 import { pickSessionToPrune } from './prune.js';
 
@@ -17,7 +18,7 @@ export interface SessionStoreOptions {
  * through `close`), the terminations in flight and the output buffered across sessions. Nothing else removes a
  * session.
  */
-export class SessionStore {
+export class SessionStore implements BudgetMember {
   private readonly sessions = new Map<number, ExecSession>();
   private readonly terminations = new Set<Promise<void>>();
   private readonly terminateLimit = pLimit(TERMINATE_CONCURRENCY);
@@ -71,7 +72,8 @@ export class SessionStore {
     return [...this.sessions.values()];
   }
 
-  totalBufferedBytes(): number {
+  /** Unread output its sessions hold, in bytes. */
+  bufferedBytes(): number {
     let total = 0;
     for (const session of this.sessions.values()) total += session.bufferedBytes;
     return total;

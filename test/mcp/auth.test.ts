@@ -1,11 +1,11 @@
 // No other local user gets in: the server runs as root, a second real user (nobody, uid 65534) tries its endpoint
 // and reads what /proc shows of it. Needs root and setpriv; skipped only without them.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli, startServe, type ServeProcess } from './cli-process.js';
+import { ROOT, runCli, runToEnd, startServe, type ServeProcess } from './cli-process.js';
 
 const NOBODY = 65534;
 const canSwitchUser = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0;
@@ -38,41 +38,14 @@ interface Probe {
 }
 
 /** The probe, run as nobody with no supplementary groups; `token` is what the test hands it to try. */
-function probeAsNobody(server: ServeProcess, secret: string, token?: string): Promise<Probe> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      'setpriv',
-      [
-        `--reuid=${NOBODY}`,
-        `--regid=${NOBODY}`,
-        '--clear-groups',
-        process.execPath,
-        probe,
-        server.url,
-        `${server.child.pid}`,
-      ],
-      {
-        cwd: dir,
-        env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          PROBE_SECRET: secret,
-          ...(token ? { PROBE_TOKEN: token } : {}),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) reject(new Error(`probe exited ${code}: ${stderr}`));
-      else resolve(JSON.parse(stdout) as Probe);
-    });
+async function probeAsNobody(server: ServeProcess, secret: string, token?: string): Promise<Probe> {
+  const nobody = [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'];
+  const result = await runToEnd('setpriv', [...nobody, process.execPath, probe, server.url, `${server.child.pid}`], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PROBE_SECRET: secret, ...(token ? { PROBE_TOKEN: token } : {}) },
   });
+  if (result.code !== 0) throw new Error(`probe exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as Probe;
 }
 
 /** The token a default `serve` made: it prints it once, on stdout, in the Codex line. */

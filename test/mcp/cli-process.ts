@@ -21,21 +21,33 @@ export interface CliResult {
 }
 
 /** Runs the CLI to completion (killed after `timeoutMs`, so a hang fails the test instead of stalling it). */
-export function runCli(args: string[], timeoutMs = 30_000, extraEnv: Record<string, string> = {}): Promise<CliResult> {
+/** Runs `command` to its end with stdin closed and answers with its exit and output; SIGKILLed after `timeoutMs`. */
+export function runToEnd(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env = { ...cleanEnv(), ...extraEnv };
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? ROOT,
+      env: options.env ?? cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
   });
+}
+
+export function runCli(args: string[], timeoutMs = 30_000, extraEnv: Record<string, string> = {}): Promise<CliResult> {
+  return runToEnd(process.execPath, [CLI, ...args], { env: { ...cleanEnv(), ...extraEnv }, timeoutMs });
 }
 
 export interface ServeProcess {

@@ -1,31 +1,9 @@
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { CLI, ROOT, cleanEnv } from './cli-process.js';
+import { CLI, runToEnd } from './cli-process.js';
 
 /** The MCP Inspector's CLI mode (installed dev dependency, runs offline) against the stdio server. */
-function inspect(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      'npx',
-      ['--no-install', '@modelcontextprotocol/inspector', '--cli', process.execPath, CLI, 'mcp', ...args],
-      {
-        cwd: ROOT,
-        env: cleanEnv(),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const inspect = (args: string[]) =>
+  runToEnd('npx', ['--no-install', '@modelcontextprotocol/inspector', '--cli', process.execPath, CLI, 'mcp', ...args]);
 
 describe('MCP Inspector CLI against unified-exec mcp', () => {
   it('lists the tools', async () => {
