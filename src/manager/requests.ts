@@ -122,8 +122,6 @@ export const closeSessionRequest = camelCaseKeys(closeSessionParams);
 /** exec_command for the library, camelCase. Fields are checked at run time too: callers often pass what a model typed. */
 export type ExecCommandRequest = z.input<typeof execCommandRequest>;
 export type WriteStdinRequest = z.input<typeof writeStdinRequest>;
-export type ExecCommandCall = z.output<typeof execCommandRequest>;
-export type WriteStdinCall = z.output<typeof writeStdinRequest>;
 
 /**
  * Checks `args` against `schema` and fills in its defaults; `null` fields count as left out (JSON callers write
