@@ -6,7 +6,19 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 // util: tiny helpers; buffer: output data structures; linux: /proc, process trees, tags, kill; spawn: one running
 // program (PTY, pipes, env); input-wait: is it waiting for input; manager: exec sessions; tools, mcp, cli: surfaces.
-const ORDER = ['util', 'buffer', 'linux', 'spawn', 'input-wait', 'manager', 'tools', 'mcp', 'cli'];
+const ORDER = [
+  'util',
+  'buffer',
+  'linux',
+  'sandbox',
+  'spawn',
+  'input-wait',
+  'approval',
+  'manager',
+  'tools',
+  'mcp',
+  'cli',
+];
 const root = resolve(new URL('..', import.meta.url).pathname, 'src');
 
 function walk(dir) {

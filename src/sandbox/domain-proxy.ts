@@ -1,0 +1,312 @@
+import { chmod, rm } from 'node:fs/promises';
+import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect as tcpConnect, isIP, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { Listeners, type Disposable } from '../util/listeners.js';
+
+/** How many blocked requests `blocked` keeps (the newest). */
+export const MAX_BLOCKED_KEPT = 100;
+/** An allowed host that has not accepted the TCP connection by then gets a 502. */
+export const UPSTREAM_CONNECT_TIMEOUT_MS = 30_000;
+/** Header on every 403 the proxy sends itself, so a client can tell it from one the remote server sent. */
+export const DENIED_HEADER = 'X-Unified-Exec-Denied';
+
+const HOST_NAME = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$/i;
+/** inet_aton reads `127.1` and `0x7f.1` as addresses: a name whose last label is a number is treated as one. */
+const NUMERIC_LAST_LABEL = /(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i;
+const AUTHORITY = /^(?:\[([0-9a-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/i;
+/** Not forwarded: they describe one hop (RFC 9110 §7.6.1), and the proxy already answered any `Expect`. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
+
+const normalize = (name: string): string =>
+  name
+    .trim()
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
+const isAddressLike = (host: string): boolean => isIP(host) !== 0 || NUMERIC_LAST_LABEL.test(host);
+
+/**
+ * Whether `allowlist` lets `host` through: `example.com` is that host only, `*.example.com` every subdomain but not
+ * the apex. Case and a trailing dot do not matter; an IP address (or a name that resolves like one) matches only an
+ * entry that is literally the same.
+ */
+export function matchesDomain(host: string, allowlist: readonly string[]): boolean {
+  const name = normalize(host);
+  if (name === '') return false;
+  return allowlist.some((entry) => {
+    const pattern = normalize(entry);
+    if (!pattern.startsWith('*.')) return pattern === name;
+    const suffix = pattern.slice(1);
+    return !isAddressLike(name) && name.length > suffix.length && name.endsWith(suffix);
+  });
+}
+
+/** Why `pattern` is not a valid allowlist entry, or undefined when it is one. */
+export function validateDomainPattern(pattern: string): string | undefined {
+  const expected = 'Expected a domain like `example.com` or `*.example.com`';
+  const got = `got ${JSON.stringify(pattern)}`;
+  if (pattern.trim() === '') return `${expected}, got an empty string`;
+  if (/\s/.test(pattern)) return `${expected} without spaces, ${got}`;
+  if (pattern.includes('://')) return `${expected} without a scheme (no http://), ${got}`;
+  if (pattern.includes('/')) return `${expected} without a path, ${got}`;
+  const name = normalize(pattern);
+  if (isIP(name) !== 0) return undefined;
+  if (pattern.includes(':')) return `${expected} without a port (every port of an allowed host is allowed), ${got}`;
+  if (name === '*') return `${expected}, ${got}: a bare \`*\` would allow every host; turn the network on instead`;
+  const rest = name.startsWith('*.') ? name.slice(2) : name;
+  if (rest.includes('*')) return `${expected}: \`*\` only as the whole leftmost label, ${got}`;
+  if (!HOST_NAME.test(rest)) return `${expected}: letters, digits, \`-\` and \`_\` between dots, ${got}`;
+  if (NUMERIC_LAST_LABEL.test(rest)) return `${expected} or a whole IP address, ${got}`;
+  return undefined;
+}
+
+/** The socat command that, inside the sandbox, serves the proxy on the sandbox's own 127.0.0.1:`port`. */
+export function proxyBridgeArgv(socketPathInside: string, port: number): string[] {
+  return ['socat', `TCP-LISTEN:${port},bind=127.0.0.1,reuseaddr,fork`, `UNIX-CONNECT:${socketPathInside}`];
+}
+
+/** Variables to unset in the sandbox, so that no host bypasses the proxy (there is no other way out anyway). */
+export const PROXY_UNSET_ENV: readonly string[] = ['NO_PROXY', 'no_proxy'];
+
+/** Proxy variables for the sandboxed command, in both spellings (curl reads only lower-case `http_proxy`). */
+export function proxyEnvironment(port: number): Record<string, string> {
+  const url = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {};
+  for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) env[name] = env[name.toLowerCase()] = url;
+  return env;
+}
+
+/** What the proxy turned away. `at` is from the `now` option (ms since the epoch by default). */
+export interface BlockedRequest {
+  host: string;
+  port: number;
+  at: number;
+}
+
+export interface DomainProxyOptions {
+  /** Entries as `validateDomainPattern` accepts them; `start` throws on the first bad one. */
+  allowedDomains: readonly string[];
+  /**
+   * Where to listen: a path that does not exist yet, in a private folder (the socket exists with the umask's mode for
+   * a moment before the chmod).
+   */
+  socketPath: string;
+  /** Default 0o600: enough for bwrap's user namespace, which maps the sandbox's root to the server's own uid. */
+  socketMode?: number;
+  /** Opens the TCP connection to an allowed host (a connecting socket, as net.connect returns). */
+  connect?: (host: string, port: number) => Socket;
+  now?: () => number;
+}
+
+/**
+ * A filtering HTTP proxy on a unix socket: CONNECT tunnels and absolute-URI HTTP requests to allowed hosts go
+ * through; any other host gets a 403 that says which host was blocked and why. Names are resolved here, outside
+ * the sandbox.
+ */
+export class DomainProxy {
+  private readonly server = createServer({ requestTimeout: 0 }, (req, res) => this.forward(req, res));
+  /** The sockets of CONNECT requests and their tunnels (HTTP's own connections are the server's). */
+  private readonly sockets = new Set<Duplex>();
+  private readonly blockedListeners = new Listeners<BlockedRequest>();
+  private readonly recent: BlockedRequest[] = [];
+  private stopping: Promise<void> | undefined;
+
+  private constructor(private readonly options: DomainProxyOptions) {
+    this.server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => this.tunnel(req, client, head));
+  }
+
+  static async start(options: DomainProxyOptions): Promise<DomainProxy> {
+    for (const pattern of options.allowedDomains) {
+      const problem = validateDomainPattern(pattern);
+      if (problem !== undefined) throw new Error(`Bad allowed domain: ${problem}`);
+    }
+    const proxy = new DomainProxy(options);
+    await new Promise<void>((resolve, reject) => {
+      proxy.server.once('error', reject);
+      proxy.server.listen(options.socketPath, () => {
+        proxy.server.off('error', reject);
+        resolve();
+      });
+    });
+    try {
+      await chmod(options.socketPath, options.socketMode ?? 0o600);
+    } catch (error) {
+      await proxy.stop();
+      throw error;
+    }
+    return proxy;
+  }
+
+  get socketPath(): string {
+    return this.options.socketPath;
+  }
+
+  /** The last MAX_BLOCKED_KEPT blocked requests, oldest first. */
+  get blocked(): readonly BlockedRequest[] {
+    return this.recent;
+  }
+
+  onBlocked(listener: (blocked: BlockedRequest) => void): Disposable {
+    return this.blockedListeners.add(listener);
+  }
+
+  /** Stops listening, ends every open tunnel and request, and removes the socket file. */
+  stop(): Promise<void> {
+    return (this.stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      for (const socket of this.sockets) socket.destroy();
+      this.server.closeAllConnections();
+      await closed;
+      await rm(this.options.socketPath, { force: true });
+      this.blockedListeners.clear();
+    })());
+  }
+
+  private tunnel(req: IncomingMessage, client: Duplex, head: Buffer): void {
+    // Tracked from the start: a client that keeps a refused connection half-open must not hold stop() up.
+    this.track(client).on('error', () => undefined);
+    const target = parseAuthority(req.url ?? '');
+    if (target === undefined) return void client.end(rawResponse(400, 'Bad Request', 'CONNECT needs host:port\n'));
+    if (!this.allows(target)) return void client.end(rawResponse(403, 'Forbidden', this.denial(target.host)));
+    const upstream = this.track(this.dial(target.host, target.port));
+    let established = false;
+    upstream.once('connect', () => {
+      established = true;
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', (error) => {
+      if (established) client.destroy();
+      else client.end(rawResponse(502, 'Bad Gateway', unreachable(target, error)));
+    });
+    client.once('close', () => upstream.destroy());
+    upstream.once('close', () => {
+      if (established) client.destroy();
+    });
+  }
+
+  /** Keeps `socket` in the set stop() destroys until it closes. */
+  private track<S extends Duplex>(socket: S): S {
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    return socket;
+  }
+
+  private forward(req: IncomingMessage, res: ServerResponse): void {
+    const target = parseAbsoluteUrl(req.url ?? '');
+    if (target === undefined) {
+      return sendText(res, 400, 'This is a proxy: send an absolute http:// URI, or CONNECT host:port for HTTPS\n');
+    }
+    if (!this.allows(target)) return sendText(res, 403, this.denial(target.host));
+    const upstream = request({
+      host: target.host,
+      port: target.port,
+      method: req.method,
+      path: target.path,
+      // Host from the URL that was checked, so a request cannot name another site behind the same address.
+      headers: { ...forwardedHeaders(req.headers), host: target.authority },
+      createConnection: () => this.dial(target.host, target.port),
+    });
+    upstream.on('response', (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardedHeaders(answer.headers));
+      answer.pipe(res);
+    });
+    let answered = false; // or the client went away
+    res.once('close', () => {
+      answered = true;
+      upstream.destroy();
+    });
+    upstream.on('error', (error) => {
+      if (answered || res.headersSent) return void res.destroy();
+      sendText(res, 502, unreachable(target, error));
+    });
+    req.pipe(upstream);
+  }
+
+  private allows(target: { host: string; port: number }): boolean {
+    if (matchesDomain(target.host, this.options.allowedDomains)) return true;
+    const blocked = { host: target.host, port: target.port, at: (this.options.now ?? Date.now)() };
+    this.recent.push(blocked);
+    if (this.recent.length > MAX_BLOCKED_KEPT) this.recent.shift();
+    this.blockedListeners.emit(blocked);
+    return false;
+  }
+
+  private denial(host: string): string {
+    const list = this.options.allowedDomains;
+    const why = list.length > 0 ? `not in the domain allowlist: ${list.join(', ')}` : 'the domain allowlist is empty';
+    return `unified-exec sandbox: network access to ${host} is blocked (${why}). Ask for escalation or add the domain to --allowed-domain.\n`;
+  }
+
+  /** A TCP connection that fails with ETIMEDOUT if not connected within UPSTREAM_CONNECT_TIMEOUT_MS. */
+  private dial(host: string, port: number): Socket {
+    const socket = (this.options.connect ?? ((h, p) => tcpConnect({ host: h, port: p })))(host, port);
+    const timer = setTimeout(
+      () => socket.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })),
+      UPSTREAM_CONNECT_TIMEOUT_MS,
+    );
+    socket.once('connect', () => clearTimeout(timer)).once('close', () => clearTimeout(timer));
+    return socket;
+  }
+}
+
+interface Target {
+  /** Without brackets (`::1`), as matched and dialled. */
+  host: string;
+  port: number;
+}
+
+function parseAuthority(authority: string): Target | undefined {
+  const match = AUTHORITY.exec(authority);
+  if (!match) return undefined;
+  const host = match[1] ?? match[2] ?? '';
+  const port = Number(match[3]);
+  const valid = match[1] !== undefined ? isIP(host) === 6 : HOST_NAME.test(host.replace(/\.$/, ''));
+  return valid && port >= 1 && port <= 65535 ? { host, port } : undefined;
+}
+
+function parseAbsoluteUrl(uri: string): (Target & { path: string; authority: string }) | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' || !/^http:\/\//i.test(uri)) return undefined;
+  const target = parseAuthority(`${url.hostname}:${url.port || '80'}`);
+  return target && { ...target, path: `${url.pathname}${url.search}`, authority: url.host };
+}
+
+/** `headers` without hop-by-hop ones (and those `Connection` names) and without `Proxy-*`. */
+function forwardedHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const named = String(headers.connection ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase());
+  return Object.fromEntries(
+    Object.entries(headers).filter(
+      ([name]) => !HOP_BY_HOP.has(name) && !named.includes(name) && !name.startsWith('proxy-'),
+    ),
+  );
+}
+
+function sendText(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...(status === 403 ? { [DENIED_HEADER]: 'domain' } : {}),
+  });
+  res.end(body);
+}
+
+/** The same answers on a socket that is no longer HTTP's (after CONNECT). */
+function rawResponse(status: number, reason: string, body: string): string {
+  const denied = status === 403 ? `${DENIED_HEADER}: domain\r\n` : '';
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\n${denied}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+function unreachable(target: Target, error: Error & { code?: string }): string {
+  return `unified-exec sandbox proxy: could not connect to ${target.host}:${target.port} (${error.code ?? error.message})\n`;
+}

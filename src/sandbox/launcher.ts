@@ -1,0 +1,246 @@
+import { spawnSync } from 'node:child_process';
+import {
+  accessSync,
+  constants,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  rmdirSync,
+  statSync,
+} from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { readProcText } from '../linux/proc-read.js';
+import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
+import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
+import { isNetworkRestricted, isSandboxed, type SandboxPolicy } from './policy.js';
+
+/** Where the allowlist proxy listens inside a sandbox: its own loopback, so any port is free. */
+const PROXY_PORT = 3128;
+
+/** Whether commands under `policy` reach the network only through the allowlist proxy. */
+const usesProxy = (policy: SandboxPolicy) => isNetworkRestricted(policy) && policy.allowedDomains.length > 0;
+
+/** A command made ready to run in the sandbox: run `argv` with `env`; call `release()` once it has ended. */
+export interface SandboxedCommand {
+  argv: string[];
+  env: Record<string, string>;
+  /** Levels of the process tree that are the sandbox's own relays (bubblewrap, and its init): 2, or 0 unwrapped. */
+  supervisorDepth: number;
+  release(): void;
+}
+
+/** What to tell someone whose machine cannot run the sandbox. */
+export const SANDBOX_HELP =
+  'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) on a kernel that allows user namespaces, or choose `--sandbox danger-full-access` knowingly to run commands unsandboxed';
+
+/** Is bubblewrap here and able to make the namespaces we use? `reason` says why not. */
+export function probeSandbox(pathVar = process.env.PATH): { ok: true; bwrap: string } | { ok: false; reason: string } {
+  const bwrap = findBwrap(pathVar);
+  if (bwrap === undefined) return { ok: false, reason: 'bubblewrap (bwrap) is not installed' };
+  const result = spawnSync(
+    bwrap,
+    [
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--unshare-user',
+      '--unshare-pid',
+      '--unshare-net',
+      '--proc',
+      '/proc',
+      '--',
+      'true',
+    ],
+    { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  if (result.status === 0) return { ok: true, bwrap };
+  const detail = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
+  return { ok: false, reason: `bubblewrap cannot create namespaces here (${detail})` };
+}
+
+function findBwrap(pathVar: string | undefined): string | undefined {
+  for (const dir of (pathVar ?? '').split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, 'bwrap');
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+      return realpathSync(candidate); // as /proc/<pid>/exe names it
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+const realPath = (path: string) => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+};
+
+function pathKind(path: string): PathKind {
+  try {
+    const stat = lstatSync(path);
+    return stat.isDirectory() && readdirSync(path).length === 0 ? 'empty' : 'present';
+  } catch (error) {
+    // Unreadable is not empty: bind it read-only as it is.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'present';
+  }
+}
+
+/** Whether a sandbox of any process on this machine has a mount on `path` (its init runs `bwrap`). */
+function mountedBySomeSandbox(path: string, bwrap: string): boolean {
+  const escaped = path.replace(/[\\ \t\n]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+  for (const pid of listPids()) {
+    if (readLink(`/proc/${pid}/exe`) !== bwrap) continue;
+    const mounts = readProcText(`/proc/${pid}/mountinfo`) ?? '';
+    if (mounts.split('\n').some((line) => line.split(' ')[4] === escaped)) return true;
+  }
+  return false;
+}
+
+function listPids(): string[] {
+  try {
+    return readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+}
+
+function readLink(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Wraps commands in bubblewrap for a policy. Masking a missing `.git` (or `.agents`, ...) makes bubblewrap create an
+ * empty folder for the mount on the host; the launcher counts the sessions using each such folder and removes it
+ * when the last one has ended, if it is still empty and no sandbox of another process (another server sharing
+ * /tmp or the workspace) has a mount on it.
+ */
+export class SandboxLauncher {
+  private static instance: SandboxLauncher | undefined;
+  private bwrap: string | undefined;
+  private readonly synthetic = new Map<string, number>();
+  /** Allowlist proxies by their sorted domains, started once and kept while this process runs. */
+  private readonly proxies = new Map<string, Promise<DomainProxy>>();
+  private readonly started = new Map<string, DomainProxy>();
+  private proxyDir: string | undefined;
+
+  /** The launcher of this process: one count of masked folders for every session here. */
+  static shared(): SandboxLauncher {
+    return (SandboxLauncher.instance ??= new SandboxLauncher());
+  }
+
+  /** `bwrap`: the binary to use; default: found in PATH on first use. */
+  constructor(bwrap?: string) {
+    this.bwrap = bwrap;
+  }
+
+  /**
+   * Starts what commands under `policy` need before they can be wrapped: the allowlist proxy. Call it before
+   * `wrap`; repeated calls cost nothing.
+   */
+  async ready(policy: SandboxPolicy): Promise<void> {
+    if (!usesProxy(policy)) return;
+    const key = proxyKey(policy);
+    if (!this.proxies.has(key)) {
+      this.proxyDir ??= this.makeProxyDir();
+      const socketPath = join(this.proxyDir, `proxy-${this.proxies.size}.sock`);
+      const starting = DomainProxy.start({ allowedDomains: policy.allowedDomains, socketPath });
+      this.proxies.set(key, starting);
+      starting.then(
+        (proxy) => this.started.set(key, proxy),
+        () => this.proxies.delete(key),
+      );
+    }
+    this.started.set(key, await this.proxies.get(key)!);
+  }
+
+  /** Throws (a plain Error saying what to do) when bubblewrap is missing. */
+  wrap(
+    policy: SandboxPolicy,
+    command: { argv: readonly string[]; cwd: string; env: Readonly<Record<string, string>> },
+  ): SandboxedCommand {
+    if (!isSandboxed(policy))
+      return { argv: [...command.argv], env: { ...command.env }, supervisorDepth: 0, release: () => undefined };
+    this.bwrap ??= findBwrap(process.env.PATH);
+    if (this.bwrap === undefined)
+      throw new Error(`the sandbox needs bubblewrap (bwrap), which is not installed: ${SANDBOX_HELP}`);
+    const roots = writableRoots(policy, command.env.TMPDIR, realPath);
+    const plan = planMounts(roots, policy.network, pathKind);
+    let argv = [...command.argv];
+    const env = { ...command.env };
+    if (usesProxy(policy)) {
+      const proxy = this.started.get(proxyKey(policy));
+      if (proxy === undefined) throw new Error('the allowlist proxy is not running: call ready(policy) before wrap');
+      argv = bridgedArgv(proxy.socketPath, argv);
+      for (const name of PROXY_UNSET_ENV) delete env[name];
+      Object.assign(env, proxyEnvironment(PROXY_PORT));
+    }
+    for (const path of plan.masked) this.synthetic.set(path, (this.synthetic.get(path) ?? 0) + 1);
+    let released = false;
+    return {
+      argv: bwrapArgv(this.bwrap, plan, command.cwd, argv),
+      env,
+      supervisorDepth: 2,
+      release: () => {
+        if (released) return;
+        released = true;
+        for (const path of plan.masked) this.unmask(path);
+      },
+    };
+  }
+
+  /** A private folder for the proxies' sockets, removed when this process exits. */
+  private makeProxyDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'unified-exec-proxy-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  }
+
+  private unmask(path: string): void {
+    const users = (this.synthetic.get(path) ?? 1) - 1;
+    if (users > 0) {
+      this.synthetic.set(path, users);
+      return;
+    }
+    this.synthetic.delete(path);
+    if (this.bwrap !== undefined && mountedBySomeSandbox(path, this.bwrap)) return;
+    try {
+      rmdirSync(path); // only if still empty: someone may have made a real one meanwhile
+    } catch {
+      // not empty, or already gone
+    }
+  }
+}
+
+const proxyKey = (policy: SandboxPolicy) => [...policy.allowedDomains].sort().join(',');
+
+/**
+ * The command behind a bridge to the allowlist proxy: socat serves the proxy's unix socket on the sandbox's own
+ * 127.0.0.1 (in a session of its own, so it is never part of the terminal's foreground group), and the command
+ * starts once the bridge accepts connections.
+ */
+export function bridgedArgv(socketPath: string, argv: readonly string[]): string[] {
+  const bridge = proxyBridgeArgv(socketPath, PROXY_PORT).map(shellQuote).join(' ');
+  const script = [
+    `setsid -f ${bridge} </dev/null >/dev/null 2>&1`,
+    `for _ in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/${PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done`,
+    'exec "$@"',
+  ].join('; ');
+  return ['/bin/bash', '-c', script, 'unified-exec-bridge', ...argv];
+}
+
+const shellQuote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { describeDenial, detectDenial } from '../../src/sandbox/denial.js';
+import { sandboxPolicy } from './sandbox-helpers.js';
+
+const policy = sandboxPolicy;
+
+describe('detectDenial', () => {
+  it('finds a refused write by the kernel message, under read-only and workspace-write', () => {
+    const output = 'bash: line 1: /root/x: Read-only file system\n';
+    for (const mode of ['read-only', 'workspace-write'] as const) {
+      expect(detectDenial(policy({ mode }), 1, output)).toEqual({
+        kind: 'write',
+        evidence: 'bash: line 1: /root/x: Read-only file system',
+      });
+    }
+  });
+
+  it('finds a failed connection only while the network is off', () => {
+    const curl = "curl: (7) Failed to connect to 127.0.0.1 port 80 after 0 ms: Couldn't connect to server";
+    expect(detectDenial(policy(), 7, curl)?.kind).toBe('network');
+    expect(detectDenial(policy(), 6, 'curl: (6) Could not resolve host: example.com')?.kind).toBe('network');
+    expect(detectDenial(policy({ network: 'on' }), 7, curl)).toBeUndefined();
+  });
+
+  it('names a domain the allowlist proxy blocked', () => {
+    const out = 'unified-exec sandbox: network access to example.org is blocked (not in the domain allowlist: a.com)';
+    expect(detectDenial(policy({ allowedDomains: ['a.com'] }), 22, out)?.kind).toBe('domain');
+  });
+
+  it('is never fooled by words: "sandbox", "permission denied", "denied" without a denial', () => {
+    const noisy = [
+      'Permission denied (publickey).',
+      'sandbox: permission denied',
+      'running in a sandbox; access denied by policy',
+      'EACCES: permission denied, open /root/.ssh/id_rsa',
+      'error: operation not permitted',
+    ].join('\n');
+    expect(detectDenial(policy(), 1, noisy)).toBeUndefined();
+    expect(detectDenial(policy({ mode: 'read-only' }), 255, noisy)).toBeUndefined();
+  });
+
+  it('needs a failure, and a sandbox: a success or danger-full-access is never a denial', () => {
+    const output = 'echo: Read-only file system\nConnection refused';
+    expect(detectDenial(policy(), 0, output)).toBeUndefined();
+    expect(detectDenial(policy(), undefined, output)).toBeUndefined();
+    expect(detectDenial(policy({ mode: 'danger-full-access' }), 1, output)).toBeUndefined();
+    expect(detectDenial(undefined, 1, output)).toBeUndefined();
+  });
+});
+
+describe('describeDenial', () => {
+  it('says what happened and what the model can do', () => {
+    const denial = { kind: 'write' as const, evidence: 'touch: cannot touch /x: Read-only file system' };
+    expect(describeDenial(denial, 'ask')).toBe(
+      'Sandbox: a write outside the writable roots was refused (touch: cannot touch /x: Read-only file system). To run it outside the sandbox, call again with sandbox_permissions "require_escalated" and a justification.',
+    );
+    expect(describeDenial(denial, 'unavailable')).toContain('not available (approval policy never)');
+    expect(describeDenial({ kind: 'network', evidence: 'x'.repeat(500) }, 'ask').length).toBeLessThan(400);
+  });
+});
