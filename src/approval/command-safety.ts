@@ -1,0 +1,528 @@
+/**
+ * Classifies commands for the approval layer. Pure: an argv in, a verdict out; nothing is run or looked up.
+ *
+ * Known-safe: every simple command the argv runs is on SAFE_COMMANDS (read-only, harmless programs) and passes that
+ * program's option rule (no writing files, no running other programs). Dangerous: some simple command is destructive
+ * or gains privileges (forced or recursive `rm`, `sudo`, `git reset --hard`, ...). Most commands are neither, and the
+ * two never overlap. Anything this module does not recognise is not safe, so the caller asks a person.
+ *
+ * A shell invocation (`bash -lc '...'`) is judged by the simple commands of its script. The safety check accepts only
+ * scripts of plain words joined by `&& || ; |` (parseShellScript); the danger check, which must not miss, falls back
+ * to a loose split of any other script (looseSplit). Scripts are read with bash's rules, also when run by zsh or sh.
+ */
+
+/** A set of space-separated words: keeps long word lists on one line. */
+function words(list: string): ReadonlySet<string> {
+  return new Set(list.split(' '));
+}
+
+/** Characters that mean themselves in an unquoted bash word (no globbing, expansion, redirection or syntax). */
+const PLAIN_CHARS = String.raw`A-Za-z0-9_\-./,:+=@%^\]`;
+const PLAIN_CHAR = new RegExp(`^[${PLAIN_CHARS}]$`);
+/** A word that needs no quoting; canonicalCommand quotes every other. */
+const PLAIN_WORD = new RegExp(`^[${PLAIN_CHARS}]+$`);
+/** `NAME=value` before a command sets a variable for it (or for the shell). */
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+/** Words that open or close compound commands; a script using them is not a list of simple commands. */
+const RESERVED_WORDS = words('case coproc do done elif else esac fi for function if select then time until while');
+
+type Token = { word: string } | { op: '&&' | '||' | ';' | '|' | '\n' };
+
+/**
+ * The simple commands (argv arrays) of a bash script made only of plain words — unquoted safe characters,
+ * 'single quoted' text, "double quoted" text without `$`, backticks or backslashes — joined by `&&`, `||`, `;`, `|`
+ * and newlines. Undefined for anything else (redirections, substitutions, globs, assignments, compound commands,
+ * empty commands) and for an empty script: undefined means "cannot tell what this runs".
+ */
+export function parseShellScript(script: string): string[][] | undefined {
+  const tokens = tokenize(script);
+  if (tokens === undefined) return undefined;
+  const commands: string[][] = [];
+  let current: string[] = [];
+  let needsCommand = false; // after `&&`, `||` or `|`, the script may not end
+  const finish = (): boolean => {
+    const first = current[0];
+    if (first === undefined || RESERVED_WORDS.has(first) || ASSIGNMENT.test(first)) return false;
+    commands.push(current);
+    current = [];
+    return true;
+  };
+  for (const token of tokens) {
+    if ('word' in token) {
+      current.push(token.word);
+      needsCommand = false;
+    } else if (token.op === '\n') {
+      // A newline ends a command; blank lines, and a newline after an operator, are allowed.
+      if (current.length > 0 && !finish()) return undefined;
+    } else {
+      if (!finish()) return undefined;
+      needsCommand = token.op !== ';';
+    }
+  }
+  if (current.length > 0 && !finish()) return undefined;
+  return commands.length === 0 || needsCommand ? undefined : commands;
+}
+
+/** Words and operators of a plain script; undefined at the first character that is not plain. */
+function tokenize(script: string): Token[] | undefined {
+  const tokens: Token[] = [];
+  let word: string | undefined; // undefined: between words ('' is an empty quoted word)
+  const endWord = (): void => {
+    if (word !== undefined) tokens.push({ word });
+    word = undefined;
+  };
+  const isBoundary = (c: string): boolean => c === '' || ' \t\n;&|'.includes(c);
+  for (let i = 0; i < script.length; i++) {
+    const c = script.charAt(i);
+    if (c === ' ' || c === '\t') {
+      endWord();
+    } else if (c === '\n') {
+      endWord();
+      tokens.push({ op: '\n' });
+    } else if (c === "'" || c === '"') {
+      const end = script.indexOf(c, i + 1);
+      const quoted = script.slice(i + 1, end);
+      if (end < 0 || (c === '"' && /[$`\\]/.test(quoted))) return undefined;
+      word = (word ?? '') + quoted;
+      i = end;
+    } else if (c === '&' || c === '|' || c === ';') {
+      endWord();
+      const pair = script.slice(i, i + 2);
+      if (pair === '&&' || pair === '||') {
+        tokens.push({ op: pair });
+        i++;
+      } else if (c === '&') {
+        return undefined; // background job
+      } else {
+        tokens.push({ op: c });
+      }
+    } else if (c === '[' && word === undefined && isBoundary(script.charAt(i + 1))) {
+      word = '['; // the `[` command; a `[` inside a word would be a glob
+    } else if (PLAIN_CHAR.test(c)) {
+      word = (word ?? '') + c;
+    } else {
+      return undefined;
+    }
+  }
+  endWord();
+  return tokens;
+}
+
+/**
+ * The simple commands an argv runs: for `bash|sh|zsh -c|-lc SCRIPT` those of the script (undefined when it is not
+ * plain), otherwise the argv itself. A shell outside /bin, /usr/bin and /usr/local/bin is just a program.
+ */
+export function commandArgv(argv: readonly string[]): string[][] | undefined {
+  const script = shellScript(argv);
+  return script === undefined ? [[...argv]] : parseShellScript(script);
+}
+
+const SHELLS = words('bash sh zsh');
+const TRUSTED_BIN_DIRS = ['/bin/', '/usr/bin/', '/usr/local/bin/'];
+
+/** The script of exactly `[shell, -c|-lc, script]`. */
+function shellScript(argv: readonly string[]): string | undefined {
+  const [shell, flag, script, ...extra] = argv;
+  if (shell === undefined || script === undefined || extra.length > 0 || (flag !== '-c' && flag !== '-lc')) {
+    return undefined;
+  }
+  const name = trustedProgramName(shell);
+  return name !== undefined && SHELLS.has(name) ? script : undefined;
+}
+
+/** The program's name when argv[0] is a bare name or lives in a standard bin directory; `./ls` is not `ls`. */
+function trustedProgramName(argv0: string): string | undefined {
+  if (!argv0.includes('/')) return argv0;
+  const dir = TRUSTED_BIN_DIRS.find((d) => argv0.startsWith(d));
+  const name = dir === undefined ? undefined : argv0.slice(dir.length);
+  return name !== undefined && name !== '' && !name.includes('/') ? name : undefined;
+}
+
+/** The last path component: for the danger check, `/tmp/x/rm` is as much `rm` as `rm` is. */
+function programName(argv0: string): string {
+  return argv0.slice(argv0.lastIndexOf('/') + 1);
+}
+
+// ── option helpers ───────────────────────────────────────────────────────────────────────────────────────────────
+
+/** The letters of a short-option cluster (`-rf` → `rf`), ending at the first of `valueLetters` (the rest is its value). */
+function shortLetters(arg: string, valueLetters = ''): string {
+  if (!arg.startsWith('-') || arg.startsWith('--')) return '';
+  let letters = '';
+  for (const letter of arg.slice(1)) {
+    letters += letter;
+    if (valueLetters.includes(letter)) break;
+  }
+  return letters;
+}
+
+/** Whether `arg` is `--name`, `--name=value`, or an abbreviation GNU getopt would accept (`--out` for `--output`). */
+function isLongOption(arg: string, names: readonly string[]): boolean {
+  if (!arg.startsWith('--') || arg === '--') return false;
+  const name = arg.slice(2).split('=', 1)[0] ?? '';
+  return names.some((long) => long.startsWith(name));
+}
+
+/** Options (before any `--`) and operands (the other arguments, and all after `--`) of a command without valued options. */
+function splitArgs(args: readonly string[]): { options: string[]; operands: string[] } {
+  const end = args.indexOf('--');
+  const before = end < 0 ? args : args.slice(0, end);
+  const isOption = (arg: string): boolean => arg.startsWith('-') && arg !== '-';
+  return {
+    options: before.filter(isOption),
+    operands: [...before.filter((arg) => !isOption(arg)), ...(end < 0 ? [] : args.slice(end + 1))],
+  };
+}
+
+/** Operands of a getopt-style command, skipping the separate values of `valueLetters` and `valueLongs` options. */
+function operandsOf(args: readonly string[], valueLetters: string, valueLongs: readonly string[]): string[] {
+  const operands: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--') return [...operands, ...args.slice(i + 1)];
+    if (arg.startsWith('--')) {
+      if (!arg.includes('=') && isLongOption(arg, valueLongs)) i++;
+    } else if (arg.startsWith('-') && arg !== '-') {
+      const letters = shortLetters(arg, valueLetters);
+      if (letters.length === arg.length - 1 && valueLetters.includes(letters.slice(-1))) i++;
+    } else {
+      operands.push(arg);
+    }
+  }
+  return operands;
+}
+
+// ── known-safe ───────────────────────────────────────────────────────────────────────────────────────────────────
+
+type ArgsRule = (args: readonly string[]) => boolean;
+const anyArgs: ArgsRule = () => true;
+
+const UNSAFE_FIND_OPTIONS = words('-exec -execdir -ok -okdir -delete -fls -fprint -fprint0 -fprintf');
+const SAFE_GIT_SUBCOMMANDS = words('blame branch diff grep log ls-files rev-parse show status');
+const GIT_BRANCH_LISTING = words('--list -a --all -r --remotes -v -vv --verbose --show-current');
+const SED_PRINT_RANGE = /^(\d+,)?\d+p$/;
+
+/** Programs that only read and print, whatever their arguments. */
+const READ_ONLY_PROGRAMS = words(
+  '[ basename cat cd cmp cut diff dirname echo expr false grep head id ls nl pwd readlink realpath seq stat tail test tr true uname wc which whoami',
+);
+
+/** Read-only programs, each with the rule its arguments must pass. */
+const SAFE_COMMANDS: ReadonlyMap<string, ArgsRule> = new Map([
+  ...[...READ_ONLY_PROGRAMS].map((name): [string, ArgsRule] => [name, anyArgs]),
+  ...Object.entries<ArgsRule>({
+    // macOS base64 writes to -o FILE.
+    base64: (args) => !args.some((a) => shortLetters(a, 'bw').includes('o') || isLongOption(a, ['output'])),
+    // -s and a bare MMDDhhmm operand set the clock; only +FORMAT operands are reads.
+    date: (args) =>
+      !args.some((a) => shortLetters(a, 'dfIrs').includes('s') || isLongOption(a, ['set'])) &&
+      operandsOf(args, 'dfrs', ['date', 'file', 'reference', 'rfc-3339', 'set']).every((a) => a.startsWith('+')),
+    // -C compiles a magic file, writing it out.
+    file: (args) => !args.some((a) => shortLetters(a, 'eFfmP').includes('C') || isLongOption(a, ['compile'])),
+    find: (args) => !args.some((a) => UNSAFE_FIND_OPTIONS.has(a)),
+    git: isSafeGit,
+    // bash's printf -v assigns a variable instead of printing.
+    printf: (args) => !(args[0]?.startsWith('-v') ?? false),
+    // --pre and --hostname-bin run programs; -z runs decompressors.
+    rg: (args) =>
+      !args.some(
+        (a) =>
+          shortLetters(a, 'ABCEMTdefgjmrt').includes('z') || isLongOption(a, ['pre', 'hostname-bin', 'search-zip']),
+      ),
+    // Only `sed -n Np|M,Np [FILE]`: any other script may write files (w) or run commands (e).
+    sed: (args) =>
+      args.length <= 3 &&
+      args[0] === '-n' &&
+      SED_PRINT_RANGE.test(args[1] ?? '') &&
+      !(args[2]?.startsWith('-') ?? false),
+    sort: (args) =>
+      !args.some((a) => shortLetters(a, 'kostST').includes('o') || isLongOption(a, ['output', 'compress-program'])),
+    // A second operand is the file uniq writes to.
+    uniq: (args) => operandsOf(args, 'fsw', ['skip-fields', 'skip-chars', 'check-chars']).length <= 1,
+  }),
+]);
+
+/**
+ * git reads, with no global option before the subcommand (`-c`, `-C`, `--git-dir` ... change what runs) except
+ * `--no-pager`. Caveat: a repository's own config can make even these run programs (core.fsmonitor, core.pager,
+ * diff textconv), so they are safe only in a repository whose config is trusted.
+ */
+function isSafeGit(args: readonly string[]): boolean {
+  const [subcommand, ...rest] = args[0] === '--no-pager' || args[0] === '-P' ? args.slice(1) : args;
+  if (subcommand === undefined || !SAFE_GIT_SUBCOMMANDS.has(subcommand)) return false;
+  if (subcommand === 'branch') return rest.every((a) => GIT_BRANCH_LISTING.has(a));
+  // --output writes a file; --ext-diff and --textconv run configured programs; -O (grep) opens files in a pager.
+  return !rest.some(
+    (a) =>
+      isLongOption(a, ['output', 'ext-diff', 'textconv', 'open-files-in-pager']) ||
+      (/^-[^-]/.test(a) && a.includes('O')),
+  );
+}
+
+/** True when every simple command `argv` runs is known to be read-only and harmless; unknown ⇒ false. */
+export function isKnownSafeCommand(argv: readonly string[]): boolean {
+  const commands = commandArgv(argv);
+  return commands !== undefined && commands.every(isSafeSimple);
+}
+
+function isSafeSimple(command: readonly string[]): boolean {
+  // A nested script is shorter than the one holding it, so the recursion ends.
+  if (shellScript(command) !== undefined) return isKnownSafeCommand(command);
+  const [argv0, ...args] = command;
+  const name = argv0 === undefined ? undefined : trustedProgramName(argv0);
+  const rule = name === undefined ? undefined : SAFE_COMMANDS.get(name);
+  return rule !== undefined && rule(args);
+}
+
+// ── dangerous ────────────────────────────────────────────────────────────────────────────────────────────────────
+
+const always: ArgsRule = () => true;
+const LOOSE_SHELLS = words('bash dash ksh sh zsh');
+/** Words that may stand before a command in a script the loose split cuts up. */
+const LOOSE_KEYWORDS = words('! { } do elif else if then time until while');
+const FIND_EXEC_ACTIONS = words('-exec -execdir -ok -okdir');
+const GIT_GLOBAL_OPTIONS_WITH_VALUE = words('-C -c --config-env --git-dir --namespace --super-prefix --work-tree');
+const WHOLE_TREE_PATHSPECS = words('. ./ :/ :(top) *');
+const SYSTEMCTL_POWER_VERBS = words('halt kexec poweroff reboot');
+
+/** Programs that run the rest of their argv as a command: the options that take a separate value, operands before it. */
+interface Wrapper {
+  valueOptions: readonly string[];
+  leadingOperands?: number;
+  assignments?: boolean;
+}
+const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map(
+  Object.entries({
+    command: { valueOptions: [] },
+    env: { valueOptions: ['-u', '-C', '-S', '--unset', '--chdir', '--split-string'], assignments: true },
+    exec: { valueOptions: ['-a'] },
+    nice: { valueOptions: ['-n', '--adjustment'] },
+    nocorrect: { valueOptions: [] }, // zsh
+    noglob: { valueOptions: [] }, // zsh
+    nohup: { valueOptions: [] },
+    setsid: { valueOptions: [] },
+    stdbuf: { valueOptions: ['-i', '-o', '-e'] },
+    time: { valueOptions: ['-f', '-o', '--format', '--output'] },
+    timeout: { valueOptions: ['-s', '-k', '--signal', '--kill-after'], leadingOperands: 1 },
+    xargs: { valueOptions: ['-a', '-d', '-E', '-I', '-L', '-n', '-P', '-s'] },
+  }),
+);
+
+/** Programs that are dangerous whatever their arguments: privilege, power, filesystems. */
+const ALWAYS_DANGEROUS = words('doas halt mke2fs mkswap pkexec poweroff reboot shutdown su sudo wipefs');
+
+/** Destructive programs, each with the rule that makes a call to it dangerous. */
+const DANGER_RULES: ReadonlyMap<string, ArgsRule> = new Map([
+  ...[...ALWAYS_DANGEROUS].map((name): [string, ArgsRule] => [name, always]),
+  ...Object.entries<ArgsRule>({
+    chgrp: isRecursiveOnRootLike,
+    chmod: isRecursiveOnRootLike,
+    chown: isRecursiveOnRootLike,
+    dd: (args) => args.some((a) => a.startsWith('of=')),
+    find: isDangerousFind,
+    git: isDangerousGit,
+    rm: isDangerousRm,
+    systemctl: (args) => args.some((a) => SYSTEMCTL_POWER_VERBS.has(a)),
+  }),
+]);
+
+/**
+ * True when some simple command `argv` may run is destructive or gains privileges. Plain scripts are judged by
+ * their parsed commands (`echo "rm -rf /"` is not dangerous); other scripts by a loose split, which can also flag
+ * words that are only data (`echo "x; rm -rf /" > f`).
+ */
+export function isDangerousCommand(argv: readonly string[]): boolean {
+  const script = looseShellScript(argv);
+  if (script === undefined) return isDangerousSimple(argv);
+  // A nested script is shorter than the one holding it, so the recursion ends.
+  return (parseShellScript(script) ?? looseSplit(script)).some(isDangerousSimple);
+}
+
+function isDangerousSimple(command: readonly string[]): boolean {
+  const inner = unwrap(command);
+  if (looseShellScript(inner) !== undefined) return isDangerousCommand(inner);
+  const [argv0, ...args] = inner;
+  if (argv0 === undefined) return false;
+  const name = programName(argv0);
+  const rule = DANGER_RULES.get(name) ?? (name.startsWith('mkfs') ? always : undefined);
+  return rule !== undefined && rule(args);
+}
+
+/** The script of any shell given `-c` (in any option cluster: `-c`, `-lc`, `-ec` ...), wherever the shell lives. */
+function looseShellScript(argv: readonly string[]): string | undefined {
+  const [shell, ...args] = argv;
+  if (shell === undefined || !LOOSE_SHELLS.has(programName(shell))) return undefined;
+  let sawC = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (['-o', '+o', '-O', '+O'].includes(arg)) i++;
+    else if (/^-[A-Za-z]*c/.test(arg)) sawC = true;
+    else if (!arg.startsWith('-') && !arg.startsWith('+')) return sawC ? arg : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Over-approximates the simple commands of any script: cuts at `; & | ( )`, backticks and newlines, splits on
+ * whitespace, drops quote characters and backslashes, then leading keywords and assignments.
+ */
+function looseSplit(script: string): string[][] {
+  return script
+    .split(/[;&|()`\n]/)
+    .map((segment) => {
+      const parts = segment
+        .split(/\s+/)
+        .map((w) => w.replace(/["'\\]/g, ''))
+        .filter((w) => w !== '');
+      const start = parts.findIndex((w) => !LOOSE_KEYWORDS.has(w) && !ASSIGNMENT.test(w));
+      return start < 0 ? [] : parts.slice(start);
+    })
+    .filter((command) => command.length > 0);
+}
+
+/** The command a wrapper (`env FOO=1 nice -n 5 rm ...`) runs; the command itself when it is not one. */
+function unwrap(command: readonly string[]): readonly string[] {
+  let current = command;
+  for (let wrapper = wrapperOf(current); wrapper !== undefined; wrapper = wrapperOf(current)) {
+    let i = 1;
+    while (i < current.length) {
+      const arg = current[i] ?? '';
+      if (arg === '--') {
+        i++;
+        break;
+      }
+      if (wrapper.valueOptions.includes(arg)) i += 2;
+      else if (arg.startsWith('-') || (wrapper.assignments === true && ASSIGNMENT.test(arg))) i++;
+      else break;
+    }
+    current = current.slice(i + (wrapper.leadingOperands ?? 0));
+  }
+  return current;
+}
+
+function wrapperOf(command: readonly string[]): Wrapper | undefined {
+  return command[0] === undefined ? undefined : WRAPPERS.get(programName(command[0]));
+}
+
+/** `/`, a top-level directory, a home directory, or everything here (`*`), with or without a trailing `/`, `/*`. */
+function isRootLikePath(path: string): boolean {
+  const p = path.replace(/(\/[*.]?)+$/, '');
+  return (
+    p === '' ||
+    p === '*' ||
+    p === '$HOME' ||
+    p === '${HOME}' ||
+    /^~[A-Za-z0-9_.-]*$/.test(p) ||
+    /^\/[^/]+$/.test(p) ||
+    /^\/home\/[^/]+$/.test(p)
+  );
+}
+
+/** rm recursive and forced, or either on a root-like target, or told not to protect `/`. */
+function isDangerousRm(args: readonly string[]): boolean {
+  const { options, operands } = splitArgs(args);
+  const recursive = options.some((o) => /[rR]/.test(shortLetters(o)) || isLongOption(o, ['recursive']));
+  const force = options.some((o) => shortLetters(o).includes('f') || isLongOption(o, ['force']));
+  if (options.some((o) => isLongOption(o, ['no-preserve-root']))) return true;
+  return (recursive && force) || ((recursive || force) && operands.some(isRootLikePath));
+}
+
+function isRecursiveOnRootLike(args: readonly string[]): boolean {
+  const { options, operands } = splitArgs(args);
+  const recursive = options.some((o) => shortLetters(o).includes('R') || isLongOption(o, ['recursive']));
+  return recursive && operands.some(isRootLikePath);
+}
+
+/** find running a dangerous command (-exec ... ;), or deleting from a root-like starting point. */
+function isDangerousFind(args: readonly string[]): boolean {
+  const firstExpression = args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!');
+  const startingPoints = firstExpression < 0 ? args : args.slice(0, firstExpression);
+  if (args.includes('-delete') && startingPoints.some(isRootLikePath)) return true;
+  return args.some((action, i) => {
+    if (!FIND_EXEC_ACTIONS.has(action)) return false;
+    const end = args.findIndex((a, j) => j > i && (a === ';' || a === '+' || a === '\\;'));
+    return isDangerousSimple(args.slice(i + 1, end < 0 ? undefined : end));
+  });
+}
+
+/** The subcommand and its arguments, after git's global options (which `-C dir`, `-c k=v` ... must not hide). */
+function gitSubcommand(args: readonly string[]): { name: string; args: readonly string[] } | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (GIT_GLOBAL_OPTIONS_WITH_VALUE.has(arg)) i++;
+    else if (!arg.startsWith('-')) return { name: arg, args: args.slice(i + 1) };
+  }
+  return undefined;
+}
+
+/** git that throws away work: reset --hard, clean -f, forced or deleting push, checkout/restore of the whole tree. */
+function isDangerousGit(args: readonly string[]): boolean {
+  const subcommand = gitSubcommand(args);
+  if (subcommand === undefined) return false;
+  const { options, operands } = splitArgs(subcommand.args);
+  const hasOption = (letter: string, valueLetters: string, longs: readonly string[]): boolean =>
+    options.some((o) => shortLetters(o, valueLetters).includes(letter) || isLongOption(o, longs));
+  const wholeTree = operands.some((o) => WHOLE_TREE_PATHSPECS.has(o));
+  switch (subcommand.name) {
+    case 'reset':
+      return options.some((o) => isLongOption(o, ['hard']));
+    case 'clean':
+      return hasOption('f', 'e', ['force']);
+    case 'push':
+      return (
+        hasOption('f', 'o', ['force', 'force-with-lease']) ||
+        hasOption('d', 'o', ['delete']) ||
+        operands.some((o) => o.startsWith('+') || o.startsWith(':'))
+      );
+    case 'checkout':
+      return hasOption('f', 'bB', ['force']) || wholeTree;
+    case 'restore': {
+      // --staged alone only unstages; the worktree (the default) loses the edits.
+      const stagedOnly = hasOption('S', 's', ['staged']) && !hasOption('W', 's', ['worktree']);
+      return wholeTree && !stagedOnly;
+    }
+    default:
+      return false;
+  }
+}
+
+// ── canonical form ───────────────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * A stable key for remembering approvals: a shell invocation's script with blanks outside quotes collapsed (a
+ * newline stays a newline: it separates commands), otherwise the argv shell-quoted and joined with spaces.
+ */
+export function canonicalCommand(argv: readonly string[]): string {
+  const script = shellScript(argv);
+  return script === undefined ? argv.map(shellQuote).join(' ') : collapseBlanks(script);
+}
+
+function shellQuote(arg: string): string {
+  return PLAIN_WORD.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+
+function collapseBlanks(script: string): string {
+  let out = '';
+  let gap: '' | ' ' | '\n' = '';
+  let quote: string | undefined;
+  for (let i = 0; i < script.length; i++) {
+    const c = script.charAt(i);
+    if (quote === undefined && (c === ' ' || c === '\t' || c === '\n')) {
+      if (c === '\n') gap = '\n';
+      else if (gap === '') gap = ' ';
+      continue;
+    }
+    if (out !== '') out += gap;
+    gap = '';
+    out += c;
+    if (c === '\\' && quote !== "'") {
+      out += script.charAt(i + 1); // an escaped character, blank or quote, is kept as it is
+      i++;
+    } else if (quote === undefined && (c === "'" || c === '"')) {
+      quote = c;
+    } else if (c === quote) {
+      quote = undefined;
+    }
+  }
+  return out;
+}
