@@ -33,6 +33,30 @@ const sessionId = (description: string) =>
     )
     .describe(description);
 
+/** Shared by exec_command and shell: the model may ask to leave the sandbox, and say why. */
+const sandboxPermissions = z
+  .enum(['use_default', 'require_escalated'], expected('"use_default" or "require_escalated"'))
+  .default('use_default')
+  .describe(
+    'use_default: run under the sandbox the server is configured with. require_escalated: ask to run this one command outside the sandbox; a person must approve it first, so give a justification.',
+  );
+
+const justification = z
+  .string(expected('a string'))
+  .optional()
+  .describe(
+    'Only with require_escalated: one sentence telling the person asked for approval why the command needs to run outside the sandbox.',
+  );
+
+/** The directory a command runs in; an empty string counts as left out. */
+const workdir = z
+  .string(expected('a string'))
+  .optional()
+  .transform((dir) => (dir === '' ? undefined : dir))
+  .describe(
+    "Directory to run the command in. A relative path is taken from the server's working directory; leave it out to use that directory.",
+  );
+
 export const execCommandParams = z.object({
   cmd: z
     .string(expected('a string'))
@@ -40,13 +64,7 @@ export const execCommandParams = z.object({
     // exec() ends each argument at a NUL: a PTY would run only the part before it (pipes refuse it). Refuse both.
     .refine((cmd) => !cmd.includes('\0'), { error: 'expected no NUL character (\\u0000)' })
     .describe('The command line to run, as you would type it into a shell, e.g. `ls -la src` or `npm test 2>&1`.'),
-  workdir: z
-    .string(expected('a string'))
-    .optional()
-    .transform((dir) => (dir === '' ? undefined : dir))
-    .describe(
-      "Directory to run the command in. A relative path is taken from the server's working directory; leave it out to use that directory.",
-    ),
+  workdir,
   shell: z
     .string(expected('a string'))
     .refine((shell) => shell.trim() !== '', { error: (issue) => `expected a shell binary, got ${blank(issue.input)}` })
@@ -70,6 +88,8 @@ export const execCommandParams = z.object({
     'Milliseconds to wait for the command before replying (kept between 250 and 30000). A command that finishes sooner replies at once, and so does one in a terminal that stops to wait for input; one still running keeps running and the reply gives its session_id.',
   ),
   max_output_tokens: maxOutputTokens,
+  sandbox_permissions: sandboxPermissions,
+  justification,
 });
 
 export const writeStdinParams = z.object({
@@ -87,6 +107,29 @@ export const writeStdinParams = z.object({
 });
 
 export const listSessionsParams = z.object({});
+
+/** Codex's one-shot `shell` tool: an argv, run to completion (or its time limit), answered in one reply. */
+export const shellParams = z.object({
+  command: z
+    .array(z.string(expected('a string')), expected('an array of strings'))
+    .min(1, { error: 'expected a program and its arguments, got an empty array' })
+    .refine((argv) => argv[0]?.trim() !== '', { error: 'expected a program name first, got an empty string' })
+    // A NUL would end the argument early at exec time: refuse it rather than run something else.
+    .refine((argv) => argv.every((arg) => !arg.includes('\0')), { error: 'expected no NUL character (\\u0000)' })
+    .describe(
+      'The program and its arguments, run directly without a shell, e.g. ["ls", "-la"]. For pipes, redirections or globs, run a shell yourself: ["bash", "-lc", "npm test 2>&1 | tail"].',
+    ),
+  workdir,
+  timeout_ms: z
+    .number(expected('a finite number'))
+    .positive(expected('a positive number'))
+    .optional()
+    .describe(
+      'Milliseconds the command may run; past that it is killed with everything it started, and the reply says it timed out. Default 10000.',
+    ),
+  sandbox_permissions: sandboxPermissions,
+  justification,
+});
 
 export const closeSessionParams = z.object({
   session_id: sessionId('Id of the session to end, from an exec_command reply or from list_sessions.'),
@@ -118,10 +161,29 @@ function camelCaseKeys<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>):
 export const execCommandRequest = camelCaseKeys(execCommandParams);
 export const writeStdinRequest = camelCaseKeys(writeStdinParams);
 export const closeSessionRequest = camelCaseKeys(closeSessionParams);
+export const shellRequest = camelCaseKeys(shellParams);
 
 /** exec_command for the library, camelCase. Fields are checked at run time too: callers often pass what a model typed. */
 export type ExecCommandRequest = z.input<typeof execCommandRequest>;
 export type WriteStdinRequest = z.input<typeof writeStdinRequest>;
+/** The one-shot shell tool for the library, camelCase: `{ command: ['ls', '-la'], timeoutMs: 5000 }`. */
+export type ShellRequest = z.input<typeof shellRequest>;
+
+/**
+ * What a one-shot shell call answers (here, beside its request, so the manager can produce it and the tools format
+ * it). Exit is data: a command that fails or times out is a response, not an error.
+ */
+export interface ShellResponse {
+  /** 128 + n for a death by signal n; 124 when it timed out. */
+  exitCode: number;
+  /**
+   * stdout then stderr as one text, as exec() aggregates them; after a timeout it already begins with the line
+   * `command timed out after N milliseconds`.
+   */
+  output: string;
+  durationMs: number;
+  timedOut: boolean;
+}
 
 /**
  * Checks `args` against `schema` and fills in its defaults; `null` fields count as left out (JSON callers write

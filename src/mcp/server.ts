@@ -1,16 +1,28 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { callTool, type ExecSessions, type ToolOutcome } from '../tools/run-tool.js';
-import { toolDefinitions } from '../tools/definitions.js';
+import { TOOL_NAMES, offeredTools, toolDefinitions, type ToolName } from '../tools/definitions.js';
 
 export const SERVER_NAME = 'unified-exec';
 
-const INSTRUCTIONS =
-  'Shell access. exec_command runs a command and replies when it exits or its yield time is up; a command still running keeps a session ID for write_stdin (type into it or poll it) and close_session. list_sessions finds session IDs again.';
+const SESSION_INSTRUCTIONS =
+  'exec_command runs a command and replies when it exits or its yield time is up; a command still running keeps a session ID for write_stdin (type into it or poll it) and close_session. list_sessions finds session IDs again.';
+const SHELL_INSTRUCTIONS =
+  'shell runs one program (an argv) to completion and replies with its output and exit code as JSON.';
+
+/** What the server tells clients about itself: a sentence for each kind of tool it offers. */
+function instructionsFor(tools: readonly ToolName[]): string {
+  const parts = ['Shell access.'];
+  if (tools.includes('exec_command')) parts.push(SESSION_INSTRUCTIONS);
+  if (tools.includes('shell')) parts.push(SHELL_INSTRUCTIONS);
+  return parts.join(' ');
+}
 
 export interface McpServerOptions {
   /** Reported to clients in `serverInfo`. */
   version?: string;
+  /** The tools offered (listed, and callable). Default the four exec session tools; add 'shell' for Codex's one-shot tool. */
+  tools?: readonly ToolName[];
 }
 
 /** The compat text for the model, the structured fields for programs; failures as tool errors, never thrown. */
@@ -19,13 +31,17 @@ export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
   return { content: [{ type: 'text', text: outcome.text }], structuredContent: { ...outcome.structured } };
 }
 
-/** An MCP server with the four tools, bound to one manager. One server (and manager) per client session. */
+/**
+ * An MCP server with the tools of `options.tools` (default the four), bound to one manager. One server (and
+ * manager) per client session. A call to a tool not offered is answered as a call to an unknown tool.
+ */
 export function createMcpServer(sessions: ExecSessions, options: McpServerOptions = {}): McpServer {
+  const tools = offeredTools(options.tools ?? TOOL_NAMES);
   const server = new McpServer(
     { name: SERVER_NAME, version: options.version ?? '0.0.0' },
-    { instructions: INSTRUCTIONS },
+    { instructions: instructionsFor(tools) },
   );
-  for (const definition of toolDefinitions()) {
+  for (const definition of toolDefinitions(tools)) {
     server.registerTool(
       definition.name,
       {
@@ -38,13 +54,13 @@ export function createMcpServer(sessions: ExecSessions, options: McpServerOption
             ? { readOnlyHint: true, openWorldHint: false }
             : { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
       },
-      async (args: unknown) => toCallToolResult(await callTool(sessions, definition.name, args)),
+      async (args: unknown) => toCallToolResult(await callTool(sessions, definition.name, args, tools)),
     );
   }
   // tools/call goes straight to callTool, the one validation path: the SDK would check arguments first and answer
   // in its own words (`MCP error -32602: Input validation error: …`) instead of Codex's `exec_command failed …`.
   server.server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    toCallToolResult(await callTool(sessions, request.params.name, request.params.arguments)),
+    toCallToolResult(await callTool(sessions, request.params.name, request.params.arguments, tools)),
   );
   return server;
 }

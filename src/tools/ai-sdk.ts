@@ -1,8 +1,14 @@
 import { tool, type Tool } from 'ai';
 import type { z } from 'zod';
 import { UnifiedExecError } from '../manager/errors.js';
-import { TOOL_DEFINITIONS, type ToolName } from './definitions.js';
-import { closeSessionParams, execCommandParams, listSessionsParams, writeStdinParams } from '../manager/requests.js';
+import { TOOL_DEFINITIONS, TOOL_NAMES, offeredTools, type ToolName } from './definitions.js';
+import {
+  closeSessionParams,
+  execCommandParams,
+  listSessionsParams,
+  shellParams,
+  writeStdinParams,
+} from '../manager/requests.js';
 import { callTool, type ExecSessions } from './run-tool.js';
 
 /** Inputs arrive parsed by the AI SDK, defaults filled in. (A type alias, so it is assignable to the AI SDK's ToolSet.) */
@@ -13,20 +19,31 @@ export type AiSdkTools = {
   close_session: Tool<z.output<typeof closeSessionParams>, string>;
 };
 
+/** Every tool there is, Codex's one-shot `shell` too. */
+export type AllAiSdkTools = AiSdkTools & {
+  shell: Tool<z.output<typeof shellParams>, string>;
+};
+
 /**
- * The four tools for the Vercel AI SDK (`generateText({ tools: aiSdkTools(manager) })`), bound to `sessions`.
- * Each returns the text a model reads; a failure throws a UnifiedExecError whose message is that text, which
- * the AI SDK hands to the model as a tool error.
+ * Tools for the Vercel AI SDK (`generateText({ tools: aiSdkTools(manager) })`), bound to `sessions`: `names`,
+ * default the four. Each returns the text a model reads; a failure throws a UnifiedExecError whose message is that
+ * text, which the AI SDK hands to the model as a tool error.
  */
-export function aiSdkTools(sessions: ExecSessions): AiSdkTools {
+export function aiSdkTools(sessions: ExecSessions): AiSdkTools;
+export function aiSdkTools<const Names extends readonly ToolName[]>(
+  sessions: ExecSessions,
+  names: Names,
+): Pick<AllAiSdkTools, Names[number]>;
+export function aiSdkTools(sessions: ExecSessions, names: readonly ToolName[] = TOOL_NAMES): Partial<AllAiSdkTools> {
+  const offered = offeredTools(names);
   const run = async (name: ToolName, input: unknown): Promise<string> => {
-    const outcome = await callTool(sessions, name, input);
+    const outcome = await callTool(sessions, name, input, offered);
     if (!outcome.isError) return outcome.text;
     throw outcome.cause instanceof UnifiedExecError
       ? new UnifiedExecError(outcome.cause.code, outcome.text, { cause: outcome.cause })
       : new Error(outcome.text, { cause: outcome.cause });
   };
-  return {
+  const all: AllAiSdkTools = {
     exec_command: tool({
       description: TOOL_DEFINITIONS.exec_command.description,
       inputSchema: execCommandParams,
@@ -47,5 +64,11 @@ export function aiSdkTools(sessions: ExecSessions): AiSdkTools {
       inputSchema: closeSessionParams,
       execute: (input) => run('close_session', input),
     }),
+    shell: tool({
+      description: TOOL_DEFINITIONS.shell.description,
+      inputSchema: shellParams,
+      execute: (input) => run('shell', input),
+    }),
   };
+  return Object.fromEntries(offered.map((name) => [name, all[name]]));
 }

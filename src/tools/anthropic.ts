@@ -1,4 +1,4 @@
-import { toolDefinitions } from './definitions.js';
+import { TOOL_NAMES, toolDefinitions, type ToolName } from './definitions.js';
 import { toolInputJsonSchema, type ObjectJsonSchema } from './json-schema.js';
 
 /** A Messages API `tools` entry. */
@@ -8,9 +8,12 @@ export interface AnthropicTool {
   input_schema: ObjectJsonSchema;
 }
 
-/** The tools for `client.messages.create({ tools })`. Run a `tool_use` block with `callTool(manager, block.name, block.input)`. */
-export function anthropicTools(): AnthropicTool[] {
-  return toolDefinitions().map((d) => ({
+/**
+ * The tools for `client.messages.create({ tools })`: `names`, default the four. Run a `tool_use` block with
+ * `callTool(manager, block.name, block.input, names)`.
+ */
+export function anthropicTools(names: readonly ToolName[] = TOOL_NAMES): AnthropicTool[] {
+  return toolDefinitions(names).map((d) => ({
     name: d.name,
     description: d.description,
     input_schema: toolInputJsonSchema(d),

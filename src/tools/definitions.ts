@@ -1,9 +1,19 @@
 import type { z } from 'zod';
-import { closeSessionParams, execCommandParams, listSessionsParams, writeStdinParams } from '../manager/requests.js';
-import { closeSessionOutput, execResultOutput, sessionListOutput } from './output-schemas.js';
+import { invalidArgument } from '../manager/errors.js';
+import {
+  closeSessionParams,
+  execCommandParams,
+  listSessionsParams,
+  shellParams,
+  writeStdinParams,
+} from '../manager/requests.js';
+import { closeSessionOutput, execResultOutput, sessionListOutput, shellResultOutput } from './output-schemas.js';
 
+/** The tools offered unless told otherwise: exec sessions. */
 export const TOOL_NAMES = ['exec_command', 'write_stdin', 'list_sessions', 'close_session'] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
+/** Every tool there is; `shell` (Codex's one-shot argv tool) is offered only when asked for. */
+export const ALL_TOOL_NAMES = [...TOOL_NAMES, 'shell'] as const;
+export type ToolName = (typeof ALL_TOOL_NAMES)[number];
 
 /** One tool as every surface (MCP, OpenAI, Anthropic, AI SDK) describes it: the single source of truth. */
 export interface ToolDefinition<Name extends ToolName = ToolName> {
@@ -42,12 +52,31 @@ export const TOOL_DEFINITIONS = {
     input: closeSessionParams,
     output: closeSessionOutput,
   },
+  shell: {
+    name: 'shell',
+    description:
+      'Run one program to completion and reply with its output and exit code as JSON: {"output": "...", "metadata": {"exit_code": 0, "duration_seconds": 0.1}}. `command` is an argv, not a command line; wrap it in ["bash", "-lc", "..."] for shell syntax. Nothing keeps running after the reply: a program still running at timeout_ms is killed with everything it started. Stdin is closed, so nothing interactive works here.',
+    input: shellParams,
+    output: shellResultOutput,
+  },
 } as const satisfies { [Name in ToolName]: ToolDefinition<Name> };
 
-export function toolDefinitions(): ToolDefinition[] {
-  return TOOL_NAMES.map((name) => TOOL_DEFINITIONS[name]);
+/** The definitions of `names` (default: the four exec session tools), in that order, each once. */
+export function toolDefinitions(names: readonly ToolName[] = TOOL_NAMES): ToolDefinition[] {
+  return offeredTools(names).map((name) => TOOL_DEFINITIONS[name]);
+}
+
+/** `names` without repeats, checked: a caller in plain JavaScript (or a CLI flag) can name a tool that does not exist. */
+export function offeredTools(names: readonly ToolName[]): ToolName[] {
+  const unknown = names.filter((name) => !isToolName(name));
+  if (unknown.length > 0) {
+    throw invalidArgument(
+      `Unknown tool ${unknown.map((name) => JSON.stringify(name)).join(', ')}; the tools are ${ALL_TOOL_NAMES.join(', ')}`,
+    );
+  }
+  return [...new Set(names)];
 }
 
 export function isToolName(name: string): name is ToolName {
-  return (TOOL_NAMES as readonly string[]).includes(name);
+  return (ALL_TOOL_NAMES as readonly string[]).includes(name);
 }

@@ -1,4 +1,4 @@
-import { toolDefinitions } from './definitions.js';
+import { TOOL_NAMES, toolDefinitions, type ToolName } from './definitions.js';
 import { toolInputJsonSchema, type ObjectJsonSchema } from './json-schema.js';
 
 /** Chat Completions `tools` entry. */
@@ -16,20 +16,24 @@ export interface OpenAiResponsesTool {
   strict: boolean;
 }
 
-/** The tools for `client.chat.completions.create({ tools })`. Run a call with `callTool(manager, call.function.name, call.function.arguments)` (a JSON string is fine). */
-export function openAiChatTools(): OpenAiChatTool[] {
-  return toolDefinitions().map((d) => ({
+/**
+ * The tools for `client.chat.completions.create({ tools })`: `names`, default the four. Run a call with
+ * `callTool(manager, call.function.name, call.function.arguments, names)` (a JSON string is fine).
+ */
+export function openAiChatTools(names: readonly ToolName[] = TOOL_NAMES): OpenAiChatTool[] {
+  return toolDefinitions(names).map((d) => ({
     type: 'function',
     function: { name: d.name, description: d.description, parameters: toolInputJsonSchema(d) },
   }));
 }
 
 /**
- * The tools for `client.responses.create({ tools })`. `strict` is false because the Responses API would otherwise
- * require every field, and our optional fields have defaults a model should be free to leave out.
+ * The tools for `client.responses.create({ tools })`: `names`, default the four. `strict` is false because the
+ * Responses API would otherwise require every field, and our optional fields have defaults a model should be free
+ * to leave out.
  */
-export function openAiResponsesTools(): OpenAiResponsesTool[] {
-  return toolDefinitions().map((d) => ({
+export function openAiResponsesTools(names: readonly ToolName[] = TOOL_NAMES): OpenAiResponsesTool[] {
+  return toolDefinitions(names).map((d) => ({
     type: 'function',
     name: d.name,
     description: d.description,

@@ -47,6 +47,16 @@ export const closeSessionOutput = z.object({
   exit_code: z.number().optional().describe('How the process ended, when known (128 + signal number for a signal).'),
 });
 
+export const shellResultOutput = z.object({
+  exit_code: z.number().describe('How the command ended: 128 + signal number for a signal, 124 for a timeout.'),
+  output: z
+    .string()
+    .describe('stdout then stderr, as in the text reply: truncated to 10000 tokens, led by the timeout line if any.'),
+  duration_seconds: z.number().describe('How long the command ran, rounded to a tenth of a second.'),
+  timed_out: z.boolean().describe('true when the command was killed at its time limit.'),
+});
+
 export type ExecResult = z.infer<typeof execResultOutput>;
 export type SessionListResult = z.infer<typeof sessionListOutput>;
 export type CloseSessionResult = z.infer<typeof closeSessionOutput>;
+export type ShellResult = z.infer<typeof shellResultOutput>;

@@ -4,16 +4,20 @@ import {
   closeSessionParams,
   execCommandParams,
   parseArguments,
+  shellParams,
   toLibraryFields,
   writeStdinParams,
   type ExecCommandRequest,
+  type ShellRequest,
+  type ShellResponse,
   type WriteStdinRequest,
 } from '../manager/requests.js';
 import type { ExecResponse, SessionInfo } from '../manager/types.js';
-import { TOOL_DEFINITIONS, isToolName, type ToolName } from './definitions.js';
+import { TOOL_NAMES, isToolName, type ToolName } from './definitions.js';
 import { toolFailure, type ToolFailure } from './errors.js';
-import type { CloseSessionResult, ExecResult, SessionListResult } from './output-schemas.js';
+import type { CloseSessionResult, ExecResult, SessionListResult, ShellResult } from './output-schemas.js';
 import { formatClosedSession, formatSessionList } from './session-text.js';
+import { shellReply } from './shell-format.js';
 import { toCloseSessionResult, toExecResult, toSessionList } from './structured.js';
 
 /** What the tools need from a manager; UnifiedExecManager is one, a test double or a remote proxy can be another. */
@@ -22,6 +26,8 @@ export interface ExecSessions {
   writeStdin(request: WriteStdinRequest): Promise<ExecResponse>;
   listSessions(): SessionInfo[];
   closeSession(sessionId: number): Promise<{ sessionId: number; exitCode: number | undefined }>;
+  /** Codex's one-shot `shell` tool: runs an argv to completion. Without it, `shell` is not offered. */
+  shell?(request: ShellRequest): Promise<ShellResponse>;
 }
 
 export interface ToolSuccess<Structured> {
@@ -31,7 +37,7 @@ export interface ToolSuccess<Structured> {
   structured: Structured;
 }
 
-export type ToolOutcome<Structured = ExecResult | SessionListResult | CloseSessionResult> =
+export type ToolOutcome<Structured = ExecResult | SessionListResult | CloseSessionResult | ShellResult> =
   ToolSuccess<Structured> | ToolFailure;
 
 /**
@@ -45,27 +51,35 @@ interface StructuredByTool {
   write_stdin: ExecResult;
   list_sessions: SessionListResult;
   close_session: CloseSessionResult;
+  shell: ShellResult;
 }
 
 /**
  * Runs one tool call given its wire (snake_case) arguments as a model produced them, an object or a JSON string
  * (OpenAI hands them over as a string): validates them, calls the manager, and answers with text and structured
- * data. Never throws: failures come back with `isError: true`.
+ * data. Never throws: failures come back with `isError: true`. `offered`: the tools the caller offered the model
+ * (default: the four of TOOL_NAMES; add `shell` to offer it); any other name is answered as an unknown tool.
  */
 export async function callTool<Name extends ToolName>(
   sessions: ExecSessions,
   name: Name,
   args: unknown,
+  offered?: readonly ToolName[],
 ): Promise<ToolOutcome<StructuredByTool[Name]>>;
-export async function callTool(sessions: ExecSessions, name: string, args: unknown): Promise<ToolOutcome>;
-export async function callTool(sessions: ExecSessions, name: string, args: unknown): Promise<ToolOutcome> {
-  if (!isToolName(name)) {
-    return {
-      isError: true,
-      text: `Tool ${name} not found; the tools are ${Object.keys(TOOL_DEFINITIONS).join(', ')}`,
-      code: 'INVALID_ARGUMENT',
-      cause: undefined,
-    };
+export async function callTool(
+  sessions: ExecSessions,
+  name: string,
+  args: unknown,
+  offered?: readonly ToolName[],
+): Promise<ToolOutcome>;
+export async function callTool(
+  sessions: ExecSessions,
+  name: string,
+  args: unknown,
+  offered: readonly ToolName[] = TOOL_NAMES,
+): Promise<ToolOutcome> {
+  if (!isToolName(name) || !offered.includes(name)) {
+    return invalidCall(`Tool ${name} not found; the tools are ${[...new Set(offered)].join(', ')}`);
   }
   let parsed: unknown = args ?? {};
   try {
@@ -74,6 +88,10 @@ export async function callTool(sessions: ExecSessions, name: string, args: unkno
   } catch (error) {
     return toolFailure(name, parsed, error);
   }
+}
+
+function invalidCall(text: string): ToolFailure {
+  return { isError: true, text, code: 'INVALID_ARGUMENT', cause: undefined };
 }
 
 /** Arguments as a JSON string: an empty string means none. */
@@ -112,6 +130,13 @@ async function dispatch(sessions: ExecSessions, name: ToolName, args: unknown): 
       const a = parseArguments(closeSessionParams, args);
       const structured = toCloseSessionResult(await sessions.closeSession(a.session_id));
       return { isError: false, text: formatClosedSession(structured), structured };
+    }
+    case 'shell': {
+      // Offered by name (a server told to offer it, say) but not by the sessions behind it.
+      if (!sessions.shell) return invalidCall('Tool shell is not offered by this server');
+      const a = parseArguments(shellParams, args);
+      const response = await sessions.shell(toLibraryFields(a));
+      return { isError: false, ...shellReply(response) };
     }
   }
 }

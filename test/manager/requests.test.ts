@@ -5,6 +5,7 @@ import {
   execCommandParams,
   execCommandRequest,
   parseArguments,
+  shellRequest,
   writeStdinParams,
   writeStdinRequest,
 } from '../../src/manager/requests.js';
@@ -24,6 +25,8 @@ describe('execCommandRequest (the library, camelCase)', () => {
       'tty',
       'yieldTimeMs',
       'maxOutputTokens',
+      'sandboxPermissions',
+      'justification',
     ]);
   });
 
@@ -34,6 +37,7 @@ describe('execCommandRequest (the library, camelCase)', () => {
       tty: false,
       yieldTimeMs: 10_000,
       maxOutputTokens: 10_000,
+      sandboxPermissions: 'use_default',
     });
   });
 
@@ -46,6 +50,8 @@ describe('execCommandRequest (the library, camelCase)', () => {
       tty: true,
       yieldTimeMs: 500,
       maxOutputTokens: 7,
+      sandboxPermissions: 'require_escalated',
+      justification: 'It installs a package, which needs the network.',
     };
     expect(exec(request)).toStrictEqual(request);
   });
@@ -55,7 +61,16 @@ describe('execCommandRequest (the library, camelCase)', () => {
   });
 
   it('treats a null field as left out', () => {
-    const nulls = { workdir: null, shell: null, login: null, tty: null, yieldTimeMs: null, maxOutputTokens: null };
+    const nulls = {
+      workdir: null,
+      shell: null,
+      login: null,
+      tty: null,
+      yieldTimeMs: null,
+      maxOutputTokens: null,
+      sandboxPermissions: null,
+      justification: null,
+    };
     expect(exec({ cmd: 'ls', ...nulls })).toStrictEqual(exec({ cmd: 'ls' }));
   });
 
@@ -136,6 +151,50 @@ describe('execCommandRequest (the library, camelCase)', () => {
   });
 });
 
+describe('shellRequest (the library, camelCase)', () => {
+  const shell = (args: unknown) => parseArguments(shellRequest, args);
+
+  it('takes an argv and fills in only the sandbox default', () => {
+    expect(Object.keys(shellRequest.shape)).toEqual([
+      'command',
+      'workdir',
+      'timeoutMs',
+      'sandboxPermissions',
+      'justification',
+    ]);
+    expect(shell({ command: ['ls', '-la'] })).toStrictEqual({
+      command: ['ls', '-la'],
+      sandboxPermissions: 'use_default',
+    });
+    expect(shell({ command: ['ls'], workdir: '', timeoutMs: null }).workdir).toBeUndefined();
+  });
+
+  it('refuses what cannot be run as an argv', () => {
+    expect(invalid(() => shell({}))).toBe('Invalid arguments: `command`: is required');
+    expect(invalid(() => shell({ command: 'ls' }))).toBe(
+      'Invalid arguments: `command`: expected an array of strings, got "ls" (string)',
+    );
+    expect(invalid(() => shell({ command: ['ls', 7] }))).toBe(
+      'Invalid arguments: `command.1`: expected a string, got 7 (number)',
+    );
+    expect(invalid(() => shell({ command: [] }))).toBe(
+      'Invalid arguments: `command`: expected a program and its arguments, got an empty array',
+    );
+    expect(invalid(() => shell({ command: [''] }))).toBe(
+      'Invalid arguments: `command`: expected a program name first, got an empty string',
+    );
+    expect(invalid(() => shell({ command: ['echo', 'a\0b'] }))).toBe(
+      'Invalid arguments: `command`: expected no NUL character (\\u0000)',
+    );
+    expect(invalid(() => shell({ command: ['ls'], timeoutMs: -5 }))).toBe(
+      'Invalid arguments: `timeoutMs`: expected a positive number, got -5 (number)',
+    );
+    expect(invalid(() => shell({ command: ['ls'], timeoutMs: Infinity }))).toBe(
+      'Invalid arguments: `timeoutMs`: expected a finite number, got Infinity (number)',
+    );
+  });
+});
+
 describe('writeStdinRequest and closeSessionRequest (the library, camelCase)', () => {
   it('fills in the write_stdin defaults: an empty poll of 250 ms', () => {
     expect(write({ sessionId: 1000 })).toStrictEqual({
@@ -210,6 +269,7 @@ describe('the wire schemas (snake_case, what models send)', () => {
       tty: false,
       yield_time_ms: 10_000,
       max_output_tokens: 10_000,
+      sandbox_permissions: 'use_default',
     });
     expect(parseArguments(writeStdinParams, { session_id: '1000' })).toStrictEqual({
       session_id: 1000,
@@ -239,6 +299,13 @@ describe('the wire schemas (snake_case, what models send)', () => {
   it('treat null as left out and round fractions down, as the library does', () => {
     expect(
       parseArguments(execCommandParams, { cmd: 'ls', shell: null, yield_time_ms: 300.8, max_output_tokens: null }),
-    ).toStrictEqual({ cmd: 'ls', login: true, tty: false, yield_time_ms: 300, max_output_tokens: 10_000 });
+    ).toStrictEqual({
+      cmd: 'ls',
+      login: true,
+      tty: false,
+      yield_time_ms: 300,
+      max_output_tokens: 10_000,
+      sandbox_permissions: 'use_default',
+    });
   });
 });

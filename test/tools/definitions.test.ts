@@ -1,13 +1,23 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { TOOL_DEFINITIONS, TOOL_NAMES, toolDefinitions } from '../../src/tools/definitions.js';
-import { execCommandParams, writeStdinParams } from '../../src/manager/requests.js';
+import { ALL_TOOL_NAMES, TOOL_DEFINITIONS, TOOL_NAMES, toolDefinitions } from '../../src/tools/definitions.js';
+import { execCommandParams, shellParams, writeStdinParams } from '../../src/manager/requests.js';
 import { toolInputJsonSchema, toolOutputJsonSchema } from '../../src/tools/json-schema.js';
 
 describe('tool definitions', () => {
   it('names the four tools in snake_case, in one order everywhere', () => {
     expect(TOOL_NAMES).toEqual(['exec_command', 'write_stdin', 'list_sessions', 'close_session']);
     expect(toolDefinitions().map((d) => d.name)).toEqual(TOOL_NAMES);
+  });
+
+  it('offers the four by default; shell only when named', () => {
+    expect(ALL_TOOL_NAMES).toEqual([...TOOL_NAMES, 'shell']);
+    expect(toolDefinitions(ALL_TOOL_NAMES).map((d) => d.name)).toEqual(ALL_TOOL_NAMES);
+    expect(toolDefinitions(['shell', 'exec_command', 'shell']).map((d) => d.name)).toEqual(['shell', 'exec_command']);
+    expect(toolDefinitions([])).toEqual([]);
+    expect(() => toolDefinitions(['exec', 'shell'] as never)).toThrow(
+      'Unknown tool "exec"; the tools are exec_command, write_stdin, list_sessions, close_session, shell',
+    );
   });
 
   it('fills in the compat defaults', () => {
@@ -17,7 +27,9 @@ describe('tool definitions', () => {
       tty: false,
       yield_time_ms: 10_000,
       max_output_tokens: 10_000,
+      sandbox_permissions: 'use_default',
     });
+    expect(shellParams.parse({ command: ['ls'] })).toEqual({ command: ['ls'], sandbox_permissions: 'use_default' });
     expect(writeStdinParams.parse({ session_id: 7 })).toEqual({
       session_id: 7,
       chars: '',
@@ -42,7 +54,7 @@ describe('tool definitions', () => {
   });
 
   it('describes every tool and every field, input and output', () => {
-    for (const definition of toolDefinitions()) {
+    for (const definition of toolDefinitions(ALL_TOOL_NAMES)) {
       expect(definition.description.length, definition.name).toBeGreaterThan(60);
       const describedEverywhere = (schema: unknown, where: string): void => {
         const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
@@ -58,12 +70,15 @@ describe('tool definitions', () => {
   });
 
   it('lists as required only the fields without a default', () => {
-    const required = Object.fromEntries(toolDefinitions().map((d) => [d.name, toolInputJsonSchema(d).required ?? []]));
+    const required = Object.fromEntries(
+      toolDefinitions(ALL_TOOL_NAMES).map((d) => [d.name, toolInputJsonSchema(d).required ?? []]),
+    );
     expect(required).toEqual({
       exec_command: ['cmd'],
       write_stdin: ['session_id'],
       list_sessions: [],
       close_session: ['session_id'],
+      shell: ['command'],
     });
     const exec = toolInputJsonSchema(TOOL_DEFINITIONS.exec_command).properties as Record<
       string,
@@ -75,7 +90,7 @@ describe('tool definitions', () => {
   });
 
   it('converts with zod itself and drops only the $schema dialect', () => {
-    for (const definition of toolDefinitions()) {
+    for (const definition of toolDefinitions(ALL_TOOL_NAMES)) {
       const { $schema, ...fromZod } = z.toJSONSchema(definition.input, { io: 'input' });
       expect($schema).toMatch(/json-schema\.org/);
       expect(toolInputJsonSchema(definition)).toEqual(fromZod);

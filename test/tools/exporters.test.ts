@@ -7,8 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { UnifiedExecManager } from '../../src/manager/manager.js';
 import { aiSdkTools } from '../../src/tools/ai-sdk.js';
 import { anthropicTools } from '../../src/tools/anthropic.js';
-import { TOOL_NAMES } from '../../src/tools/definitions.js';
+import { ALL_TOOL_NAMES, TOOL_NAMES } from '../../src/tools/definitions.js';
 import { openAiChatTools, openAiResponsesTools } from '../../src/tools/openai.js';
+import { shellSessions } from '../helpers/shell-sessions.js';
 
 // Type-level checks against the vendors' own SDK types: `npm run typecheck` fails if a shape drifts.
 const chatTools: OpenAI.Chat.Completions.ChatCompletionFunctionTool[] = openAiChatTools();
@@ -59,6 +60,28 @@ describe('OpenAI function tools', () => {
     expect(write({ chars: 'x' })).toBe(false);
     expect(validate('list_sessions')({})).toBe(true);
     expect(validate('close_session')({ session_id: 3 })).toBe(true);
+  });
+});
+
+describe('the tools offered', () => {
+  it('are the four by default, and every exporter takes a list with shell', () => {
+    expect(openAiChatTools(ALL_TOOL_NAMES).map((t) => t.function.name)).toEqual(ALL_TOOL_NAMES);
+    expect(openAiResponsesTools(['shell']).map((t) => t.name)).toEqual(['shell']);
+    expect(anthropicTools(['exec_command', 'shell']).map((t) => t.name)).toEqual(['exec_command', 'shell']);
+    expect(Object.keys(aiSdkTools(shellSessions(), ['shell', 'list_sessions']))).toEqual(['shell', 'list_sessions']);
+  });
+
+  it("describe shell's argv so that a model's arguments validate", () => {
+    const [shell] = openAiChatTools(['shell']);
+    expectUsableParameters(shell?.function.parameters ?? {});
+    const validate = ajv.compile(shell!.function.parameters!);
+    expect(validate({ command: ['ls', '-la'], workdir: '/tmp', timeout_ms: 1000 })).toBe(true);
+    expect(validate({ command: ['curl', 'x'], sandbox_permissions: 'require_escalated', justification: 'why' })).toBe(
+      true,
+    );
+    expect(validate({ command: 'ls -la' })).toBe(false);
+    expect(validate({ command: [] })).toBe(false);
+    expect(validate({ command: ['ls'], sandbox_permissions: 'always' })).toBe(false);
   });
 });
 
@@ -136,6 +159,20 @@ describe('AI SDK tools', () => {
     });
     const toolResult = result.steps[0]?.toolResults[0];
     expect(toolResult).toMatchObject({ toolName: 'exec_command', input: { cmd: 'echo hi', login: true, tty: false } });
+  });
+
+  it('runs shell when asked to offer it, and answers in its JSON', async () => {
+    const { model, seen } = scriptedModel('shell', { command: ['bash', '-c', 'echo hi; exit 3'] });
+    await generateText({
+      model,
+      tools: aiSdkTools(shellSessions(), ['shell']),
+      prompt: 'run it',
+      stopWhen: stepCountIs(3),
+    });
+    expect(seen.toolOutput).toEqual({
+      type: 'text',
+      value: expect.stringMatching(/^\{"output":"hi\\n","metadata":\{"exit_code":3,"duration_seconds":\d+\.\d\}\}$/),
+    });
   });
 
   it('hands a failure to the model as a tool error with the prefixed message', async () => {

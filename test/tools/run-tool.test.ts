@@ -145,7 +145,16 @@ describe('callTool argument handling', () => {
     expect(calls).toEqual([
       [
         'execCommand',
-        { cmd: 'ls', workdir: 'src', shell: '/bin/sh', login: false, tty: true, yieldTimeMs: 500, maxOutputTokens: 7 },
+        {
+          cmd: 'ls',
+          workdir: 'src',
+          shell: '/bin/sh',
+          login: false,
+          tty: true,
+          yieldTimeMs: 500,
+          maxOutputTokens: 7,
+          sandboxPermissions: 'use_default',
+        },
       ],
       [
         'execCommand',
@@ -157,12 +166,31 @@ describe('callTool argument handling', () => {
           tty: false,
           yieldTimeMs: 10_000,
           maxOutputTokens: 10_000,
+          sandboxPermissions: 'use_default',
         },
       ],
       ['writeStdin', { sessionId: 5, chars: 'y\n', yieldTimeMs: 300, maxOutputTokens: 9 }],
       ['writeStdin', { sessionId: 5, chars: '', yieldTimeMs: 250, maxOutputTokens: 10_000 }],
       ['closeSession', 5],
     ]);
+  });
+
+  it('passes a request to leave the sandbox, and its justification, on to the manager', async () => {
+    const { sessions, calls } = recordingSessions();
+    await callTool(sessions, 'exec_command', {
+      cmd: 'curl example.com',
+      sandbox_permissions: 'require_escalated',
+      justification: 'Fetches the page the user asked about.',
+    });
+    expect(calls[0]?.[1]).toMatchObject({
+      sandboxPermissions: 'require_escalated',
+      justification: 'Fetches the page the user asked about.',
+    });
+    const wrong = await callTool(sessions, 'exec_command', { cmd: 'ls', sandbox_permissions: 'root' });
+    expect(wrong.text).toBe(
+      'exec_command failed for `ls`: Invalid arguments: `sandbox_permissions`: expected "use_default" or "require_escalated", got "root" (string)',
+    );
+    expect(calls).toHaveLength(1);
   });
 
   it('caps max_output_tokens at 100000, whatever the model asked for', async () => {
