@@ -11,6 +11,7 @@ export type {
   SessionState,
   WriteStdinRequest,
 } from './manager/types.js';
+export type { ShellRequest, ShellResponse } from './manager/requests.js';
 export { sequentialIds } from './manager/ids.js';
 export { SessionBudget, type BudgetMember, type SessionBudgetLimits } from './manager/budget.js';
 export { formatResponse } from './manager/format.js';
@@ -20,8 +21,15 @@ export { UnifiedExecError, type UnifiedExecErrorCode } from './manager/errors.js
 // Tools for models: run a call, or hand the definitions to an API.
 export { callTool, type ExecSessions, type ToolOutcome, type ToolSuccess } from './tools/run-tool.js';
 export type { ToolFailure } from './tools/errors.js';
-export { TOOL_NAMES, toolDefinitions, type ToolDefinition, type ToolName } from './tools/definitions.js';
-export type { CloseSessionResult, ExecResult, SessionListResult } from './tools/output-schemas.js';
+export {
+  ALL_TOOL_NAMES,
+  TOOL_NAMES,
+  toolDefinitions,
+  type ToolDefinition,
+  type ToolName,
+} from './tools/definitions.js';
+export type { CloseSessionResult, ExecResult, SessionListResult, ShellResult } from './tools/output-schemas.js';
+export { formatShellResponse } from './tools/shell-format.js';
 export type { ObjectJsonSchema } from './tools/json-schema.js';
 export {
   openAiChatTools,

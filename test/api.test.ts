@@ -21,6 +21,7 @@ describe('the public API', () => {
 
   it('unified-exec exports the manager, the tools and the executor seam, and nothing internal', async () => {
     expect(names(await import('../src/index.js'))).toEqual([
+      'ALL_TOOL_NAMES',
       'LocalExecutor',
       'SessionBudget',
       'TOOL_NAMES',
@@ -30,6 +31,7 @@ describe('the public API', () => {
       'callTool',
       'exec',
       'formatResponse',
+      'formatShellResponse',
       'openAiChatTools',
       'openAiResponsesTools',
       'sequentialIds',

@@ -6,6 +6,7 @@ import { survivePipeErrors } from './log.js';
 import { resolveManagerOptions } from './manager-config.js';
 import { parseCli, UsageError, type CliCommand } from './parse-args.js';
 import { resolveServeAuth, type ServeAuth } from './serve-auth.js';
+import { sandboxProblem, withServerDefaults } from './server-policy.js';
 import { usage } from './usage.js';
 import { packageVersion } from './version.js';
 
@@ -29,6 +30,14 @@ async function main(argv: string[]): Promise<void> {
     } catch (error) {
       process.stderr.write(`unified-exec: ${(error as Error).message}\n`);
       return exit(2);
+    }
+  }
+  if (command.kind === 'mcp' || command.kind === 'serve') {
+    managerOptions = withServerDefaults(managerOptions);
+    const problem = sandboxProblem(managerOptions);
+    if (problem !== undefined) {
+      process.stderr.write(`unified-exec: ${problem}\n`);
+      return exit(1);
     }
   }
   switch (command.kind) {

@@ -1,6 +1,7 @@
 import type { ManagerOptions } from '../manager/types.js';
 import { startStdioServer } from '../mcp/stdio.js';
 import { log } from './log.js';
+import { policyLine } from './server-policy.js';
 import { exitOnSignals } from './signals.js';
 
 /** `mcp`: the stdio server. Nothing but protocol may reach stdout, so every message goes to stderr. */
@@ -12,7 +13,7 @@ export async function serveStdio(options: { managerOptions: ManagerOptions; vers
   exitOnSignals(() => server.close(), log, 0);
   // A client that went away (closed pipe) ends the server like end of input does.
   process.stdout.on('error', () => void server.close());
-  log('MCP server on stdio');
+  log(`MCP server on stdio. ${policyLine(options.managerOptions)}`);
   await server.closed;
   log('client disconnected; every session ended');
   process.exit(0);

@@ -5,6 +5,7 @@ import type { ServeSettings } from './cli-settings.js';
 import { httpConnectHints } from './connect-hints.js';
 import { log, writeTo } from './log.js';
 import { TOKEN_ENV, type ServeAuth } from './serve-auth.js';
+import { policyLine } from './server-policy.js';
 import { exitOnSignals } from './signals.js';
 
 /** The line under the URL: what a client needs to get in. A token made at start is only ever printed on stdout. */
@@ -58,6 +59,7 @@ export async function serve(
     [
       `unified-exec ${options.version} MCP server (Streamable HTTP) listening on ${server.url}`,
       authLine(auth),
+      policyLine(options.managerOptions),
       'Stop it with Ctrl-C; every process it started stops with it.',
       '',
       httpConnectHints(server.url, auth),

@@ -57,6 +57,8 @@ export interface MemberSample {
   otherWatchedFds?: number[];
   /** Times scheduled (3rd field of /proc/<pid>/schedstat): changes when the process has run. */
   runCount: number;
+  /** A wrapper that only relays (the sandbox's bubblewrap and its init): counted as waiting for its child. */
+  supervisor?: boolean;
   /** The other threads, when there are any. */
   otherThreads: ThreadSample[];
 }
@@ -77,6 +79,7 @@ const isTerminal = (target: string | undefined, ptsPath: string) => target === p
 /** What one member of the foreground group is doing. */
 export function classifyMember(member: MemberSample, ptsPath: string, table: SyscallTable): MemberActivity {
   if (member.state === 'Z' || member.state === 'X') return 'gone';
+  if (member.supervisor) return 'child-wait';
   if (member.state === 'R' || member.state === 'D' || member.syscall === 'running') return 'busy';
   if (member.state === 'T' || member.state === 't' || member.syscall === undefined) return 'unknown';
   // Another thread that computes, sleeps or waits on the network may print without any input. Threads parked on a

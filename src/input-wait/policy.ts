@@ -43,7 +43,7 @@ export class InputWaitPolicy implements ReturnPolicy {
 
   beforeInput(process: ExecProcess): unknown {
     if (!this.table || !process.terminal) return undefined;
-    return runCounts(sampleForeground(process.pid, this.table));
+    return runCounts(sampleForeground(process.pid, this.table, process.terminal.supervisorDepth));
   }
 
   async watch(context: WatchContext): Promise<EarlyReturn | undefined> {
@@ -63,7 +63,7 @@ export class InputWaitPolicy implements ReturnPolicy {
     }
     while (!signal.aborted) {
       const probedAt = performance.now();
-      const sample = sampleForeground(process.pid, table);
+      const sample = sampleForeground(process.pid, table, terminal.supervisorDepth);
       const verdict = sample && decideInputWait(sample, terminal.path, table, baseline);
       if (sample && verdict?.kind === 'waiting') {
         // Blocked reading does not mean its last output has reached us: the pty forwards it through a kernel
@@ -73,7 +73,7 @@ export class InputWaitPolicy implements ReturnPolicy {
         const runsBefore = new Map(sample.members.map((m) => [m.pid, m.runCount]));
         await terminal.flushOutput();
         if (signal.aborted) return undefined;
-        const again = sampleForeground(process.pid, table);
+        const again = sampleForeground(process.pid, table, terminal.supervisorDepth);
         const confirm = again && decideInputWait(again, terminal.path, table);
         if (again && confirm?.kind === 'waiting' && again.members.every((m) => runsBefore.get(m.pid) === m.runCount)) {
           const modes = terminal.localModes();

@@ -133,16 +133,18 @@ function safeReaddir(path: string): string[] {
   }
 }
 
-/** The leader's descendants (itself included), walking /proc/<pid>/task/<tid>/children. */
-function descendants(leader: number): number[] {
-  const out: number[] = [];
-  const stack = [leader];
+/** The leader's descendants (itself included, depth 0), walking /proc/<pid>/task/<tid>/children. */
+function descendants(leader: number): { pid: number; depth: number }[] {
+  const out: { pid: number; depth: number }[] = [];
+  const stack = [{ pid: leader, depth: 0 }];
   while (stack.length > 0) {
-    const pid = stack.pop() as number;
-    out.push(pid);
-    for (const tid of safeReaddir(`/proc/${pid}/task`)) {
-      const children = readProcText(`/proc/${pid}/task/${tid}/children`);
-      if (children) for (const child of children.trim().split(' ')) if (child) stack.push(Number(child));
+    const next = stack.pop()!;
+    out.push(next);
+    for (const tid of safeReaddir(`/proc/${next.pid}/task`)) {
+      const children = readProcText(`/proc/${next.pid}/task/${tid}/children`);
+      if (!children) continue;
+      for (const child of children.trim().split(' '))
+        if (child) stack.push({ pid: Number(child), depth: next.depth + 1 });
     }
   }
   return out;
@@ -152,15 +154,19 @@ function descendants(leader: number): number[] {
  * What the foreground process group of the terminal led by `leader` is doing right now. Undefined when it cannot
  * be read (the leader is gone, not Linux). Processes that vanish while we read are skipped, never fatal.
  */
-export function sampleForeground(leader: number, table: SyscallTable): ForegroundSample | undefined {
+export function sampleForeground(
+  leader: number,
+  table: SyscallTable,
+  supervisorDepth = 0,
+): ForegroundSample | undefined {
   const leaderStat = parseProcStat(readProcText(`/proc/${leader}/stat`) ?? '');
   if (!leaderStat || leaderStat.tpgid <= 0) return undefined;
   const members: MemberSample[] = [];
-  for (const pid of descendants(leader)) {
+  for (const { pid, depth } of descendants(leader)) {
     const stat = pid === leader ? leaderStat : parseProcStat(readProcText(`/proc/${pid}/stat`) ?? '');
     if (stat?.pgid !== leaderStat.tpgid) continue;
     const member = sampleMember(pid, table);
-    if (member) members.push(member);
+    if (member) members.push(depth < supervisorDepth ? { ...member, supervisor: true } : member);
   }
   return { tpgid: leaderStat.tpgid, members };
 }

@@ -1,5 +1,11 @@
 export type UnifiedExecErrorCode =
-  'UNKNOWN_SESSION' | 'STDIN_CLOSED' | 'SPAWN_FAILED' | 'INVALID_ARGUMENT' | 'SHUT_DOWN' | 'LIMIT_EXCEEDED';
+  | 'UNKNOWN_SESSION'
+  | 'STDIN_CLOSED'
+  | 'SPAWN_FAILED'
+  | 'INVALID_ARGUMENT'
+  | 'SHUT_DOWN'
+  | 'LIMIT_EXCEEDED'
+  | 'NOT_APPROVED';
 
 /** The one error type of the library: a machine-readable `code` and a message a model can act on. */
 export class UnifiedExecError extends Error {
@@ -27,6 +33,9 @@ export const spawnFailed = (reason: string, cause?: unknown) =>
   new UnifiedExecError('SPAWN_FAILED', `Failed to create unified exec process: ${reason}`, { cause });
 
 export const invalidArgument = (message: string) => new UnifiedExecError('INVALID_ARGUMENT', message);
+
+/** The approval policy refused the command, the person said no, or nobody could be asked. */
+export const notApproved = (message: string) => new UnifiedExecError('NOT_APPROVED', message);
 
 export const shutDown = () =>
   new UnifiedExecError('SHUT_DOWN', 'The exec session manager has been shut down; create a new one');

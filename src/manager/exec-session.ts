@@ -1,5 +1,6 @@
 import { HeadTailBuffer } from '../buffer/head-tail-buffer.js';
 import { Utf8StreamDecoder, decodeDrained } from '../buffer/utf8-decoder.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 import type { ExecProcess, ExitInfo } from '../spawn/types.js';
 import { waitAtMost } from '../util/delay.js';
 import { Listeners, type Disposable } from '../util/listeners.js';
@@ -35,6 +36,8 @@ export class ExecSession {
     readonly process: ExecProcess,
     outputMaxBytes: number,
     nowMs: number,
+    /** The sandbox it runs in; undefined: none (danger-full-access, or approved to run outside). */
+    readonly sandbox?: SandboxPolicy,
   ) {
     this.startedAtMs = nowMs;
     this.lastUsedMs = nowMs;

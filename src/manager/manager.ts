@@ -1,22 +1,39 @@
 import pLimit from 'p-limit';
+import type { z } from 'zod';
+import { canonicalCommand } from '../approval/command-safety.js';
+import {
+  ApprovalCache,
+  assess,
+  deniedMessage,
+  type ApprovalHandler,
+  type ApprovalPolicy,
+  type ApprovalRequest,
+  type SandboxPermissions,
+} from '../approval/policy.js';
 import { truncateForModel } from '../buffer/truncate.js';
 import { InputWaitPolicy } from '../input-wait/policy.js';
 import { deadlinePolicy, type EarlyReturn, type ReturnPolicy, type WatchContext } from '../input-wait/return-policy.js';
+import { describeDenial, detectDenial } from '../sandbox/denial.js';
+import { isSandboxed, type SandboxPolicy } from '../sandbox/policy.js';
 import { buildEnv } from '../spawn/env.js';
 import { LocalExecutor } from '../spawn/local-executor.js';
 import { findExecutable, resolveWorkdir } from '../spawn/resolve.js';
 import type { Disposable, ExecProcess, Executor } from '../spawn/types.js';
 import { SESSION_WARNING_THRESHOLD } from './constants.js';
-import { limitExceeded, shutDown, spawnFailed, stdinClosed } from './errors.js';
+import { limitExceeded, notApproved, shutDown, spawnFailed, stdinClosed } from './errors.js';
 import { ExecSession } from './exec-session.js';
 import { killOnExit } from './exit-guard.js';
 import { newChunkId, randomSessionId } from './ids.js';
 import { canonicalLineWarning } from './input-lines.js';
+import { exec } from './one-shot.js';
 import {
   closeSessionRequest,
   execCommandRequest,
   parseArguments,
+  shellRequest,
   writeStdinRequest,
+  type ShellRequest,
+  type ShellResponse,
   type ExecCommandRequest,
   type WriteStdinRequest,
 } from './requests.js';
@@ -25,6 +42,14 @@ import type { SessionBudget } from './budget.js';
 import { SessionStore } from './store.js';
 import { clampPollTime, clampYieldTime } from './timing.js';
 import type { ExecResponse, ManagerOptions, SessionInfo } from './types.js';
+import { resolve as resolvePath } from 'node:path';
+
+const APPROVAL_REASONS = {
+  untrusted: 'the approval policy is untrusted and this command is not known to be read-only',
+  dangerous: 'it is destructive: it can delete or overwrite work, or gain privileges',
+  escalation: 'it asks to run outside the sandbox',
+  'sandbox-denied': 'the sandbox refused it, and it would run again outside the sandbox',
+} as const;
 
 /** Exit code reported for a session whose tree was ended but whose exit status never came: as if SIGKILLed. */
 const UNKNOWN_EXIT_CODE = 128 + 9;
@@ -56,10 +81,27 @@ export class UnifiedExecManager {
   private readonly budget: SessionBudget | undefined;
   private readonly leaveBudget: Disposable | undefined;
   private shutdownPromise: Promise<void> | undefined;
+  /** The sandbox commands run in; undefined under danger-full-access. */
+  readonly sandbox: SandboxPolicy | undefined;
+  /** Approvals are off when undefined: every command runs as asked. */
+  readonly approvalPolicy: ApprovalPolicy | undefined;
+  private readonly onApproval: ApprovalHandler | undefined;
+  private readonly approvals = new ApprovalCache();
 
   constructor(options: ManagerOptions = {}) {
-    const { executor, idGenerator, clock, returnPolicy, budget, ...settings } = options ?? {};
+    const { executor, idGenerator, clock, returnPolicy, budget, onApproval, ...settings } = options ?? {};
     this.settings = resolveSettings(settings);
+    const policy: SandboxPolicy = {
+      mode: this.settings.sandbox,
+      network: this.settings.network,
+      allowedDomains: this.settings.allowedDomains,
+      workspace: resolvePath(this.settings.cwd),
+      writableRoots: this.settings.writableRoots.map((root) => resolvePath(this.settings.cwd, root)),
+    };
+    this.sandbox = isSandboxed(policy) ? policy : undefined;
+    // Under a sandbox, a model may ask to leave it: somebody must say yes, so approvals default to on-request.
+    this.approvalPolicy = this.settings.approvalPolicy ?? (this.sandbox ? 'on-request' : undefined);
+    this.onApproval = onApproval;
     this.executor = executor ?? new LocalExecutor();
     this.clock = clock ?? Date.now;
     this.store = new SessionStore({ nextId: idGenerator ?? randomSessionId });
@@ -90,38 +132,77 @@ export class UnifiedExecManager {
     } catch (err) {
       throw spawnFailed(`${(err as Error).message}; pass an existing \`workdir\``, err);
     }
-    this.assertRoomToStart();
-    const session = await this.spawnLimit(async () => {
-      this.assertOpen();
-      const id = this.store.allocateId();
-      let proc: ExecProcess;
-      try {
-        proc = this.executor.spawn({ argv: [shell, req.login ? '-lc' : '-c', req.cmd], cwd, env, tty: req.tty });
-      } catch (err) {
-        throw spawnFailed((err as Error).message, err);
-      }
-      // Subscribed in the same tick as the spawn, so not one byte of output is missed; stored before any wait, so
-      // it is reachable (and shutdown finds it) even if the caller goes away.
-      const made = new ExecSession(id, req.cmd, proc, this.settings.outputMaxBytes, this.clock());
-      this.store.add(made);
-      // A spawn blocks the event loop for a few ms: let other work run between the spawns of a burst.
-      await new Promise((resolve) => setImmediate(resolve));
-      return made;
+    const argv = [shell, req.login ? '-lc' : '-c', req.cmd];
+    const escalated = await this.approve({
+      argv,
+      command: req.cmd,
+      cwd,
+      permissions: req.sandboxPermissions,
+      justification: req.justification,
     });
-    const response = await this.collect(session, {
-      started,
-      waitMs: clampYieldTime(req.yieldTimeMs),
-      maxOutputTokens: req.maxOutputTokens,
-      warnings: [],
-      trigger: 'start',
-    });
-    // As in Codex, only a process that outlives its first yield takes a place: a command that exits at once never
-    // prunes a live session.
-    if (session.state === 'running') {
-      this.makeRoom(session);
-      if (this.store.size >= this.warningThreshold) response.warnings.push(this.sessionCountWarning());
+    const response = await this.start(req, { argv, cwd, env, escalated, started });
+    if (response.sandboxDenial && this.approvalPolicy === 'on-failure' && !escalated) {
+      const retried = await this.retryOutside(response, { argv, command: req.cmd, cwd }, () =>
+        this.start(req, { argv, cwd, env, escalated: true, started: performance.now() }),
+      );
+      if (retried) return retried;
+    } else if (response.sandboxDenial) {
+      response.warnings.push(describeDenial(response.sandboxDenial, this.escalationHint()));
     }
     return response;
+  }
+
+  /**
+   * Codex's one-shot `shell` tool: runs an argv to completion (or its time limit) under the same sandbox and approval
+   * policy as exec_command, and answers once. Not a session: nothing of it outlives the call.
+   */
+  async shell(request: ShellRequest): Promise<ShellResponse> {
+    this.assertOpen();
+    const req = parseArguments(shellRequest, request);
+    let cwd: string;
+    try {
+      cwd = resolveWorkdir(req.workdir ?? this.settings.cwd, this.settings.cwd);
+    } catch (err) {
+      throw spawnFailed(`${(err as Error).message}; pass an existing \`workdir\``, err);
+    }
+    const call = { argv: req.command, command: canonicalCommand(req.command), cwd };
+    const escalated = await this.approve({
+      ...call,
+      permissions: req.sandboxPermissions,
+      justification: req.justification,
+    });
+    const run = (outside: boolean) =>
+      exec({
+        command: req.command,
+        cwd,
+        env: this.settings.env,
+        ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
+        ...(!outside && this.sandbox ? { sandbox: this.sandbox } : {}),
+      });
+    const outcome = await run(escalated);
+    const response: ShellResponse = {
+      exitCode: outcome.exitCode,
+      output: outcome.aggregatedOutput,
+      durationMs: outcome.durationMs,
+      timedOut: outcome.timedOut,
+    };
+    const denial = escalated ? undefined : detectDenial(this.sandbox, outcome.exitCode, outcome.aggregatedOutput);
+    if (!denial) return response;
+    // The reply has no header lines: what the sandbox refused goes after the output.
+    const note = (line: string) => ({ ...response, output: `${response.output.replace(/\n?$/, '\n')}${line}\n` });
+    if (this.approvalPolicy !== 'on-failure') return note(describeDenial(denial, this.escalationHint()));
+    try {
+      await this.ask({ ...call, escalated: true, reason: 'sandbox-denied', denial: denial.evidence });
+    } catch (error) {
+      return note(`${describeDenial(denial, 'asked')} ${(error as Error).message}`);
+    }
+    const again = await run(true);
+    return {
+      exitCode: again.exitCode,
+      output: again.aggregatedOutput,
+      durationMs: again.durationMs,
+      timedOut: again.timedOut,
+    };
   }
 
   /** Types `chars` into a tty session (empty: just poll) and answers with what came back. */
@@ -163,6 +244,7 @@ export class UnifiedExecManager {
         await this.type(session, req.chars, call.started + call.waitMs);
       }
       const response = await this.collect(session, call);
+      if (response.sandboxDenial) response.warnings.push(describeDenial(response.sandboxDenial, this.escalationHint()));
       const unread = response.state === 'exited' ? 0 : (session.process.pendingInputBytes ?? 0);
       if (unread > 0) response.warnings.push(`Input pending: ${unread} bytes not yet read by the program`);
       return response;
@@ -252,7 +334,120 @@ export class UnifiedExecManager {
     }
     // Reported once, then gone: a later write_stdin gets UNKNOWN_SESSION.
     if (session.state === 'exited') void this.store.close(session, { afterReply: true });
-    return { ...base, exitCode: session.exitInfo?.exitCode ?? UNKNOWN_EXIT_CODE, state: 'exited' };
+    const exitCode = session.exitInfo?.exitCode ?? UNKNOWN_EXIT_CODE;
+    const denial = detectDenial(session.sandbox, exitCode, text);
+    return { ...base, exitCode, state: 'exited', ...(denial ? { sandboxDenial: denial } : {}) };
+  }
+
+  /** Spawns a checked and approved command, stores its session and waits for its first reply. */
+  private async start(
+    req: z.output<typeof execCommandRequest>,
+    run: { argv: string[]; cwd: string; env: Record<string, string>; escalated: boolean; started: number },
+  ): Promise<ExecResponse> {
+    const { argv, cwd, env, escalated, started } = run;
+    this.assertRoomToStart();
+    const sandbox = escalated ? undefined : this.sandbox;
+    const spawnOptions = { argv, cwd, env, tty: req.tty, ...(sandbox ? { sandbox } : {}) };
+    try {
+      await this.executor.prepare?.(spawnOptions);
+    } catch (err) {
+      throw spawnFailed((err as Error).message, err);
+    }
+    const session = await this.spawnLimit(async () => {
+      this.assertOpen();
+      const id = this.store.allocateId();
+      let proc: ExecProcess;
+      try {
+        proc = this.executor.spawn(spawnOptions);
+      } catch (err) {
+        throw spawnFailed((err as Error).message, err);
+      }
+      // Subscribed in the same tick as the spawn, so not one byte of output is missed; stored before any wait, so
+      // it is reachable (and shutdown finds it) even if the caller goes away.
+      const made = new ExecSession(id, req.cmd, proc, this.settings.outputMaxBytes, this.clock(), sandbox);
+      this.store.add(made);
+      // A spawn blocks the event loop for a few ms: let other work run between the spawns of a burst.
+      await new Promise((resolve) => setImmediate(resolve));
+      return made;
+    });
+    const response = await this.collect(session, {
+      started,
+      waitMs: clampYieldTime(req.yieldTimeMs),
+      maxOutputTokens: req.maxOutputTokens,
+      warnings: [],
+      trigger: 'start',
+    });
+    // As in Codex, only a process that outlives its first yield takes a place: a command that exits at once never
+    // prunes a live session.
+    if (session.state === 'running') {
+      this.makeRoom(session);
+      if (this.store.size >= this.warningThreshold) response.warnings.push(this.sessionCountWarning());
+    }
+    return response;
+  }
+
+  /**
+   * Applies the approval policy to a command about to start: resolves to whether it runs outside the sandbox, or
+   * throws NOT_APPROVED with the reason (refused by policy, denied by the person, nobody to ask).
+   */
+  private async approve(call: {
+    argv: readonly string[];
+    command: string;
+    cwd: string;
+    permissions: SandboxPermissions;
+    justification?: string | undefined;
+  }): Promise<boolean> {
+    // Without a sandbox there is nothing to leave: escalation changes nothing, so it asks for nothing.
+    const permissions = this.sandbox ? call.permissions : 'use_default';
+    const assessment = assess(this.approvalPolicy, call.argv, permissions);
+    if (assessment.action === 'refuse') throw notApproved(assessment.message);
+    if (assessment.action === 'run') return assessment.escalated;
+    await this.ask({
+      command: call.command,
+      argv: call.argv,
+      cwd: call.cwd,
+      escalated: assessment.escalated,
+      reason: assessment.reason,
+      ...(call.justification ? { justification: call.justification } : {}),
+    });
+    return assessment.escalated;
+  }
+
+  /** Resolves once the person (or an earlier approval for this session) said yes; throws NOT_APPROVED otherwise. */
+  private async ask(request: ApprovalRequest): Promise<void> {
+    if (this.approvals.has(request.argv, request.cwd, request.escalated)) return;
+    const decision = this.onApproval ? await this.onApproval(request) : undefined;
+    if (decision === undefined) {
+      throw notApproved(
+        `Not run: this command needs the user's approval (${APPROVAL_REASONS[request.reason]}), and nobody can be asked here (the client does not support MCP elicitation, or no approval handler is set). Do it without ${request.escalated ? 'leaving the sandbox' : 'this command'}, or ask the user to run it.`,
+      );
+    }
+    if (decision.decision === 'deny') throw notApproved(deniedMessage(decision));
+    if (decision.decision === 'approve-for-session') this.approvals.add(request.argv, request.cwd, request.escalated);
+  }
+
+  /** on-failure: the sandbox refused something; ask to run the command again outside it. */
+  private async retryOutside(
+    failed: ExecResponse,
+    call: { argv: readonly string[]; command: string; cwd: string },
+    rerun: () => Promise<ExecResponse>,
+  ): Promise<ExecResponse | undefined> {
+    const denial = failed.sandboxDenial!;
+    try {
+      await this.ask({ ...call, escalated: true, reason: 'sandbox-denied', denial: denial.evidence });
+    } catch (error) {
+      failed.warnings.push(describeDenial(denial, 'asked'), (error as Error).message);
+      return undefined;
+    }
+    const retried = await rerun();
+    retried.warnings.unshift(
+      `Ran again outside the sandbox with the user's approval, after the sandbox refused: ${denial.evidence}`,
+    );
+    return retried;
+  }
+
+  private escalationHint(): 'ask' | 'unavailable' {
+    return this.approvalPolicy === 'never' ? 'unavailable' : 'ask';
   }
 
   /**

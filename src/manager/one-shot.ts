@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
 import { killSessionTree } from '../linux/process-tree.js';
+import { SandboxLauncher } from '../sandbox/launcher.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 import { buildEnv, type EnvPolicy } from '../spawn/env.js';
 import { toExitInfo } from '../spawn/exit-info.js';
 import { findExecutable, resolveWorkdir } from '../spawn/resolve.js';
@@ -27,6 +29,8 @@ export interface ExecOptions {
   shell?: string;
   /** For a command line: run the shell as a login shell. Default false. */
   login?: boolean;
+  /** Run inside this sandbox (bubblewrap). Default: none. */
+  sandbox?: SandboxPolicy;
 }
 
 export interface ExecOutcome {
@@ -37,7 +41,7 @@ export interface ExecOutcome {
   stderr: string;
   /**
    * stdout then stderr; over the cap, a third for stdout and two thirds for stderr (what one does not use goes to the
-   * other). After a timeout it starts with `command timed out after N milliseconds`.
+   * other). After a timeout it starts with `command timed out after N milliseconds`, N the time passed by then.
    */
   aggregatedOutput: string;
   durationMs: number;
@@ -67,14 +71,26 @@ export async function exec(options: ExecOptions): Promise<ExecOutcome> {
     throw spawnFailed(`${(err as Error).message}; pass an existing \`cwd\``, err);
   }
   const tag = newProcessTag();
-  const child = spawn(argv[0]!, argv.slice(1), {
+  let run = { argv, env, release: () => undefined as void };
+  if (options.sandbox) {
+    try {
+      await SandboxLauncher.shared().ready(options.sandbox);
+      run = SandboxLauncher.shared().wrap(options.sandbox, { argv, cwd, env });
+    } catch (err) {
+      throw spawnFailed((err as Error).message, err);
+    }
+  }
+  const child = spawn(run.argv[0]!, run.argv.slice(1), {
     cwd,
-    env: { ...env, [PROCESS_TAG_VAR]: tag },
+    env: { ...run.env, [PROCESS_TAG_VAR]: tag },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group and session: the unit the timeout kills
   });
   child.on('error', () => undefined);
-  if (child.pid === undefined) throw spawnFailed(`could not start ${argv[0]}`);
+  if (child.pid === undefined) {
+    run.release();
+    throw spawnFailed(`could not start ${argv[0]}`);
+  }
   const pid = child.pid;
   const stdout = new CappedBytes(EXEC_OUTPUT_MAX_BYTES);
   const stderr = new CappedBytes(EXEC_OUTPUT_MAX_BYTES);
@@ -92,6 +108,8 @@ export async function exec(options: ExecOptions): Promise<ExecOutcome> {
   const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
   const first = await Promise.race([exited, timedOut]);
   clearTimeout(timer);
+  // As Codex words it: the time that had passed when the limit struck (a little over the limit, never under).
+  const timedOutAfterMs = Math.max(timeoutMs, Math.round(performance.now() - started));
   if (first === 'timeout') await killSessionTree(pid, { first: ['SIGKILL'], tag });
   const status = first === 'timeout' ? undefined : first;
   await waitAtMost(pipesClosed, PIPE_DRAIN_MS);
@@ -99,6 +117,7 @@ export async function exec(options: ExecOptions): Promise<ExecOutcome> {
   await killSessionTree(pid, { first: ['SIGTERM'], tag });
   child.stdout.destroy();
   child.stderr.destroy();
+  run.release();
 
   const info = status ? toExitInfo(status.code, status.signal) : { exitCode: TIMEOUT_EXIT_CODE };
   return {
@@ -108,7 +127,7 @@ export async function exec(options: ExecOptions): Promise<ExecOutcome> {
     stderr: decode(stderr.bytes()),
     // As Codex's shell tool reports a timeout: a first line, then what it printed.
     aggregatedOutput:
-      (first === 'timeout' ? `command timed out after ${timeoutMs} milliseconds\n` : '') +
+      (first === 'timeout' ? `command timed out after ${timedOutAfterMs} milliseconds\n` : '') +
       decode(aggregateOutput(stdout.bytes(), stderr.bytes(), EXEC_OUTPUT_MAX_BYTES)),
     durationMs: performance.now() - started,
     timedOut: first === 'timeout',

@@ -8,6 +8,8 @@ import {
   DEFAULT_MAX_WRITE_BYTES,
 } from './constants.js';
 import { describeIssue, expected, invalidArgument } from './errors.js';
+import { APPROVAL_POLICIES } from '../approval/policy.js';
+import { NETWORK_MODES, SANDBOX_MODES } from '../sandbox/policy.js';
 
 /**
  * What each setting says about itself, beside its zod type and default: every surface (the library's
@@ -164,6 +166,62 @@ export const managerSettingsSchema = z.strictObject({
     }),
   ),
   env: envSettings,
+  sandbox: z
+    .enum(SANDBOX_MODES, expected(SANDBOX_MODES.join(', ')))
+    .default('danger-full-access')
+    .meta(
+      meta({
+        description:
+          'read-only, workspace-write (the working directory, /tmp, $TMPDIR and --writable-root dirs) or danger-full-access (no sandbox); needs bubblewrap',
+        flag: 'sandbox',
+        placeholder: 'MODE',
+        shownDefault: 'workspace-write for mcp and serve; danger-full-access for run and the library',
+      }),
+    ),
+  network: z
+    .enum(NETWORK_MODES, expected('off or on'))
+    .default('off')
+    .meta(
+      meta({
+        description: 'network inside the sandbox: off (not even loopback) or on; danger-full-access always has it',
+        flag: 'network',
+        placeholder: 'MODE',
+      }),
+    ),
+  allowedDomains: z
+    .array(z.string(expected('a domain')).min(1, expected('a domain')), expected('a list of domains'))
+    .default([])
+    .meta(
+      meta({
+        description:
+          'with network off, still allow HTTP(S) to DOMAIN (`example.com`, or `*.example.com` for its subdomains) through a filtering proxy; repeatable',
+        flag: 'allowed-domain',
+        placeholder: 'DOMAIN',
+      }),
+    ),
+  writableRoots: z
+    .array(text(), expected('a list of directories'))
+    .default([])
+    .meta(
+      meta({
+        description: 'workspace-write: another directory commands may write to; repeatable',
+        flag: 'writable-root',
+        placeholder: 'DIR',
+      }),
+    ),
+  approvalPolicy: z
+    .enum(APPROVAL_POLICIES, expected(APPROVAL_POLICIES.join(', ')))
+    .optional()
+    .meta(
+      meta({
+        description:
+          'when to ask the person before running a command: untrusted, on-request, on-failure or never (see Approvals in the README)',
+        flag: 'ask-for-approval',
+        placeholder: 'POLICY',
+        shownDefault:
+          'on-request under a sandbox (so under mcp and serve); none without one: nothing is asked or refused',
+      }),
+    ),
 });
 
 /** The settings a caller may give; every one is optional. */

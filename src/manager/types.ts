@@ -1,3 +1,5 @@
+import type { ApprovalHandler } from '../approval/policy.js';
+import type { SandboxDenial } from '../sandbox/denial.js';
 import type { Executor } from '../spawn/types.js';
 import type { ReturnPolicy } from '../input-wait/return-policy.js';
 import type { SessionBudget } from './budget.js';
@@ -24,6 +26,8 @@ export interface ExecResponse {
   secretPrompt?: boolean;
   /** Lines for the model, e.g. the 60-session warning. */
   warnings: string[];
+  /** The process failed because the sandbox refused something (a write, a connection); a warning line says so. */
+  sandboxDenial?: SandboxDenial;
 }
 
 export interface SessionInfo {
@@ -50,6 +54,11 @@ export interface ManagerInjections {
   returnPolicy?: ReturnPolicy;
   /** Limits shared with other managers (an HTTP server's clients): live sessions and unread output across all. */
   budget?: SessionBudget;
+  /**
+   * Asks a person whether a command may run (see `approvalPolicy`). Answer undefined when nobody can be asked: the
+   * call is then refused, and the reply says why. Absent: nobody can be asked.
+   */
+  onApproval?: ApprovalHandler;
 }
 
 /** Everything `new UnifiedExecManager(options)` takes: the settings of settings.ts, and the injections. */

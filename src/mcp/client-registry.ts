@@ -9,6 +9,8 @@ import type { ManagerOptions } from '../manager/types.js';
 import { pickClientToEvict, type ClientActivity } from './client-eviction.js';
 import { DEFAULT_CLIENT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CLIENTS, SHUTDOWN_ANSWER_GRACE_MS } from './defaults.js';
 import { OpenCalls, requestIdsOf, shutdownError } from './open-calls.js';
+import { elicitApproval } from './elicit-approval.js';
+import { offeredTools } from '../tools/definitions.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 export interface ClientRegistryOptions {
@@ -52,6 +54,8 @@ export class ClientRegistry {
 
   constructor(private readonly options: ClientRegistryOptions = {}) {
     this.log = options.log ?? (() => undefined);
+    // Servers are made per client, later: a wrong tool name should fail here, not at the first client.
+    if (options.serverOptions?.tools) offeredTools(options.serverOptions.tools);
     this.budget = options.managerOptions?.budget ?? sharedBudget(options.managerOptions ?? {});
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_CLIENT_IDLE_TIMEOUT_MS;
     this.maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;
@@ -116,7 +120,12 @@ export class ClientRegistry {
 
   private create(): Entry {
     // One budget for every client: the session and unread-output limits hold across the server, not per client.
-    const manager = new UnifiedExecManager({ ...this.options.managerOptions, budget: this.budget });
+    // Approvals go to the person behind this client; "for this session" approvals stay with this client's manager.
+    const manager = new UnifiedExecManager({
+      ...this.options.managerOptions,
+      budget: this.budget,
+      onApproval: this.options.managerOptions?.onApproval ?? elicitApproval(() => server.server),
+    });
     const server = createMcpServer(manager, this.options.serverOptions);
     const entry: Entry = {
       manager,

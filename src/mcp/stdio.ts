@@ -5,6 +5,8 @@ import type { ManagerOptions } from '../manager/types.js';
 import { CallTrackingTransport } from './call-tracking-transport.js';
 import { SHUTDOWN_ANSWER_GRACE_MS } from './defaults.js';
 import { JsonRpcLineGuard, MAX_MESSAGE_BYTES } from './line-guard.js';
+import { elicitApproval } from './elicit-approval.js';
+import { offeredTools } from '../tools/definitions.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 export interface StdioServerOptions extends McpServerOptions {
@@ -24,7 +26,12 @@ export interface RunningStdioServer {
 /** MCP over stdin/stdout: stdout carries protocol messages only, so nothing else may print there. */
 export async function startStdioServer(options: StdioServerOptions = {}): Promise<RunningStdioServer> {
   const input = options.input ?? process.stdin;
-  const manager = new UnifiedExecManager(options.managerOptions);
+  // A wrong tool name fails before there is a manager to shut down.
+  if (options.tools) offeredTools(options.tools);
+  const manager = new UnifiedExecManager({
+    ...options.managerOptions,
+    onApproval: options.managerOptions?.onApproval ?? elicitApproval(() => server.server),
+  });
   const server = createMcpServer(manager, options);
   const output = options.output ?? process.stdout;
   // Garbage and over-long lines are answered here; the SDK's transport would ignore the one and hang up on the other.

@@ -2,6 +2,7 @@ import { PipeProcess } from './pipe-process.js';
 import { PtyProcess } from './pty-process.js';
 import type { ExecProcess, Executor, LifetimeHooks, SpawnOptions } from './types.js';
 import { Watchdog } from '../linux/watchdog.js';
+import { SandboxLauncher } from '../sandbox/launcher.js';
 
 export interface LocalExecutorOptions {
   /**
@@ -9,20 +10,47 @@ export interface LocalExecutorOptions {
    * (even by SIGKILL). Default true.
    */
   watchdog?: boolean;
+  /** Wraps sandboxed spawns in bubblewrap; default: the process's shared launcher. */
+  sandbox?: SandboxLauncher;
 }
 
 /** Runs programs on this machine: a PTY when `tty` is set, pipes otherwise. */
 export class LocalExecutor implements Executor {
   private readonly lifetime: LifetimeHooks | undefined;
+  private readonly launcher: SandboxLauncher;
 
   constructor(options: LocalExecutorOptions = {}) {
+    this.launcher = options.sandbox ?? SandboxLauncher.shared();
     if (options.watchdog ?? true) {
       const watchdog = Watchdog.shared();
       this.lifetime = { started: (pid, tag) => watchdog.watch(pid, tag), ended: (pid) => watchdog.unwatch(pid) };
     }
   }
 
+  async prepare(options: SpawnOptions): Promise<void> {
+    if (options.sandbox !== undefined) await this.launcher.ready(options.sandbox);
+  }
+
   spawn(options: SpawnOptions): ExecProcess {
+    if (options.sandbox === undefined) return this.start(options);
+    const sandboxed = this.launcher.wrap(options.sandbox, options);
+    let proc: ExecProcess;
+    try {
+      proc = this.start({
+        ...options,
+        argv: sandboxed.argv,
+        env: sandboxed.env,
+        supervisorDepth: sandboxed.supervisorDepth,
+      });
+    } catch (err) {
+      sandboxed.release();
+      throw err;
+    }
+    proc.onExit(() => sandboxed.release());
+    return proc;
+  }
+
+  private start(options: SpawnOptions): ExecProcess {
     return options.tty ? new PtyProcess(options, this.lifetime) : new PipeProcess(options, this.lifetime);
   }
 }

@@ -99,6 +99,7 @@ export class PtyProcess implements ExecProcess {
     this.writer = new FdWriter(term.fd);
     this.terminal = {
       path: term.pty,
+      ...(options.supervisorDepth ? { supervisorDepth: options.supervisorDepth } : {}),
       flushOutput: () => this.flushOutput(),
       localModes: () => {
         if (this.slaveFd === undefined || !nativeHelpers) return undefined;

@@ -1,5 +1,6 @@
 /** The executor seam: the manager only ever talks to these interfaces, so a remote or sandboxed executor can slot in. */
 
+import type { SandboxPolicy } from '../sandbox/policy.js';
 import type { Disposable } from '../util/listeners.js';
 
 export type { Disposable };
@@ -21,6 +22,10 @@ export interface SpawnOptions {
   tty: boolean;
   cols?: number;
   rows?: number;
+  /** Run inside this sandbox (absent or danger-full-access: unsandboxed). */
+  sandbox?: SandboxPolicy;
+  /** Set by the executor for a wrapped command: see TerminalHandle.supervisorDepth. */
+  supervisorDepth?: number;
 }
 
 /** What a tty process offers beyond the basics; input-wait detection is built on it. */
@@ -31,6 +36,11 @@ export interface TerminalHandle {
   flushOutput(): Promise<void>;
   /** Canonical mode and echo of the terminal now, or undefined when they cannot be read. */
   localModes(): { canonical: boolean; echo: boolean } | undefined;
+  /**
+   * How many levels of the tree, from the leader down, are a wrapper that only relays (the sandbox's bubblewrap
+   * and its init): they never read the terminal, and input-wait looks past them. 0 or absent: none.
+   */
+  readonly supervisorDepth?: number;
 }
 
 export interface ExecProcess {
@@ -66,4 +76,6 @@ export interface LifetimeHooks {
 export interface Executor {
   /** Throws (synchronously) when the process cannot be started at all. */
   spawn(options: SpawnOptions): ExecProcess;
+  /** Gets ready to spawn with these options (e.g. starts the sandbox's allowlist proxy); awaited before `spawn`. */
+  prepare?(options: SpawnOptions): Promise<void>;
 }

@@ -76,7 +76,7 @@ describe('readManagerConfig', () => {
   it('refuses an unknown key, naming it and the keys that would do', () => {
     const read = files({ 'ue.json': { shell: '/bin/sh' } });
     expect(() => readManagerConfig('ue.json', read)).toThrow(
-      /^invalid config ue\.json: unknown key "shell" \(known: cwd, defaultShell, .*, env\)$/,
+      /^invalid config ue\.json: unknown key "shell" \(known: cwd, defaultShell, .*, env, sandbox, .*, approvalPolicy\)$/,
     );
     const nested = files({ 'ue.json': { env: { inherits: 'all' } } });
     expect(() => readManagerConfig('ue.json', nested)).toThrow(/unknown key "env\.inherits" \(known: inherit, /);

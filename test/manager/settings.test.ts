@@ -10,9 +10,11 @@ describe('resolveSettings', () => {
 
   it('fills in every setting left out', () => {
     const settings = resolveSettings({});
-    for (const name of Object.keys(managerSettingsSchema.shape)) {
+    // approvalPolicy alone has no fixed default: on-request under a sandbox, none without one (the manager decides).
+    for (const name of Object.keys(managerSettingsSchema.shape).filter((n) => n !== 'approvalPolicy')) {
       expect(settings[name as keyof typeof settings], name).toBeDefined();
     }
+    expect(settings.approvalPolicy).toBeUndefined();
     expect(settings).toMatchObject({
       cwd: process.cwd(),
       returnOn: 'input-wait',
@@ -22,6 +24,10 @@ describe('resolveSettings', () => {
       maxConcurrentSpawns: 4,
       maxTotalBufferedBytes: 64 * 1024 * 1024,
       maxWriteBytes: 1024 * 1024,
+      sandbox: 'danger-full-access',
+      network: 'off',
+      allowedDomains: [],
+      writableRoots: [],
     });
     expect(settings.env).toStrictEqual({ inherit: 'all', keepSecrets: false, exclude: [], set: {} });
   });

@@ -6,6 +6,14 @@ import { join } from 'node:path';
 export const ROOT = new URL('../..', import.meta.url).pathname;
 export const CLI = join(ROOT, 'dist/cli/index.js');
 
+/**
+ * Flags for suites that test the engine through the CLI and read host pids of what commands start: no sandbox
+ * (test/sandbox/ covers the sandboxed default). Left out when the args already choose a sandbox.
+ */
+export function unsandboxed(args: readonly string[]): string[] {
+  return args.includes('--sandbox') ? [...args] : ['--sandbox', 'danger-full-access', ...args];
+}
+
 /** The environment without a token the developer may have exported for real use. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env, ...extra };
@@ -74,7 +82,7 @@ export function killLeftoverServes(): void {
 
 /** `unified-exec serve --port 0 ...args`, resolved once it printed the URL it listens on. */
 export function startServe(args: string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...unsandboxed(args)], {
     cwd: ROOT,
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

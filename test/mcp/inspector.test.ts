@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { CLI, runToEnd } from './cli-process.js';
+import { CLI, runToEnd, unsandboxed } from './cli-process.js';
 
 /** The MCP Inspector's CLI mode (installed dev dependency, runs offline) against the stdio server. */
 const inspect = (args: string[]) =>
-  runToEnd('npx', ['--no-install', '@modelcontextprotocol/inspector', '--cli', process.execPath, CLI, 'mcp', ...args]);
+  runToEnd('npx', [
+    '--no-install',
+    '@modelcontextprotocol/inspector',
+    '--cli',
+    process.execPath,
+    CLI,
+    'mcp',
+    ...unsandboxed(args),
+  ]);
 
 describe('MCP Inspector CLI against unified-exec mcp', () => {
   it('lists the tools', async () => {

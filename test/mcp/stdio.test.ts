@@ -1,13 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CLI, ROOT, cleanEnv, isAlive } from './cli-process.js';
+import { CLI, ROOT, cleanEnv, isAlive, unsandboxed } from './cli-process.js';
 import { defineClientScenarios, structuredOf } from './client-scenarios.js';
 
 async function connect(): Promise<{ client: Client; transport: StdioClientTransport }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'mcp'],
+    args: [CLI, 'mcp', ...unsandboxed([])],
     cwd: ROOT,
     env: cleanEnv() as Record<string, string>,
     stderr: 'pipe',

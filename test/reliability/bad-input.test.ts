@@ -110,6 +110,9 @@ describe('bad input through the MCP stdio server', () => {
       { tool: 'exec_command', args: { cmd: '   ' }, says: field('cmd') },
       { tool: 'exec_command', args: { cmd: 'echo a\u0000b', tty: true }, says: /`cmd`.*NUL/ },
       { tool: 'exec_command', args: { cmd: 'echo a\u0000b', tty: false }, says: /`cmd`.*NUL/ },
+      { tool: 'exec_command', args: { ...ok, sandbox_permissions: 'root' }, says: field('sandbox_permissions') },
+      { tool: 'exec_command', args: { ...ok, sandbox_permissions: true }, says: field('sandbox_permissions') },
+      { tool: 'exec_command', args: { ...ok, justification: 42 }, says: field('justification') },
       { tool: 'exec_command', args: { ...ok, workdir: 5 }, says: field('workdir') },
       { tool: 'exec_command', args: { ...ok, workdir: ['/tmp'] }, says: field('workdir') },
       {

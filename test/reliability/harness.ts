@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { vi } from 'vitest';
 import type { ExecResult, SessionListResult } from '../../src/tools/output-schemas.js';
-import { CLI, ROOT, cleanEnv } from '../mcp/cli-process.js';
+import { CLI, ROOT, cleanEnv, unsandboxed } from '../mcp/cli-process.js';
 
 /** Full counts with SOAK=1 (`npm run test:soak`), small ones otherwise so the whole set stays quick in CI. */
 export const SOAK = process.env.SOAK === '1';
@@ -56,7 +56,7 @@ export async function startServer(name: string, options: StartOptions = {}): Pro
       ...(options.nodeArgs ?? []),
       CLI,
       'mcp',
-      ...(options.cliArgs ?? []),
+      ...unsandboxed(options.cliArgs ?? []),
     ],
     cwd: ROOT,
     env: cleanEnv() as Record<string, string>,

@@ -1,6 +1,6 @@
 // A stdio server fed raw bytes, for what the SDK's Client would never send: garbage, broken JSON, invalid UTF-8.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { CLI, ROOT, cleanEnv } from '../mcp/cli-process.js';
+import { CLI, ROOT, cleanEnv, unsandboxed } from '../mcp/cli-process.js';
 
 export interface JsonRpcReply {
   jsonrpc: string;
@@ -18,7 +18,11 @@ export class RawStdioServer {
   readonly exited: Promise<number | null>;
 
   constructor() {
-    this.child = spawn(process.execPath, [CLI, 'mcp'], { cwd: ROOT, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [CLI, 'mcp', ...unsandboxed([])], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
     this.child.stderr.on('data', (chunk: Buffer) => (this.stderrText += chunk.toString()));
     this.child.stdout.on('data', (chunk: Buffer) => {
