@@ -10,14 +10,34 @@ import {
   DEFAULT_MAX_CLIENTS,
   DEFAULT_MAX_CONNECTIONS,
 } from '../mcp/defaults.js';
+import { ALL_TOOL_NAMES, TOOL_NAMES } from '../tools/definitions.js';
 import { settingLeaves, type FlagMeta } from './setting-table.js';
 
 /** The CLI's own options, in tables of the same shape as the manager's settings (src/manager/settings.ts). */
 
 const meta = (m: FlagMeta) => m;
 
+/** `mcp` and `serve`: which tools the server offers. */
+const toolsSetting = z
+  .array(z.enum(ALL_TOOL_NAMES, expected(ALL_TOOL_NAMES.join(', '))), expected('a list of tool names'))
+  .min(1, expected('at least one tool'))
+  .default([...TOOL_NAMES])
+  .meta(
+    meta({
+      description: `offer tool NAME (${ALL_TOOL_NAMES.join(', ')}); repeatable: the tools given replace the default set`,
+      flag: 'tool',
+      placeholder: 'NAME',
+      shownDefault: TOOL_NAMES.join(', '),
+    }),
+  );
+
+/** `mcp`: the stdio server. */
+export const mcpSettingsSchema = z.strictObject({ tools: toolsSetting });
+export type McpSettings = z.output<typeof mcpSettingsSchema>;
+
 /** `serve`: where the HTTP server listens and whom it lets in. */
 export const serveSettingsSchema = z.strictObject({
+  tools: toolsSetting,
   host: z
     .string(expected('an address'))
     .min(1, expected('an address'))
@@ -171,6 +191,7 @@ export const sessionCliSchema = z.strictObject({
 
 /** The leaves of each table; every command takes the session ones (the config file and the manager's settings). */
 export const FLAG_TABLES = {
+  mcp: settingLeaves(mcpSettingsSchema),
   serve: settingLeaves(serveSettingsSchema),
   run: settingLeaves(runSettingsSchema),
   config: settingLeaves(sessionCliSchema),

@@ -1,19 +1,25 @@
 import type { ManagerOptions } from '../manager/types.js';
+import type { ToolName } from '../tools/definitions.js';
 import { startStdioServer } from '../mcp/stdio.js';
 import { log } from './log.js';
 import { policyLine } from './server-policy.js';
 import { exitOnSignals } from './signals.js';
 
 /** `mcp`: the stdio server. Nothing but protocol may reach stdout, so every message goes to stderr. */
-export async function serveStdio(options: { managerOptions: ManagerOptions; version: string }): Promise<void> {
+export async function serveStdio(options: {
+  managerOptions: ManagerOptions;
+  version: string;
+  tools: readonly ToolName[];
+}): Promise<void> {
   const server = await startStdioServer({
     managerOptions: options.managerOptions,
     version: options.version,
+    tools: options.tools,
   });
   exitOnSignals(() => server.close(), log, 0);
   // A client that went away (closed pipe) ends the server like end of input does.
   process.stdout.on('error', () => void server.close());
-  log(`MCP server on stdio. ${policyLine(options.managerOptions)}`);
+  log(`MCP server on stdio; tools: ${options.tools.join(', ')}. ${policyLine(options.managerOptions)}`);
   await server.closed;
   log('client disconnected; every session ended');
   process.exit(0);

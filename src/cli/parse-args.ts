@@ -2,7 +2,9 @@ import { parseArgs } from 'node:util';
 import type { ManagerSettings } from '../manager/settings.js';
 import {
   FLAG_TABLES,
+  mcpSettingsSchema,
   runSettingsSchema,
+  type McpSettings,
   serveSettingsSchema,
   type RunSettings,
   type ServeSettings,
@@ -17,7 +19,7 @@ export { UsageError };
 export type CliCommand =
   | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'mcp'; manager: ManagerFlags }
+  | ({ kind: 'mcp'; manager: ManagerFlags } & McpSettings)
   | ({ kind: 'serve'; manager: ManagerFlags } & ServeSettings)
   | ({ kind: 'run'; cmd: string; manager: ManagerFlags } & RunSettings);
 
@@ -53,8 +55,11 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
   try {
     switch (first) {
       case 'mcp': {
-        const { values } = parseArgs({ args: rest, options: { ...flagOptions(sessionLeaves), ...helpOption } });
-        return values.help ? { kind: 'help' } : { kind: 'mcp', manager: managerFlags(values) };
+        const leaves = [...FLAG_TABLES.mcp, ...sessionLeaves];
+        const { values } = parseArgs({ args: rest, options: { ...flagOptions(leaves), ...helpOption } });
+        if (values.help) return { kind: 'help' };
+        const mcp = resolveFlags(mcpSettingsSchema, FLAG_TABLES.mcp, values);
+        return { kind: 'mcp', ...mcp, manager: managerFlags(values) };
       }
       case 'serve': {
         refuseTokenFlag(rest);

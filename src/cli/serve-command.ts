@@ -45,6 +45,7 @@ export async function serve(
     port: options.port,
     ...(auth.from === 'none' ? {} : { token: auth.token }),
     allowedHosts: options.allowHosts,
+    tools: options.tools,
     managerOptions: options.managerOptions,
     clientIdleTimeoutMs: options.idleTimeoutS * 1000,
     maxClients: options.maxClients,

@@ -14,7 +14,7 @@ export function usage(version: string, launch: string[]): string {
   return `unified-exec ${version}: shell sessions for LLM agents (Codex-compatible exec_command / write_stdin)
 
 Usage:
-  unified-exec mcp [session options]
+${synopsis('unified-exec mcp', `${flagSynopsis(FLAG_TABLES.mcp)} [session options]`)}
       MCP server on stdin/stdout (stdout carries only protocol; logs go to stderr).
 ${synopsis('unified-exec serve', `${flagSynopsis(FLAG_TABLES.serve)} [session options]`)}
       MCP server over Streamable HTTP at http://ADDR:N/mcp. Each MCP client session gets its own
@@ -23,8 +23,11 @@ ${synopsis('unified-exec run', `${flagSynopsis(FLAG_TABLES.run)} [session option
       Run one command line, print each reply as a model would see it, exit with its exit code.
   unified-exec --help | --version
 
-Serve options:
-${flagHelp(FLAG_TABLES.serve)}
+Mcp options:
+${flagHelp(FLAG_TABLES.mcp)}
+
+Serve options (and --tool as for mcp):
+${flagHelp(FLAG_TABLES.serve.filter((leaf) => leaf.path[0] !== 'tools'))}
 
 Run options:
 ${flagHelp(FLAG_TABLES.run)}

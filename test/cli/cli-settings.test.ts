@@ -19,8 +19,14 @@ function sample(leaf: SettingLeaf): { argv: string[]; value: unknown } {
       return { argv: [flag], value: true };
     case 'number':
       return { argv: [flag, '7'], value: 7 };
-    case 'list':
-      return { argv: [flag, 'A_*', flag, 'B'], value: ['A_*', 'B'] };
+    case 'list': {
+      // A list of names from a fixed set (--tool) takes two of them; other lists take any text.
+      const element = (leaf.base._zod.def as { element?: { _zod: { def: { entries?: Record<string, string> } } } })
+        .element;
+      const names = Object.values(element?._zod.def.entries ?? {}).slice(-2);
+      const [a = 'A_*', b = 'B'] = names;
+      return { argv: [flag, a, flag, b], value: [a, b] };
+    }
     case 'map':
       return { argv: [flag, 'A=1', flag, 'B=x=y'], value: { A: '1', B: 'x=y' } };
     default: {
@@ -75,6 +81,7 @@ describe('every flag reaches its setting', () => {
   });
 
   it.each([
+    ...flagged(FLAG_TABLES.mcp).map((leaf) => ['mcp', leaf.name, leaf] as const),
     ...flagged(FLAG_TABLES.serve).map((leaf) => ['serve', leaf.name, leaf] as const),
     ...flagged(FLAG_TABLES.run).map((leaf) => ['run', leaf.name, leaf] as const),
   ])('%s: %s', (command, _, leaf) => {

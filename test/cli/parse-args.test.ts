@@ -139,6 +139,7 @@ describe('parseCli', () => {
       ]),
     ).toEqual({
       kind: 'mcp',
+      tools: ['exec_command', 'write_stdin', 'list_sessions', 'close_session'],
       manager: {
         config: 'ue.json',
         settings: {

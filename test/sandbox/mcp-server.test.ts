@@ -1,0 +1,183 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, cleanEnv } from '../mcp/cli-process.js';
+import {
+  childrenOf,
+  commandLineOf,
+  identify,
+  killIfRunning,
+  survives,
+  textOf,
+  timeUntil,
+  type ProcessIdentity,
+} from '../reliability/harness.js';
+import { NO_SANDBOX, useWorkspace } from './sandbox-helpers.js';
+
+type Answer = (request: ElicitRequest) => ElicitResult;
+
+/** `unified-exec mcp` with its defaults (workspace-write, on-request) in `cwd`, and an SDK client. */
+async function connect(cwd: string, answer?: Answer, args: string[] = []) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', ...args],
+    cwd,
+    env: cleanEnv() as Record<string, string>,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client(
+    { name: 'sandbox-e2e', version: '1.0.0' },
+    answer ? { capabilities: { elicitation: {} } } : {},
+  );
+  const asked: ElicitRequest[] = [];
+  if (answer) {
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request);
+      return answer(request);
+    });
+  }
+  await client.connect(transport);
+  const call = async (name: string, args: Record<string, unknown>) =>
+    client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+  return { client, pid: transport.pid!, stderr: () => stderr, asked, call };
+}
+
+const decide =
+  (decision: string, reason?: string): Answer =>
+  () => ({
+    action: 'accept',
+    content: { decision, ...(reason ? { reason } : {}) },
+  });
+
+describe.skipIf(NO_SANDBOX)('unified-exec mcp: sandboxed by default, approvals through elicitation', () => {
+  const ws = useWorkspace();
+  const clients: { client: Client }[] = [];
+  const outside = () => `/var/tmp/unified-exec-mcp-escalated-${process.pid}-${clients.length}`;
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.client.close()));
+  });
+  const open = async (answer?: Answer, args?: string[]) => {
+    const c = await connect(ws.dir, answer, args);
+    clients.push(c);
+    return c;
+  };
+
+  it('states the policy in force, and a write outside the workspace is refused with a reason', async () => {
+    const c = await open();
+    expect(c.stderr()).toContain(
+      `Sandbox: workspace-write, network off (writable: ${ws.dir}, /tmp); approvals: on-request.`,
+    );
+    const r = await c.call('exec_command', { cmd: `touch ${outside()}`, login: false });
+    expect(textOf(r)).toContain('Process exited with code 1');
+    expect(textOf(r)).toMatch(/Sandbox: a write outside the writable roots was refused .*require_escalated/);
+    const inside = await c.call('exec_command', { cmd: 'touch made-inside && ls made-inside', login: false });
+    expect(textOf(inside)).toContain('Process exited with code 0');
+  });
+
+  it('approve: the person sees the command and the reason, and it runs outside the sandbox', async () => {
+    const target = outside();
+    const c = await open(decide('approve'));
+    try {
+      const r = await c.call('exec_command', {
+        cmd: `touch ${target}`,
+        login: false,
+        sandbox_permissions: 'require_escalated',
+        justification: 'the build writes next to the workspace',
+      });
+      expect(textOf(r)).toContain('Process exited with code 0');
+      expect(existsSync(target)).toBe(true);
+      expect(c.asked).toHaveLength(1);
+      const params = c.asked[0]!.params as { message: string; requestedSchema: { required: string[] } };
+      expect(params.message).toContain(`touch ${target}`);
+      expect(params.message).toContain('the build writes next to the workspace');
+      expect(params.requestedSchema.required).toEqual(['decision']);
+    } finally {
+      rmSync(target, { force: true });
+    }
+  });
+
+  it('approve for this session: the second identical call does not ask', async () => {
+    const c = await open(decide('approve-for-session'));
+    const call = { cmd: 'rm -rf scratch-dir', login: false };
+    expect(textOf(await c.call('exec_command', call))).toContain('Process exited with code 0');
+    expect(textOf(await c.call('exec_command', call))).toContain('Process exited with code 0');
+    expect(c.asked).toHaveLength(1);
+  });
+
+  it('deny, and decline: the command does not run and the model is told', async () => {
+    const target = outside();
+    for (const answer of [decide('deny', 'not on my machine'), (): ElicitResult => ({ action: 'decline' })]) {
+      const c = await open(answer);
+      const r = await c.call('exec_command', {
+        cmd: `touch ${target}`,
+        login: false,
+        sandbox_permissions: 'require_escalated',
+      });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/Not run: the user denied this command/);
+      expect(existsSync(target)).toBe(false);
+    }
+  });
+
+  it('a client without elicitation: refused, and the reply says nobody could be asked', async () => {
+    const c = await open();
+    const r = await c.call('exec_command', { cmd: 'git reset --hard', login: false });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/needs the user's approval \(it is destructive.*nobody can be asked here/);
+  });
+
+  it('the shell tool runs sandboxed too, and says what the sandbox refused', async () => {
+    const c = await open(undefined, ['--tool', 'shell']);
+    const tools = await c.client.listTools();
+    expect(tools.tools.map((t) => t.name)).toEqual(['shell']);
+    const r = await c.call('shell', { command: ['bash', '-c', `echo x > ${outside()}`] });
+    const reply = JSON.parse(textOf(r)) as { output: string; metadata: { exit_code: number } };
+    expect(reply.metadata.exit_code).toBe(1);
+    expect(reply.output).toMatch(/Read-only file system\nSandbox: a write outside the writable roots was refused/);
+  });
+});
+
+describe.skipIf(NO_SANDBOX)('SIGKILL of the sandboxed server and its watchdog together', () => {
+  const ws = useWorkspace();
+  const doomed: ProcessIdentity[] = [];
+  afterEach(() => doomed.splice(0).forEach(killIfRunning));
+
+  it('leaves no session process alive: each sandbox dies with its parent', async () => {
+    const c = await connect(ws.dir);
+    const holder = 'sleep 1000 & nohup sleep 1001 >/dev/null 2>&1 & setsid sleep 1002 & exec sleep 1003';
+    for (const tty of [true, false]) {
+      for (let i = 0; i < 2; i++) {
+        const r = await c.call('exec_command', { cmd: holder, tty, login: false, yield_time_ms: 1000 });
+        expect(textOf(r)).toContain('Process running with session ID');
+      }
+    }
+    const tree = (pid: number): number[] => childrenOf(pid).flatMap((child) => [child, ...tree(child)]);
+    const everything = tree(c.pid);
+    const watchdogs = everything.filter((pid) => commandLineOf(pid).includes('watchdog.mjs'));
+    const sessions = everything.filter(
+      (pid) => !watchdogs.includes(pid) && !commandLineOf(pid).includes('watchdog.mjs'),
+    );
+    expect(watchdogs).toHaveLength(1);
+    expect(sessions.length).toBeGreaterThanOrEqual(4 * 6); // bwrap, its init, and the four sleeps of each session
+    doomed.push(...sessions.map(identify));
+    process.kill(watchdogs[0]!, 'SIGKILL');
+    process.kill(c.pid, 'SIGKILL');
+    const ms = await timeUntil(() => doomed.every((p) => !survives(p)), 2_000).catch(() => Number.NaN);
+    const alive = doomed.filter(survives).map((p) => `${p.pid} ${commandLineOf(p.pid)}`);
+    console.log(`sandbox kill9: ${doomed.length} processes, ${alive.length} alive, all gone in ${ms.toFixed(0)} ms`);
+    expect(alive).toEqual([]);
+    await c.client.close().catch(() => undefined);
+    // Killed, it could not remove the empty mount points its sandboxes made; the next sandbox there masks them
+    // again (an empty folder counts as missing) and removes them when it ends.
+    const masks = () => readdirSync(ws.dir).filter((name) => ['.agents', '.codex', '.aws'].includes(name));
+    expect(masks()).toEqual(['.agents', '.aws', '.codex']);
+    const next = await connect(ws.dir);
+    expect(textOf(await next.call('exec_command', { cmd: 'true', login: false }))).toContain('exited with code 0');
+    await next.client.close();
+    expect(masks()).toEqual([]);
+  });
+});
