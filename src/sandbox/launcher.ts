@@ -1,19 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import {
-  accessSync,
-  constants,
-  lstatSync,
-  mkdtempSync,
-  readdirSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-  rmdirSync,
-  statSync,
-} from 'node:fs';
+import { accessSync, constants, lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { readProcText } from '../linux/proc-read.js';
+import { MaskRegistry } from './mask-registry.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
 import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
 import { isNetworkRestricted, isSandboxed, type SandboxPolicy } from './policy.js';
@@ -96,43 +85,14 @@ function pathKind(path: string): PathKind {
   }
 }
 
-/** Whether a sandbox of any process on this machine has a mount on `path` (its init runs `bwrap`). */
-function mountedBySomeSandbox(path: string, bwrap: string): boolean {
-  const escaped = path.replace(/[\\ \t\n]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
-  for (const pid of listPids()) {
-    if (readLink(`/proc/${pid}/exe`) !== bwrap) continue;
-    const mounts = readProcText(`/proc/${pid}/mountinfo`) ?? '';
-    if (mounts.split('\n').some((line) => line.split(' ')[4] === escaped)) return true;
-  }
-  return false;
-}
-
-function listPids(): string[] {
-  try {
-    return readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return [];
-  }
-}
-
-function readLink(path: string): string | undefined {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * Wraps commands in bubblewrap for a policy. Masking a missing `.git` (or `.agents`, ...) makes bubblewrap create an
- * empty folder for the mount on the host; the launcher counts the sessions using each such folder and removes it
- * when the last one has ended, if it is still empty and no sandbox of another process (another server sharing
- * /tmp or the workspace) has a mount on it.
+ * Wraps commands in bubblewrap for a policy, and keeps what the sandboxes share: the empty folders made as mount
+ * points for masks (see MaskRegistry), and the allowlist proxies.
  */
 export class SandboxLauncher {
   private static instance: SandboxLauncher | undefined;
   private bwrap: string | undefined;
-  private readonly synthetic = new Map<string, number>();
+  private readonly masks = new MaskRegistry();
   /** Allowlist proxies by their sorted domains, started once and kept while this process runs. */
   private readonly proxies = new Map<string, Promise<DomainProxy>>();
   private readonly started = new Map<string, DomainProxy>();
@@ -189,7 +149,7 @@ export class SandboxLauncher {
       for (const name of PROXY_UNSET_ENV) delete env[name];
       Object.assign(env, proxyEnvironment(PROXY_PORT));
     }
-    for (const path of plan.masked) this.synthetic.set(path, (this.synthetic.get(path) ?? 0) + 1);
+    for (const path of plan.masked) this.masks.use(path);
     let released = false;
     return {
       argv: bwrapArgv(this.bwrap, plan, command.cwd, argv),
@@ -198,31 +158,26 @@ export class SandboxLauncher {
       release: () => {
         if (released) return;
         released = true;
-        for (const path of plan.masked) this.unmask(path);
+        for (const path of plan.masked) this.masks.release(path, this.bwrap);
       },
     };
   }
 
-  /** A private folder for the proxies' sockets, removed when this process exits. */
+  /** Stops the allowlist proxies and removes their folder; sandboxes started later start new ones. */
+  async close(): Promise<void> {
+    const proxies = [...this.proxies.values()];
+    this.proxies.clear();
+    this.started.clear();
+    await Promise.all(proxies.map((p) => p.then((proxy) => proxy.stop()).catch(() => undefined)));
+    if (this.proxyDir !== undefined) rmSync(this.proxyDir, { recursive: true, force: true });
+    this.proxyDir = undefined;
+  }
+
+  /** A private folder for the proxies' sockets, removed by close() or, at the latest, when this process exits. */
   private makeProxyDir(): string {
     const dir = mkdtempSync(join(tmpdir(), 'unified-exec-proxy-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     return dir;
-  }
-
-  private unmask(path: string): void {
-    const users = (this.synthetic.get(path) ?? 1) - 1;
-    if (users > 0) {
-      this.synthetic.set(path, users);
-      return;
-    }
-    this.synthetic.delete(path);
-    if (this.bwrap !== undefined && mountedBySomeSandbox(path, this.bwrap)) return;
-    try {
-      rmdirSync(path); // only if still empty: someone may have made a real one meanwhile
-    } catch {
-      // not empty, or already gone
-    }
   }
 }
 

@@ -1,6 +1,6 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalDecision, ApprovalRequest } from '../../src/approval/policy.js';
 import { BASH, rejection, useManagers } from '../helpers/manager.js';
 import { NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
@@ -20,7 +20,14 @@ function person(...answers: (ApprovalDecision | undefined)[]) {
 describe.skipIf(NO_SANDBOX)('approvals', () => {
   const manager = useManagers();
   const ws = useWorkspace();
-  const outside = () => join(ws.dir, '..', `unified-exec-escalated-${process.pid}-${Date.now()}`);
+  const made: string[] = [];
+  /** A path outside the workspace, removed after the test if a command made it. */
+  const outside = () => {
+    const path = join(ws.dir, '..', `unified-exec-escalated-${process.pid}-${made.length}`);
+    made.push(path);
+    return path;
+  };
+  afterEach(() => made.splice(0).forEach((path) => rmSync(path, { force: true })));
 
   it('on-request: require_escalated asks, and an approved call runs outside the sandbox', async () => {
     const p = person({ decision: 'approve' });

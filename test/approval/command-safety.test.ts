@@ -4,8 +4,8 @@ import {
   commandArgv,
   isDangerousCommand,
   isKnownSafeCommand,
-  parseShellScript,
 } from '../../src/approval/command-safety.js';
+import { parseShellScript } from '../../src/approval/shell-script.js';
 
 const bash = (script: string): string[] => ['bash', '-lc', script];
 

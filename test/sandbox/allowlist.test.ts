@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SandboxLauncher } from '../../src/sandbox/launcher.js';
 import { BASH, useManagers } from '../helpers/manager.js';
 import { NO_SANDBOX, useLoopbackServer, useWorkspace } from './sandbox-helpers.js';
 
@@ -8,6 +9,7 @@ describe.skipIf(NO_SANDBOX)('network off with a domain allowlist', () => {
   const manager = useManagers();
   const ws = useWorkspace();
   const server = useLoopbackServer();
+  afterAll(() => SandboxLauncher.shared().close());
   const allowing = (tty = false) => ({
     m: manager({ cwd: ws.dir, sandbox: 'workspace-write', allowedDomains: ['localhost'] }),
     tty,

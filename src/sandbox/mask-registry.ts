@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readlinkSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readProcText } from '../linux/proc-read.js';
+
+/**
+ * The empty folders bubblewrap makes on the host as mount points for masks (a missing `.git`, `.agents`, … inside a
+ * writable root), and when they may go. In this process a count of the sessions using each; across processes (two
+ * servers sharing /tmp or a workspace) a marker file per process in a folder of the user's, made before the sandbox
+ * starts. The last user removes the folder, if it is still empty, no other live process has a marker for it, and no
+ * sandbox on the machine has a mount on it: removing it under a starting sandbox would make that one fail to start.
+ */
+export class MaskRegistry {
+  private readonly users = new Map<string, number>();
+  private readonly root = join(tmpdir(), `unified-exec-masks-${process.getuid?.() ?? 'user'}`);
+
+  /** A session is about to mask `path`. */
+  use(path: string): void {
+    const count = this.users.get(path) ?? 0;
+    this.users.set(path, count + 1);
+    if (count > 0) return;
+    try {
+      mkdirSync(this.markers(path), { recursive: true, mode: 0o700 });
+      writeFileSync(join(this.markers(path), String(process.pid)), path);
+    } catch {
+      // Without a marker another process may remove the folder early; its own checks still apply.
+    }
+  }
+
+  /** A session that masked `path` has ended; `bwrap` is the binary sandboxes run (as /proc/<pid>/exe names it). */
+  release(path: string, bwrap: string | undefined): void {
+    const count = (this.users.get(path) ?? 1) - 1;
+    if (count > 0) {
+      this.users.set(path, count);
+      return;
+    }
+    this.users.delete(path);
+    const markers = this.markers(path);
+    try {
+      unlinkSync(join(markers, String(process.pid)));
+    } catch {
+      // never made
+    }
+    if (this.othersUse(markers) || (bwrap !== undefined && mountedBySomeSandbox(path, bwrap))) return;
+    for (const dir of [path, markers]) {
+      try {
+        rmdirSync(dir); // only if still empty: someone may have made a real one meanwhile
+      } catch {
+        // not empty, or already gone
+      }
+    }
+  }
+
+  private markers(path: string): string {
+    return join(this.root, createHash('sha256').update(path).digest('hex').slice(0, 24));
+  }
+
+  /** Whether a live process other than this one has a marker in `markers`; stale markers are removed. */
+  private othersUse(markers: string): boolean {
+    let names: string[];
+    try {
+      names = readdirSync(markers);
+    } catch {
+      return false;
+    }
+    return names.some((name) => {
+      const pid = Number(name);
+      if (pid === process.pid || !isAlive(pid)) {
+        if (pid !== process.pid) unlinkQuietly(join(markers, name));
+        return false;
+      }
+      return true;
+    });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already
+  }
+}
+
+/** Whether a sandbox of any process on this machine has a mount on `path` (its init runs `bwrap`). */
+function mountedBySomeSandbox(path: string, bwrap: string): boolean {
+  const escaped = path.replace(/[\\ \t\n]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+  for (const pid of listPids()) {
+    if (readLink(`/proc/${pid}/exe`) !== bwrap) continue;
+    const mounts = readProcText(`/proc/${pid}/mountinfo`) ?? '';
+    if (mounts.split('\n').some((line) => line.split(' ')[4] === escaped)) return true;
+  }
+  return false;
+}
+
+function listPids(): string[] {
+  try {
+    return readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+}
+
+function readLink(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}
