@@ -3,6 +3,7 @@ import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, 
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Listeners, type Disposable } from '../util/listeners.js';
+import { HOST_NAME, matchesDomain, validateDomainPattern } from './domain-match.js';
 
 /** How many blocked requests `blocked` keeps (the newest). */
 export const MAX_BLOCKED_KEPT = 100;
@@ -11,55 +12,9 @@ export const UPSTREAM_CONNECT_TIMEOUT_MS = 30_000;
 /** Header on every 403 the proxy sends itself, so a client can tell it from one the remote server sent. */
 export const DENIED_HEADER = 'X-Unified-Exec-Denied';
 
-const HOST_NAME = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$/i;
-/** inet_aton reads `127.1` and `0x7f.1` as addresses: a name whose last label is a number is treated as one. */
-const NUMERIC_LAST_LABEL = /(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i;
 const AUTHORITY = /^(?:\[([0-9a-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/i;
 /** Not forwarded: they describe one hop (RFC 9110 §7.6.1), and the proxy already answered any `Expect`. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
-
-const normalize = (name: string): string =>
-  name
-    .trim()
-    .toLowerCase()
-    .replace(/\.$/, '')
-    .replace(/^\[(.*)\]$/, '$1');
-const isAddressLike = (host: string): boolean => isIP(host) !== 0 || NUMERIC_LAST_LABEL.test(host);
-
-/**
- * Whether `allowlist` lets `host` through: `example.com` is that host only, `*.example.com` every subdomain but not
- * the apex. Case and a trailing dot do not matter; an IP address (or a name that resolves like one) matches only an
- * entry that is literally the same.
- */
-export function matchesDomain(host: string, allowlist: readonly string[]): boolean {
-  const name = normalize(host);
-  if (name === '') return false;
-  return allowlist.some((entry) => {
-    const pattern = normalize(entry);
-    if (!pattern.startsWith('*.')) return pattern === name;
-    const suffix = pattern.slice(1);
-    return !isAddressLike(name) && name.length > suffix.length && name.endsWith(suffix);
-  });
-}
-
-/** Why `pattern` is not a valid allowlist entry, or undefined when it is one. */
-export function validateDomainPattern(pattern: string): string | undefined {
-  const expected = 'Expected a domain like `example.com` or `*.example.com`';
-  const got = `got ${JSON.stringify(pattern)}`;
-  if (pattern.trim() === '') return `${expected}, got an empty string`;
-  if (/\s/.test(pattern)) return `${expected} without spaces, ${got}`;
-  if (pattern.includes('://')) return `${expected} without a scheme (no http://), ${got}`;
-  if (pattern.includes('/')) return `${expected} without a path, ${got}`;
-  const name = normalize(pattern);
-  if (isIP(name) !== 0) return undefined;
-  if (pattern.includes(':')) return `${expected} without a port (every port of an allowed host is allowed), ${got}`;
-  if (name === '*') return `${expected}, ${got}: a bare \`*\` would allow every host; turn the network on instead`;
-  const rest = name.startsWith('*.') ? name.slice(2) : name;
-  if (rest.includes('*')) return `${expected}: \`*\` only as the whole leftmost label, ${got}`;
-  if (!HOST_NAME.test(rest)) return `${expected}: letters, digits, \`-\` and \`_\` between dots, ${got}`;
-  if (NUMERIC_LAST_LABEL.test(rest)) return `${expected} or a whole IP address, ${got}`;
-  return undefined;
-}
 
 /** The socat command that, inside the sandbox, serves the proxy on the sandbox's own 127.0.0.1:`port`. */
 export function proxyBridgeArgv(socketPathInside: string, port: number): string[] {

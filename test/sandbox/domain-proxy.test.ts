@@ -5,15 +5,14 @@ import { connect, createServer as createTcpServer, type AddressInfo, type Socket
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { matchesDomain, validateDomainPattern } from '../../src/sandbox/domain-match.js';
 import {
   DENIED_HEADER,
   DomainProxy,
   MAX_BLOCKED_KEPT,
   PROXY_UNSET_ENV,
-  matchesDomain,
   proxyBridgeArgv,
   proxyEnvironment,
-  validateDomainPattern,
   type BlockedRequest,
 } from '../../src/sandbox/domain-proxy.js';
 import { probeSandbox } from '../../src/sandbox/launcher.js';
