@@ -9,6 +9,7 @@ import {
 } from './constants.js';
 import { describeIssue, expected, invalidArgument } from './errors.js';
 import { APPROVAL_POLICIES } from '../approval/policy.js';
+import { validateDomainPattern } from '../sandbox/domain-match.js';
 import { NETWORK_MODES, SANDBOX_MODES } from '../sandbox/policy.js';
 
 /**
@@ -189,7 +190,12 @@ export const managerSettingsSchema = z.strictObject({
       }),
     ),
   allowedDomains: z
-    .array(z.string(expected('a domain')).min(1, expected('a domain')), expected('a list of domains'))
+    .array(
+      z.string(expected('a domain')).refine((domain) => validateDomainPattern(domain) === undefined, {
+        error: (issue) => validateDomainPattern(String(issue.input)) ?? 'expected a domain',
+      }),
+      expected('a list of domains'),
+    )
     .default([])
     .meta(
       meta({

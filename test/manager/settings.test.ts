@@ -98,6 +98,19 @@ describe('resolveSettings', () => {
         '`env.keepSecrets`: expected true or false, got "yes" (string)',
     );
   });
+
+  it('checks the sandbox settings: modes by name, allowlist entries as domains', () => {
+    expect(invalid(() => resolveSettings({ sandbox: 'workspace' }))).toMatch(
+      /^Invalid manager settings: `sandbox`: expected read-only, workspace-write, danger-full-access, got "workspace"/,
+    );
+    expect(invalid(() => resolveSettings({ allowedDomains: ['npmjs.org', 'https://pypi.org'] }))).toMatch(
+      /`allowedDomains\.1`: Expected a domain like `example.com` or `\*\.example\.com` without a scheme/,
+    );
+    expect(resolveSettings({ allowedDomains: ['*.github.com'] }).allowedDomains).toEqual(['*.github.com']);
+    expect(invalid(() => resolveSettings({ approvalPolicy: 'sometimes' }))).toMatch(
+      /`approvalPolicy`: expected untrusted/,
+    );
+  });
 });
 
 describe('new UnifiedExecManager(options)', () => {
