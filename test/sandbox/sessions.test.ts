@@ -37,6 +37,22 @@ describe.skipIf(NO_SANDBOX)('sessions inside the sandbox', () => {
     expect(Number(pids)).toBeLessThan(8);
   });
 
+  it('takes no words for a denial: a failure that only talks about the sandbox is reported as it is', async () => {
+    const m = sandboxed();
+    const r = await m.execCommand({
+      cmd: "echo 'sandbox: permission denied (EACCES), access denied by policy' >&2; exit 1",
+      ...BASH,
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.sandboxDenial).toBeUndefined();
+    expect(r.warnings).toEqual([]);
+    const real = await m.execCommand({ cmd: 'echo x > /etc/unified-exec-probe', ...BASH });
+    expect(real.sandboxDenial).toEqual({
+      kind: 'write',
+      evidence: '/bin/bash: line 1: /etc/unified-exec-probe: Read-only file system',
+    });
+  });
+
   it('input-wait and password detection work inside the sandbox', async () => {
     const m = sandboxed();
     const started = await m.execCommand({ cmd: 'python3 -q -i', ...BASH, tty: true, yieldTimeMs: 10_000 });
