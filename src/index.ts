@@ -4,6 +4,7 @@
 // The manager and what it takes and answers.
 export { UnifiedExecManager } from './manager/manager.js';
 export type {
+  CallOptions,
   ExecCommandRequest,
   ExecResponse,
   ManagerOptions,

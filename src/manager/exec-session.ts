@@ -14,6 +14,7 @@ export type ExecSessionState = 'running' | 'exited' | 'closed';
 
 /** How long a closed session waits for its process's exit status after the tree was ended. */
 const EXIT_STATUS_WAIT_MS = 1000;
+const NO_BYTES = Buffer.alloc(0);
 
 /** One program as the manager keeps it: the process, its buffered output, its state, and bookkeeping. */
 export class ExecSession {
@@ -25,6 +26,9 @@ export class ExecSession {
   private readonly buffer: HeadTailBuffer;
   private readonly decoder = new Utf8StreamDecoder();
   private readonly activity = new Listeners<void>();
+  private readonly output = new Listeners<Buffer>();
+  /** The first bytes of a character the output leaves unfinished so far: a new output listener's decoder needs them. */
+  private unfinished: Buffer = NO_BYTES;
   private readonly subscriptions: Disposable[];
   private readonly exitStatus: Promise<ExitInfo>;
   private queue: Promise<unknown> = Promise.resolve();
@@ -48,6 +52,9 @@ export class ExecSession {
       process.onData((chunk) => {
         this.buffer.push(chunk);
         this.lastOutputAt = performance.now();
+        this.unfinished = unfinishedCharacter(this.unfinished, chunk);
+        // Before activity: the chunk that lets a waiter answer is streamed before the answer drains it.
+        this.output.emit(chunk);
         this.activity.emit();
       }),
       process.onExit((info) => {
@@ -80,6 +87,20 @@ export class ExecSession {
   }
 
   /**
+   * Called with each chunk of output from now on, as text; the buffer keeps it for drain() all the same. A character
+   * split across chunks (or begun before the call) comes whole in the later text; a chunk that only begins one calls
+   * nothing. The listener must not throw.
+   */
+  onOutput(listener: (text: string) => void): Disposable {
+    const decoder = new Utf8StreamDecoder();
+    decoder.write(this.unfinished);
+    return this.output.add((chunk) => {
+      const text = decoder.write(chunk);
+      if (text !== '') listener(text);
+    });
+  }
+
+  /**
    * Everything printed since the last drain, as text, and how many bytes that was before any were dropped. Once the
    * process has ended, a character it left unfinished comes out as U+FFFD instead of being held for more bytes.
    */
@@ -108,6 +129,7 @@ export class ExecSession {
         await waitAtMost(this.exitStatus, EXIT_STATUS_WAIT_MS);
       } finally {
         for (const subscription of this.subscriptions) subscription.dispose();
+        this.output.clear();
       }
     })();
     return this.closing;
@@ -123,4 +145,19 @@ export class ExecSession {
     this.current = next;
     this.activity.emit();
   }
+}
+
+/**
+ * The bytes that begin a UTF-8 character the stream leaves unfinished (0 to 3 of them), given those `before` the
+ * chunk and the chunk. Only ever looks at the last 3 bytes: cheap enough for every chunk of every session.
+ */
+function unfinishedCharacter(before: Buffer, chunk: Buffer): Buffer {
+  const bytes = chunk.length >= 3 ? chunk.subarray(chunk.length - 3) : Buffer.concat([before, chunk]);
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back]!;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: the character began further back
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return length > back ? Buffer.from(bytes.subarray(bytes.length - back)) : NO_BYTES;
+  }
+  return NO_BYTES;
 }

@@ -41,7 +41,7 @@ import { resolveSettings, type ResolvedSettings } from './settings.js';
 import type { SessionBudget } from './budget.js';
 import { SessionStore } from './store.js';
 import { clampPollTime, clampYieldTime } from './timing.js';
-import type { ExecResponse, ManagerOptions, SessionInfo } from './types.js';
+import type { CallOptions, ExecResponse, ManagerOptions, SessionInfo } from './types.js';
 import { resolve as resolvePath } from 'node:path';
 
 const APPROVAL_REASONS = {
@@ -54,6 +54,9 @@ const APPROVAL_REASONS = {
 /** Exit code reported for a session whose tree was ended but whose exit status never came: as if SIGKILLed. */
 const UNKNOWN_EXIT_CODE = 128 + 9;
 
+/** The most `onOutput` deltas one call sends (Codex's MAX_EXEC_OUTPUT_DELTAS_PER_CALL); the reply has the rest. */
+export const MAX_OUTPUT_DELTAS = 10_000;
+
 /** What one call asks of the wait-and-answer step. */
 interface Collect {
   /** performance.now() when the call came in. */
@@ -63,6 +66,24 @@ interface Collect {
   warnings: string[];
   trigger: WatchContext['trigger'];
   beforeInput?: unknown;
+  /** The caller's subscription to the session's output: ended before the reply drains, so no delta comes after it. */
+  output?: Disposable | undefined;
+}
+
+/** The caller's `onOutput` for one call: called at most MAX_OUTPUT_DELTAS times, and its throws are not the call's. */
+function boundedListener(options: CallOptions | undefined): ((text: string) => void) | undefined {
+  const listener = options?.onOutput;
+  if (!listener) return undefined;
+  let left = MAX_OUTPUT_DELTAS;
+  return (text) => {
+    if (left <= 0) return;
+    left--;
+    try {
+      listener(text);
+    } catch {
+      // A listener's failure (a client gone, say) is no failure of the command; the reply still carries the output.
+    }
+  };
 }
 
 /**
@@ -114,10 +135,14 @@ export class UnifiedExecManager {
     this.unguard = killOnExit(() => this.store.list().map((s) => s.process.pid));
   }
 
-  /** Starts `cmd` and answers once it exits or its yield time is up; a live program gets a session id. */
-  async execCommand(request: ExecCommandRequest): Promise<ExecResponse> {
+  /**
+   * Starts `cmd` and answers once it exits or its yield time is up; a live program gets a session id.
+   * `options.onOutput` streams the output while the call waits (see CallOptions).
+   */
+  async execCommand(request: ExecCommandRequest, options?: CallOptions): Promise<ExecResponse> {
     const started = performance.now();
     this.assertOpen();
+    const onOutput = boundedListener(options);
     const req = parseArguments(execCommandRequest, request);
     const env = buildEnv(this.settings.env);
     const shell = req.shell ?? this.settings.defaultShell;
@@ -140,10 +165,10 @@ export class UnifiedExecManager {
       permissions: req.sandboxPermissions,
       justification: req.justification,
     });
-    const response = await this.start(req, { argv, cwd, env, escalated, started });
+    const response = await this.start(req, { argv, cwd, env, escalated, started, onOutput });
     if (response.sandboxDenial && this.approvalPolicy === 'on-failure' && !escalated) {
       const retried = await this.retryOutside(response, { argv, command: req.cmd, cwd }, () =>
-        this.start(req, { argv, cwd, env, escalated: true, started: performance.now() }),
+        this.start(req, { argv, cwd, env, escalated: true, started: performance.now(), onOutput }),
       );
       if (retried) return retried;
     } else if (response.sandboxDenial) {
@@ -154,10 +179,12 @@ export class UnifiedExecManager {
 
   /**
    * Codex's one-shot `shell` tool: runs an argv to completion (or its time limit) under the same sandbox and approval
-   * policy as exec_command, and answers once. Not a session: nothing of it outlives the call.
+   * policy as exec_command, and answers once. Not a session: nothing of it outlives the call. `options.onOutput`
+   * streams stdout and stderr as they come (see CallOptions).
    */
-  async shell(request: ShellRequest): Promise<ShellResponse> {
+  async shell(request: ShellRequest, options?: CallOptions): Promise<ShellResponse> {
     this.assertOpen();
+    const onOutput = boundedListener(options);
     const req = parseArguments(shellRequest, request);
     let cwd: string;
     try {
@@ -178,6 +205,7 @@ export class UnifiedExecManager {
         env: this.settings.env,
         ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
         ...(!outside && this.sandbox ? { sandbox: this.sandbox } : {}),
+        ...(onOutput ? { onOutput } : {}),
       });
     const outcome = await run(escalated);
     const response: ShellResponse = {
@@ -205,10 +233,14 @@ export class UnifiedExecManager {
     };
   }
 
-  /** Types `chars` into a tty session (empty: just poll) and answers with what came back. */
-  async writeStdin(request: WriteStdinRequest): Promise<ExecResponse> {
+  /**
+   * Types `chars` into a tty session (empty: just poll) and answers with what came back. `options.onOutput`
+   * streams the output while the call waits (see CallOptions).
+   */
+  async writeStdin(request: WriteStdinRequest, options?: CallOptions): Promise<ExecResponse> {
     const started = performance.now();
     this.assertOpen();
+    const onOutput = boundedListener(options);
     const req = parseArguments(writeStdinRequest, request);
     const session = this.store.get(req.sessionId);
     if (req.chars !== '' && !session.process.tty) throw stdinClosed();
@@ -234,6 +266,8 @@ export class UnifiedExecManager {
         maxOutputTokens: req.maxOutputTokens,
         warnings: [],
         trigger: req.chars === '' ? 'poll' : 'input',
+        // From when this call has the session: a call queued behind another does not stream that one's output.
+        output: onOutput && session.onOutput(onOutput),
       };
       // Exited or closed while this call queued behind another: it answers with how the session ended, and types
       // nothing.
@@ -312,9 +346,15 @@ export class UnifiedExecManager {
 
   /** Waits (see `waitFor`), then answers with the output since the last call and the session's state. */
   private async collect(session: ExecSession, call: Collect): Promise<ExecResponse> {
-    const early = await this.waitFor(session, call);
-    // Closed meanwhile (close_session, pruning, shutdown): answer with how it ended, once its tree is gone.
-    if (session.state === 'closed') await session.settled();
+    let early: EarlyReturn | undefined;
+    try {
+      early = await this.waitFor(session, call);
+      // Closed meanwhile (close_session, pruning, shutdown): answer with how it ended, once its tree is gone.
+      if (session.state === 'closed') await session.settled();
+    } finally {
+      // In the same tick as the drain: what was streamed is exactly what this reply drains of the call's output.
+      call.output?.dispose();
+    }
     const { text, totalBytes } = session.drain();
     session.lastUsedMs = this.clock();
     const base = {
@@ -342,9 +382,16 @@ export class UnifiedExecManager {
   /** Spawns a checked and approved command, stores its session and waits for its first reply. */
   private async start(
     req: z.output<typeof execCommandRequest>,
-    run: { argv: string[]; cwd: string; env: Record<string, string>; escalated: boolean; started: number },
+    run: {
+      argv: string[];
+      cwd: string;
+      env: Record<string, string>;
+      escalated: boolean;
+      started: number;
+      onOutput: ((text: string) => void) | undefined;
+    },
   ): Promise<ExecResponse> {
-    const { argv, cwd, env, escalated, started } = run;
+    const { argv, cwd, env, escalated, started, onOutput } = run;
     this.assertRoomToStart();
     const sandbox = escalated ? undefined : this.sandbox;
     const spawnOptions = { argv, cwd, env, tty: req.tty, ...(sandbox ? { sandbox } : {}) };
@@ -353,7 +400,7 @@ export class UnifiedExecManager {
     } catch (err) {
       throw spawnFailed((err as Error).message, err);
     }
-    const session = await this.spawnLimit(async () => {
+    const { session, output } = await this.spawnLimit(async () => {
       this.assertOpen();
       const id = this.store.allocateId();
       let proc: ExecProcess;
@@ -365,10 +412,11 @@ export class UnifiedExecManager {
       // Subscribed in the same tick as the spawn, so not one byte of output is missed; stored before any wait, so
       // it is reachable (and shutdown finds it) even if the caller goes away.
       const made = new ExecSession(id, req.cmd, proc, this.settings.outputMaxBytes, this.clock(), sandbox);
+      const subscription = onOutput && made.onOutput(onOutput);
       this.store.add(made);
       // A spawn blocks the event loop for a few ms: let other work run between the spawns of a burst.
       await new Promise((resolve) => setImmediate(resolve));
-      return made;
+      return { session: made, output: subscription };
     });
     const response = await this.collect(session, {
       started,
@@ -376,6 +424,7 @@ export class UnifiedExecManager {
       maxOutputTokens: req.maxOutputTokens,
       warnings: [],
       trigger: 'start',
+      output,
     });
     // As in Codex, only a process that outlives its first yield takes a place: a command that exits at once never
     // prunes a live session.

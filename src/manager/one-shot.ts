@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { Utf8StreamDecoder } from '../buffer/utf8-decoder.js';
 import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
 import { killSessionTree } from '../linux/process-tree.js';
 import { SandboxLauncher } from '../sandbox/launcher.js';
@@ -31,6 +32,12 @@ export interface ExecOptions {
   login?: boolean;
   /** Run inside this sandbox (bubblewrap). Default: none. */
   sandbox?: SandboxPolicy;
+  /**
+   * Called with stdout and stderr text as it arrives, in arrival order (each stream decoded on its own, so no
+   * character is split), until the call answers; all of it is in the outcome too. A listener that throws changes
+   * nothing for the call.
+   */
+  onOutput?: (text: string) => void;
 }
 
 export interface ExecOutcome {
@@ -94,8 +101,16 @@ export async function exec(options: ExecOptions): Promise<ExecOutcome> {
   const pid = child.pid;
   const stdout = new CappedBytes(EXEC_OUTPUT_MAX_BYTES);
   const stderr = new CappedBytes(EXEC_OUTPUT_MAX_BYTES);
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const { onOutput } = options;
+  const [stdoutText, stderrText] = onOutput ? [streamText(onOutput), streamText(onOutput)] : [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout.push(chunk);
+    stdoutText?.write(chunk);
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr.push(chunk);
+    stderrText?.write(chunk);
+  });
   const pipesClosed = Promise.all([
     new Promise((resolve) => child.stdout.once('close', resolve)),
     new Promise((resolve) => child.stderr.once('close', resolve)),
@@ -118,6 +133,8 @@ export async function exec(options: ExecOptions): Promise<ExecOutcome> {
   child.stdout.destroy();
   child.stderr.destroy();
   run.release();
+  stdoutText?.end();
+  stderrText?.end();
 
   const info = status ? toExitInfo(status.code, status.signal) : { exitCode: TIMEOUT_EXIT_CODE };
   return {
@@ -158,6 +175,20 @@ export function aggregateOutput(stdout: Uint8Array, stderr: Uint8Array, maxBytes
   const remaining = Math.max(0, maxBytes - (wantStdout + stderrTake));
   const stdoutTake = wantStdout + Math.min(remaining, stdout.length - wantStdout);
   return Buffer.concat([stdout.subarray(0, stdoutTake), stderr.subarray(0, stderrTake)]);
+}
+
+/** One output stream's bytes as text for `listener`: no character split, empty text never, a throw swallowed. */
+function streamText(listener: (text: string) => void): { write(chunk: Buffer): void; end(): void } {
+  const decoder = new Utf8StreamDecoder();
+  const send = (text: string) => {
+    if (text === '') return;
+    try {
+      listener(text);
+    } catch {
+      // The caller's listener failing is no failure of the command.
+    }
+  };
+  return { write: (chunk) => send(decoder.write(chunk)), end: () => send(decoder.end()) };
 }
 
 const decode = (bytes: Uint8Array) => new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(bytes);

@@ -30,6 +30,18 @@ export interface ExecResponse {
   sandboxDenial?: SandboxDenial;
 }
 
+/** Per-call options of `execCommand`, `writeStdin` and `shell`, beside the request. */
+export interface CallOptions {
+  /**
+   * Called with the output as it is printed while the call waits: each chunk decoded as UTF-8 (a character split
+   * across chunks comes whole, in the later delta), for a caller that shows progress (MCP `notifications/progress`).
+   * Nothing is consumed: the reply still holds all the output, truncated as usual; output buffered before the call
+   * began is in the reply only. At most MAX_OUTPUT_DELTAS (10 000) calls per call, none once the call has answered;
+   * a listener that throws changes nothing for the call. For `shell`, stdout and stderr come in arrival order.
+   */
+  onOutput?: (text: string) => void;
+}
+
 export interface SessionInfo {
   sessionId: number;
   command: string;

@@ -1,5 +1,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  type ProgressToken,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import { callTool, type ExecSessions, type ToolOutcome } from '../tools/run-tool.js';
 import { TOOL_NAMES, offeredTools, toolDefinitions, type ToolName } from '../tools/definitions.js';
 
@@ -32,6 +37,22 @@ export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
 }
 
 /**
+ * Output deltas as `notifications/progress` for the call that sent `progressToken`: the text in `message`, `progress`
+ * counting 1, 2, 3 … Sent in order without waiting (the transport keeps the order, and the reply comes after them);
+ * a send that fails loses only that delta: the reply has all the output.
+ */
+function progressNotifier(
+  progressToken: ProgressToken,
+  send: (notification: ServerNotification) => Promise<void>,
+): (text: string) => void {
+  let progress = 0;
+  return (message) => {
+    progress += 1;
+    send({ method: 'notifications/progress', params: { progressToken, progress, message } }).catch(() => undefined);
+  };
+}
+
+/**
  * An MCP server with the tools of `options.tools` (default the four), bound to one manager. One server (and
  * manager) per client session. A call to a tool not offered is answered as a call to an unknown tool.
  */
@@ -59,8 +80,12 @@ export function createMcpServer(sessions: ExecSessions, options: McpServerOption
   }
   // tools/call goes straight to callTool, the one validation path: the SDK would check arguments first and answer
   // in its own words (`MCP error -32602: Input validation error: …`) instead of Codex's `exec_command failed …`.
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    toCallToolResult(await callTool(sessions, request.params.name, request.params.arguments, tools)),
-  );
+  // A client that sent a progressToken gets the output as progress notifications while the call waits.
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const progressToken = request.params._meta?.progressToken;
+    const options =
+      progressToken === undefined ? undefined : { onOutput: progressNotifier(progressToken, extra.sendNotification) };
+    return toCallToolResult(await callTool(sessions, request.params.name, request.params.arguments, tools, options));
+  });
   return server;
 }

@@ -12,7 +12,7 @@ import {
   type ShellResponse,
   type WriteStdinRequest,
 } from '../manager/requests.js';
-import type { ExecResponse, SessionInfo } from '../manager/types.js';
+import type { CallOptions, ExecResponse, SessionInfo } from '../manager/types.js';
 import { TOOL_NAMES, isToolName, type ToolName } from './definitions.js';
 import { toolFailure, type ToolFailure } from './errors.js';
 import type { CloseSessionResult, ExecResult, SessionListResult, ShellResult } from './output-schemas.js';
@@ -22,12 +22,12 @@ import { toCloseSessionResult, toExecResult, toSessionList } from './structured.
 
 /** What the tools need from a manager; UnifiedExecManager is one, a test double or a remote proxy can be another. */
 export interface ExecSessions {
-  execCommand(request: ExecCommandRequest): Promise<ExecResponse>;
-  writeStdin(request: WriteStdinRequest): Promise<ExecResponse>;
+  execCommand(request: ExecCommandRequest, options?: CallOptions): Promise<ExecResponse>;
+  writeStdin(request: WriteStdinRequest, options?: CallOptions): Promise<ExecResponse>;
   listSessions(): SessionInfo[];
   closeSession(sessionId: number): Promise<{ sessionId: number; exitCode: number | undefined }>;
   /** Codex's one-shot `shell` tool: runs an argv to completion. Without it, `shell` is not offered. */
-  shell?(request: ShellRequest): Promise<ShellResponse>;
+  shell?(request: ShellRequest, options?: CallOptions): Promise<ShellResponse>;
 }
 
 export interface ToolSuccess<Structured> {
@@ -59,24 +59,28 @@ interface StructuredByTool {
  * (OpenAI hands them over as a string): validates them, calls the manager, and answers with text and structured
  * data. Never throws: failures come back with `isError: true`. `offered`: the tools the caller offered the model
  * (default: the four of TOOL_NAMES; add `shell` to offer it); any other name is answered as an unknown tool.
+ * `options.onOutput` streams the output of exec_command, write_stdin and shell while they wait (see CallOptions).
  */
 export async function callTool<Name extends ToolName>(
   sessions: ExecSessions,
   name: Name,
   args: unknown,
   offered?: readonly ToolName[],
+  options?: CallOptions,
 ): Promise<ToolOutcome<StructuredByTool[Name]>>;
 export async function callTool(
   sessions: ExecSessions,
   name: string,
   args: unknown,
   offered?: readonly ToolName[],
+  options?: CallOptions,
 ): Promise<ToolOutcome>;
 export async function callTool(
   sessions: ExecSessions,
   name: string,
   args: unknown,
   offered: readonly ToolName[] = TOOL_NAMES,
+  options?: CallOptions,
 ): Promise<ToolOutcome> {
   if (!isToolName(name) || !offered.includes(name)) {
     return invalidCall(`Tool ${name} not found; the tools are ${[...new Set(offered)].join(', ')}`);
@@ -84,7 +88,7 @@ export async function callTool(
   let parsed: unknown = args ?? {};
   try {
     parsed = typeof args === 'string' ? parseJsonArguments(args) : parsed;
-    return await dispatch(sessions, name, parsed);
+    return await dispatch(sessions, name, parsed, options);
   } catch (error) {
     return toolFailure(name, parsed, error);
   }
@@ -104,22 +108,33 @@ function parseJsonArguments(text: string): unknown {
   }
 }
 
-async function dispatch(sessions: ExecSessions, name: ToolName, args: unknown): Promise<ToolOutcome> {
+async function dispatch(
+  sessions: ExecSessions,
+  name: ToolName,
+  args: unknown,
+  options: CallOptions | undefined,
+): Promise<ToolOutcome> {
   switch (name) {
     case 'exec_command': {
       const a = parseArguments(execCommandParams, args);
-      const response = await sessions.execCommand({
-        ...toLibraryFields(a),
-        maxOutputTokens: Math.min(a.max_output_tokens, MAX_TOOL_OUTPUT_TOKENS),
-      });
+      const response = await sessions.execCommand(
+        {
+          ...toLibraryFields(a),
+          maxOutputTokens: Math.min(a.max_output_tokens, MAX_TOOL_OUTPUT_TOKENS),
+        },
+        options,
+      );
       return { isError: false, text: formatResponse(response), structured: toExecResult(response) };
     }
     case 'write_stdin': {
       const a = parseArguments(writeStdinParams, args);
-      const response = await sessions.writeStdin({
-        ...toLibraryFields(a),
-        maxOutputTokens: Math.min(a.max_output_tokens, MAX_TOOL_OUTPUT_TOKENS),
-      });
+      const response = await sessions.writeStdin(
+        {
+          ...toLibraryFields(a),
+          maxOutputTokens: Math.min(a.max_output_tokens, MAX_TOOL_OUTPUT_TOKENS),
+        },
+        options,
+      );
       return { isError: false, text: formatResponse(response), structured: toExecResult(response) };
     }
     case 'list_sessions': {
@@ -135,7 +150,7 @@ async function dispatch(sessions: ExecSessions, name: ToolName, args: unknown): 
       // Offered by name (a server told to offer it, say) but not by the sessions behind it.
       if (!sessions.shell) return invalidCall('Tool shell is not offered by this server');
       const a = parseArguments(shellParams, args);
-      const response = await sessions.shell(toLibraryFields(a));
+      const response = await sessions.shell(toLibraryFields(a), options);
       return { isError: false, ...shellReply(response) };
     }
   }

@@ -24,7 +24,8 @@ function sample(leaf: SettingLeaf): { argv: string[]; value: unknown } {
       const element = (leaf.base._zod.def as { element?: { _zod: { def: { entries?: Record<string, string> } } } })
         .element;
       const names = Object.values(element?._zod.def.entries ?? {}).slice(-2);
-      const [a = 'A_*', b = 'B'] = names;
+      // Domains must look like domains; other text lists take globs.
+      const [a = 'A_*', b = 'B'] = leaf.meta.flag === 'allowed-domain' ? ['example.com', '*.example.org'] : names;
       return { argv: [flag, a, flag, b], value: [a, b] };
     }
     case 'map':
