@@ -1,26 +1,18 @@
 import pLimit from 'p-limit';
 import type { z } from 'zod';
 import { canonicalCommand } from '../approval/command-safety.js';
-import {
-  ApprovalCache,
-  assess,
-  deniedMessage,
-  type ApprovalHandler,
-  type ApprovalPolicy,
-  type ApprovalRequest,
-  type SandboxPermissions,
-} from '../approval/policy.js';
 import { truncateForModel } from '../buffer/truncate.js';
 import { InputWaitPolicy } from '../input-wait/policy.js';
 import { deadlinePolicy, type EarlyReturn, type ReturnPolicy, type WatchContext } from '../input-wait/return-policy.js';
-import { describeDenial, detectDenial } from '../sandbox/denial.js';
+import { detectDenial } from '../sandbox/denial.js';
 import { isSandboxed, type SandboxPolicy } from '../sandbox/policy.js';
 import { buildEnv } from '../spawn/env.js';
 import { LocalExecutor } from '../spawn/local-executor.js';
 import { findExecutable, resolveWorkdir } from '../spawn/resolve.js';
 import type { Disposable, ExecProcess, Executor } from '../spawn/types.js';
 import { SESSION_WARNING_THRESHOLD } from './constants.js';
-import { limitExceeded, notApproved, shutDown, spawnFailed, stdinClosed } from './errors.js';
+import { limitExceeded, shutDown, spawnFailed, stdinClosed } from './errors.js';
+import { CommandGate, retriedNote } from './gate.js';
 import { ExecSession } from './exec-session.js';
 import { killOnExit } from './exit-guard.js';
 import { newChunkId, randomSessionId } from './ids.js';
@@ -43,13 +35,6 @@ import { SessionStore } from './store.js';
 import { clampPollTime, clampYieldTime } from './timing.js';
 import type { CallOptions, ExecResponse, ManagerOptions, SessionInfo } from './types.js';
 import { resolve as resolvePath } from 'node:path';
-
-const APPROVAL_REASONS = {
-  untrusted: 'the approval policy is untrusted and this command is not known to be read-only',
-  dangerous: 'it is destructive: it can delete or overwrite work, or gain privileges',
-  escalation: 'it asks to run outside the sandbox',
-  'sandbox-denied': 'the sandbox refused it, and it would run again outside the sandbox',
-} as const;
 
 /** Exit code reported for a session whose tree was ended but whose exit status never came: as if SIGKILLed. */
 const UNKNOWN_EXIT_CODE = 128 + 9;
@@ -102,12 +87,8 @@ export class UnifiedExecManager {
   private readonly budget: SessionBudget | undefined;
   private readonly leaveBudget: Disposable | undefined;
   private shutdownPromise: Promise<void> | undefined;
-  /** The sandbox commands run in; undefined under danger-full-access. */
-  readonly sandbox: SandboxPolicy | undefined;
-  /** Approvals are off when undefined: every command runs as asked. */
-  readonly approvalPolicy: ApprovalPolicy | undefined;
-  private readonly onApproval: ApprovalHandler | undefined;
-  private readonly approvals = new ApprovalCache();
+  /** The sandbox and approval policy commands pass through. */
+  private readonly gate: CommandGate;
 
   constructor(options: ManagerOptions = {}) {
     const { executor, idGenerator, clock, returnPolicy, budget, onApproval, ...settings } = options ?? {};
@@ -119,10 +100,13 @@ export class UnifiedExecManager {
       workspace: resolvePath(this.settings.cwd),
       writableRoots: this.settings.writableRoots.map((root) => resolvePath(this.settings.cwd, root)),
     };
-    this.sandbox = isSandboxed(policy) ? policy : undefined;
+    const sandbox = isSandboxed(policy) ? policy : undefined;
     // Under a sandbox, a model may ask to leave it: somebody must say yes, so approvals default to on-request.
-    this.approvalPolicy = this.settings.approvalPolicy ?? (this.sandbox ? 'on-request' : undefined);
-    this.onApproval = onApproval;
+    this.gate = new CommandGate(
+      sandbox,
+      this.settings.approvalPolicy ?? (sandbox ? 'on-request' : undefined),
+      onApproval,
+    );
     this.executor = executor ?? new LocalExecutor();
     this.clock = clock ?? Date.now;
     this.store = new SessionStore({ nextId: idGenerator ?? randomSessionId });
@@ -157,24 +141,23 @@ export class UnifiedExecManager {
     } catch (err) {
       throw spawnFailed(`${(err as Error).message}; pass an existing \`workdir\``, err);
     }
-    const argv = [shell, req.login ? '-lc' : '-c', req.cmd];
-    const escalated = await this.approve({
-      argv,
-      command: req.cmd,
-      cwd,
+    const call = { argv: [shell, req.login ? '-lc' : '-c', req.cmd], command: req.cmd, cwd };
+    const sandbox = await this.gate.admit({
+      ...call,
       permissions: req.sandboxPermissions,
       justification: req.justification,
     });
-    const response = await this.start(req, { argv, cwd, env, escalated, started, onOutput });
-    if (response.sandboxDenial && this.approvalPolicy === 'on-failure' && !escalated) {
-      const retried = await this.retryOutside(response, { argv, command: req.cmd, cwd }, () =>
-        this.start(req, { argv, cwd, env, escalated: true, started: performance.now(), onOutput }),
-      );
-      if (retried) return retried;
-    } else if (response.sandboxDenial) {
-      response.warnings.push(describeDenial(response.sandboxDenial, this.escalationHint()));
+    const run = { ...call, env, started, onOutput };
+    const response = await this.start(req, { ...run, sandbox });
+    if (!response.sandboxDenial) return response;
+    const next = await this.gate.afterDenial(call, response.sandboxDenial);
+    if (!next.retry) {
+      response.warnings.push(next.note);
+      return response;
     }
-    return response;
+    const retried = await this.start(req, { ...run, sandbox: undefined, started: performance.now() });
+    retried.warnings.unshift(retriedNote(response.sandboxDenial));
+    return retried;
   }
 
   /**
@@ -193,44 +176,30 @@ export class UnifiedExecManager {
       throw spawnFailed(`${(err as Error).message}; pass an existing \`workdir\``, err);
     }
     const call = { argv: req.command, command: canonicalCommand(req.command), cwd };
-    const escalated = await this.approve({
+    const sandbox = await this.gate.admit({
       ...call,
       permissions: req.sandboxPermissions,
       justification: req.justification,
     });
-    const run = (outside: boolean) =>
-      exec({
+    const run = async (inside: SandboxPolicy | undefined): Promise<ShellResponse> => {
+      const outcome = await exec({
         command: req.command,
         cwd,
         env: this.settings.env,
         ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
-        ...(!outside && this.sandbox ? { sandbox: this.sandbox } : {}),
+        ...(inside ? { sandbox: inside } : {}),
         ...(onOutput ? { onOutput } : {}),
       });
-    const outcome = await run(escalated);
-    const response: ShellResponse = {
-      exitCode: outcome.exitCode,
-      output: outcome.aggregatedOutput,
-      durationMs: outcome.durationMs,
-      timedOut: outcome.timedOut,
+      const { exitCode, aggregatedOutput: output, durationMs, timedOut } = outcome;
+      return { exitCode, output, durationMs, timedOut };
     };
-    const denial = escalated ? undefined : detectDenial(this.sandbox, outcome.exitCode, outcome.aggregatedOutput);
+    const response = await run(sandbox);
+    const denial = detectDenial(sandbox, response.exitCode, response.output);
     if (!denial) return response;
+    const next = await this.gate.afterDenial(call, denial);
+    if (next.retry) return run(undefined);
     // The reply has no header lines: what the sandbox refused goes after the output.
-    const note = (line: string) => ({ ...response, output: `${response.output.replace(/\n?$/, '\n')}${line}\n` });
-    if (this.approvalPolicy !== 'on-failure') return note(describeDenial(denial, this.escalationHint()));
-    try {
-      await this.ask({ ...call, escalated: true, reason: 'sandbox-denied', denial: denial.evidence });
-    } catch (error) {
-      return note(`${describeDenial(denial, 'asked')} ${(error as Error).message}`);
-    }
-    const again = await run(true);
-    return {
-      exitCode: again.exitCode,
-      output: again.aggregatedOutput,
-      durationMs: again.durationMs,
-      timedOut: again.timedOut,
-    };
+    return { ...response, output: `${response.output.replace(/\n?$/, '\n')}${next.note}\n` };
   }
 
   /**
@@ -278,7 +247,7 @@ export class UnifiedExecManager {
         await this.type(session, req.chars, call.started + call.waitMs);
       }
       const response = await this.collect(session, call);
-      if (response.sandboxDenial) response.warnings.push(describeDenial(response.sandboxDenial, this.escalationHint()));
+      if (response.sandboxDenial) response.warnings.push(this.gate.denialNote(response.sandboxDenial));
       const unread = response.state === 'exited' ? 0 : (session.process.pendingInputBytes ?? 0);
       if (unread > 0) response.warnings.push(`Input pending: ${unread} bytes not yet read by the program`);
       return response;
@@ -379,21 +348,21 @@ export class UnifiedExecManager {
     return { ...base, exitCode, state: 'exited', ...(denial ? { sandboxDenial: denial } : {}) };
   }
 
-  /** Spawns a checked and approved command, stores its session and waits for its first reply. */
+  /** Spawns a checked and admitted command, stores its session and waits for its first reply. */
   private async start(
     req: z.output<typeof execCommandRequest>,
     run: {
       argv: string[];
       cwd: string;
       env: Record<string, string>;
-      escalated: boolean;
+      /** Undefined: outside any sandbox. */
+      sandbox: SandboxPolicy | undefined;
       started: number;
       onOutput: ((text: string) => void) | undefined;
     },
   ): Promise<ExecResponse> {
-    const { argv, cwd, env, escalated, started, onOutput } = run;
+    const { argv, cwd, env, sandbox, started, onOutput } = run;
     this.assertRoomToStart();
-    const sandbox = escalated ? undefined : this.sandbox;
     const spawnOptions = { argv, cwd, env, tty: req.tty, ...(sandbox ? { sandbox } : {}) };
     try {
       await this.executor.prepare?.(spawnOptions);
@@ -433,70 +402,6 @@ export class UnifiedExecManager {
       if (this.store.size >= this.warningThreshold) response.warnings.push(this.sessionCountWarning());
     }
     return response;
-  }
-
-  /**
-   * Applies the approval policy to a command about to start: resolves to whether it runs outside the sandbox, or
-   * throws NOT_APPROVED with the reason (refused by policy, denied by the person, nobody to ask).
-   */
-  private async approve(call: {
-    argv: readonly string[];
-    command: string;
-    cwd: string;
-    permissions: SandboxPermissions;
-    justification?: string | undefined;
-  }): Promise<boolean> {
-    // Without a sandbox there is nothing to leave: escalation changes nothing, so it asks for nothing.
-    const permissions = this.sandbox ? call.permissions : 'use_default';
-    const assessment = assess(this.approvalPolicy, call.argv, permissions);
-    if (assessment.action === 'refuse') throw notApproved(assessment.message);
-    if (assessment.action === 'run') return assessment.escalated;
-    await this.ask({
-      command: call.command,
-      argv: call.argv,
-      cwd: call.cwd,
-      escalated: assessment.escalated,
-      reason: assessment.reason,
-      ...(call.justification ? { justification: call.justification } : {}),
-    });
-    return assessment.escalated;
-  }
-
-  /** Resolves once the person (or an earlier approval for this session) said yes; throws NOT_APPROVED otherwise. */
-  private async ask(request: ApprovalRequest): Promise<void> {
-    if (this.approvals.has(request.argv, request.cwd, request.escalated)) return;
-    const decision = this.onApproval ? await this.onApproval(request) : undefined;
-    if (decision === undefined) {
-      throw notApproved(
-        `Not run: this command needs the user's approval (${APPROVAL_REASONS[request.reason]}), and nobody can be asked here (the client does not support MCP elicitation, or no approval handler is set). Do it without ${request.escalated ? 'leaving the sandbox' : 'this command'}, or ask the user to run it.`,
-      );
-    }
-    if (decision.decision === 'deny') throw notApproved(deniedMessage(decision));
-    if (decision.decision === 'approve-for-session') this.approvals.add(request.argv, request.cwd, request.escalated);
-  }
-
-  /** on-failure: the sandbox refused something; ask to run the command again outside it. */
-  private async retryOutside(
-    failed: ExecResponse,
-    call: { argv: readonly string[]; command: string; cwd: string },
-    rerun: () => Promise<ExecResponse>,
-  ): Promise<ExecResponse | undefined> {
-    const denial = failed.sandboxDenial!;
-    try {
-      await this.ask({ ...call, escalated: true, reason: 'sandbox-denied', denial: denial.evidence });
-    } catch (error) {
-      failed.warnings.push(describeDenial(denial, 'asked'), (error as Error).message);
-      return undefined;
-    }
-    const retried = await rerun();
-    retried.warnings.unshift(
-      `Ran again outside the sandbox with the user's approval, after the sandbox refused: ${denial.evidence}`,
-    );
-    return retried;
-  }
-
-  private escalationHint(): 'ask' | 'unavailable' {
-    return this.approvalPolicy === 'never' ? 'unavailable' : 'ask';
   }
 
   /**

@@ -132,7 +132,7 @@ export async function exec(options: ExecOptions): Promise<ExecOutcome> {
   await killSessionTree(pid, { first: ['SIGTERM'], tag });
   child.stdout.destroy();
   child.stderr.destroy();
-  run.release();
+  setImmediate(run.release); // may read /proc: not on the way to the answer
   stdoutText?.end();
   stderrText?.end();
 

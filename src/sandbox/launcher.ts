@@ -158,7 +158,7 @@ export class SandboxLauncher {
       release: () => {
         if (released) return;
         released = true;
-        for (const path of plan.masked) this.masks.release(path, this.bwrap);
+        this.masks.release(plan.masked, this.bwrap);
       },
     };
   }

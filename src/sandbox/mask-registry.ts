@@ -15,8 +15,11 @@ export class MaskRegistry {
   private readonly users = new Map<string, number>();
   private readonly root = join(tmpdir(), `unified-exec-masks-${process.getuid?.() ?? 'user'}`);
 
+  private swept = false;
+
   /** A session is about to mask `path`. */
   use(path: string): void {
+    if (!this.swept) this.sweep();
     const count = this.users.get(path) ?? 0;
     this.users.set(path, count + 1);
     if (count > 0) return;
@@ -28,26 +31,51 @@ export class MaskRegistry {
     }
   }
 
-  /** A session that masked `path` has ended; `bwrap` is the binary sandboxes run (as /proc/<pid>/exe names it). */
-  release(path: string, bwrap: string | undefined): void {
-    const count = (this.users.get(path) ?? 1) - 1;
-    if (count > 0) {
-      this.users.set(path, count);
+  /**
+   * Sessions that masked `paths` have ended; `bwrap` is the binary sandboxes run (as /proc/<pid>/exe names it).
+   * Reads /proc at most once, and only when some folder has no user left here or in another process.
+   */
+  release(paths: readonly string[], bwrap: string | undefined): void {
+    const unused = paths.filter((path) => {
+      const count = (this.users.get(path) ?? 1) - 1;
+      if (count > 0) {
+        this.users.set(path, count);
+        return false;
+      }
+      this.users.delete(path);
+      unlinkQuietly(join(this.markers(path), String(process.pid)));
+      return !this.othersUse(this.markers(path));
+    });
+    if (unused.length === 0) return;
+    const mounted = bwrap === undefined ? new Set<string>() : sandboxMountPoints(bwrap);
+    for (const path of unused) {
+      if (mounted.has(path)) continue;
+      for (const dir of [path, this.markers(path)]) {
+        try {
+          rmdirSync(dir); // only if still empty: someone may have made a real one meanwhile
+        } catch {
+          // not empty, or already gone
+        }
+      }
+    }
+  }
+
+  /** Once per process: drops the markers of processes that are gone (killed before they could) and empty folders. */
+  private sweep(): void {
+    this.swept = true;
+    let dirs: string[];
+    try {
+      dirs = readdirSync(this.root);
+    } catch {
       return;
     }
-    this.users.delete(path);
-    const markers = this.markers(path);
-    try {
-      unlinkSync(join(markers, String(process.pid)));
-    } catch {
-      // never made
-    }
-    if (this.othersUse(markers) || (bwrap !== undefined && mountedBySomeSandbox(path, bwrap))) return;
-    for (const dir of [path, markers]) {
+    for (const name of dirs) {
+      const markers = join(this.root, name);
+      if (this.othersUse(markers)) continue;
       try {
-        rmdirSync(dir); // only if still empty: someone may have made a real one meanwhile
+        rmdirSync(markers);
       } catch {
-        // not empty, or already gone
+        // not empty (this process's own marker), or gone
       }
     }
   }
@@ -93,15 +121,18 @@ function unlinkQuietly(path: string): void {
   }
 }
 
-/** Whether a sandbox of any process on this machine has a mount on `path` (its init runs `bwrap`). */
-function mountedBySomeSandbox(path: string, bwrap: string): boolean {
-  const escaped = path.replace(/[\\ \t\n]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+/** Every mount point of the sandboxes on this machine (the mount tables of processes whose binary is `bwrap`). */
+function sandboxMountPoints(bwrap: string): Set<string> {
+  const points = new Set<string>();
   for (const pid of listPids()) {
     if (readLink(`/proc/${pid}/exe`) !== bwrap) continue;
-    const mounts = readProcText(`/proc/${pid}/mountinfo`) ?? '';
-    if (mounts.split('\n').some((line) => line.split(' ')[4] === escaped)) return true;
+    for (const line of (readProcText(`/proc/${pid}/mountinfo`) ?? '').split('\n')) {
+      const point = line.split(' ')[4];
+      if (point !== undefined)
+        points.add(point.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))));
+    }
   }
-  return false;
+  return points;
 }
 
 function listPids(): string[] {

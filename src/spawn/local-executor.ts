@@ -46,7 +46,8 @@ export class LocalExecutor implements Executor {
       sandboxed.release();
       throw err;
     }
-    proc.onExit(() => sandboxed.release());
+    // After the exit has been answered: releasing may read /proc, which the reply need not wait for.
+    proc.onExit(() => setImmediate(() => sandboxed.release()));
     return proc;
   }
 

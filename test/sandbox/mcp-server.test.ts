@@ -2,7 +2,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CLI, cleanEnv } from '../mcp/cli-process.js';
 import {
   childrenOf,
@@ -178,6 +178,6 @@ describe.skipIf(NO_SANDBOX)('SIGKILL of the sandboxed server and its watchdog to
     const next = await connect(ws.dir);
     expect(textOf(await next.call('exec_command', { cmd: 'true', login: false }))).toContain('exited with code 0');
     await next.client.close();
-    expect(masks()).toEqual([]);
+    await vi.waitFor(() => expect(masks()).toEqual([]));
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useManagers } from '../helpers/manager.js';
 import { NO_SANDBOX, useLoopbackServer, useWorkspace } from './sandbox-helpers.js';
 
@@ -117,7 +117,10 @@ describe.skipIf(NO_SANDBOX)('the policy table of codex sandbox, through exec_com
     });
     expect(r.output).toContain('done');
     expect(r.output.match(/Read-only file system/g)?.length).toBe(3);
-    // bubblewrap makes empty mount points on the host for the masks; they go with the last session using them.
-    for (const name of ['.agents', '.codex', '.aws']) expect(existsSync(join(ws.dir, name))).toBe(false);
+    // bubblewrap makes empty mount points on the host for the masks; they go with the last session using them (just
+    // after its exit is answered).
+    await vi.waitFor(() => {
+      for (const name of ['.agents', '.codex', '.aws']) expect(existsSync(join(ws.dir, name))).toBe(false);
+    });
   });
 });
