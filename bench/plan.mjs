@@ -8,8 +8,20 @@ export const DRIVERS = {
   raw: { module: 'raw', label: 'raw node-pty (floor)', params: {} },
   'ue-input-wait': { module: 'unified', label: 'unified-exec input-wait', params: { returnOn: 'input-wait' } },
   'ue-deadline': { module: 'unified', label: 'unified-exec deadline', params: { returnOn: 'deadline' } },
-  tmux: { module: 'tmux', label: 'tmux send-keys/capture', params: {}, needsTmux: true },
+  tmux: { module: 'tmux', label: 'tmux send-keys/capture', params: {}, needs: 'tmux' },
+  // The sandbox's cost: bubblewrap alone (raw node-pty spawning unified-exec's bwrap command line), and the
+  // input-wait manager with `sandbox: 'workspace-write'`, each in a fresh workspace under /var/tmp.
+  'raw-bwrap': { module: 'raw', label: 'raw node-pty + bwrap', params: { sandbox: 'workspace-write' }, needs: 'bwrap' },
+  'ue-sandboxed': {
+    module: 'unified',
+    label: 'unified-exec sandboxed',
+    params: { returnOn: 'input-wait', sandbox: 'workspace-write' },
+    needs: 'bwrap',
+  },
 };
+
+/** Sandboxed rows are also divided by the same driver unsandboxed: what the sandbox adds to unified-exec. */
+const unsandboxed = (key) => ({ key, label: 'unsandboxed' });
 
 const MB = 1e6;
 const MiB = 1024 * 1024;
@@ -99,8 +111,9 @@ function sum(results, field) {
 }
 
 /**
- * Each figure: its variants (driver + extra params + repetitions), how rows are built, and targets as
- * { variant, field, op, value }. `field` defaults to the row's `value`; 'ratio' is value ÷ the raw row's value.
+ * Each figure: its variants (driver + extra params + repetitions; `compareTo` names a second row to divide by,
+ * besides raw), how rows are built, and targets as { variant, field, op, value }. `field` defaults to the row's
+ * `value`; 'ratio' is value ÷ the raw row's value.
  */
 export function figures(quick) {
   const q = (full, quickValue) => (quick ? quickValue : full);
@@ -117,6 +130,13 @@ export function figures(quick) {
         note: 'yield 250 ms, the Codex default',
       },
       { driver: 'tmux', params: { repl, iterations: q(50, 10), warmup: 2 }, note: 'capture-pane polled back-to-back' },
+      { driver: 'raw-bwrap', params: { repl, iterations: q(200, 30), warmup: 5 } },
+      {
+        driver: 'ue-sandboxed',
+        params: { repl, iterations: q(100, 20), warmup: 5 },
+        note: 'workspace-write',
+        compareTo: unsandboxed('ue-input-wait'),
+      },
     ],
     targets: [],
   });
@@ -162,6 +182,23 @@ export function figures(quick) {
           params: { ...exec, iterations: q(20, 10), warmup: 2 },
           reps: q(2, 1),
           note: 'send-keys + `tmux wait` in a live shell',
+        },
+        { driver: 'raw-bwrap', params: { ...exec }, reps: q(3, 1) },
+        {
+          key: 'ue-sandboxed-tty',
+          driver: 'ue-sandboxed',
+          params: { ...exec, tty: true },
+          reps: q(3, 1),
+          note: 'workspace-write, tty: true',
+          compareTo: unsandboxed('ue-input-wait-tty'),
+        },
+        {
+          key: 'ue-sandboxed-pipes',
+          driver: 'ue-sandboxed',
+          params: { ...exec, tty: false },
+          reps: q(3, 1),
+          note: 'workspace-write, tty: false',
+          compareTo: unsandboxed('ue-input-wait-pipes'),
         },
       ],
       targets: ['ue-input-wait-tty', 'ue-input-wait-pipes', 'ue-deadline-tty'].map((variant) => ({

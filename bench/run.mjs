@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { probeSandbox } from '../dist/sandbox/launcher.js';
 import { DRIVERS, checkTarget, figures } from './plan.mjs';
 import { renderChart } from './lib/chart.mjs';
 import { findOurProcesses, killStrays } from './lib/strays.mjs';
@@ -29,6 +30,12 @@ if (loadAtStart[0] > cpus().length / 2) {
   );
 }
 const hasTmux = commandWorks('tmux', ['-V']);
+const sandbox = probeSandbox();
+/** Why a driver that needs a tool cannot run here (undefined: it can). */
+const unavailable = {
+  tmux: hasTmux ? undefined : 'tmux is not on PATH',
+  bwrap: sandbox.ok ? undefined : `the sandbox cannot run here: ${sandbox.reason}`,
+};
 const plan = figures(QUICK);
 const out = [];
 
@@ -60,6 +67,7 @@ const report = {
     kernel: release(),
     node: process.version,
     tmux: hasTmux ? execFileSync('tmux', ['-V']).toString().trim() : null,
+    bwrap: sandbox.ok ? execFileSync(sandbox.bwrap, ['--version']).toString().trim() : null,
   },
   leftoverProcesses: strays,
   figures: out,
@@ -95,7 +103,7 @@ async function measureFigure(figure) {
     const driver = DRIVERS[variant.driver];
     const key = variant.key ?? variant.driver;
     const base = { key, driver: variant.driver, label: driver.label, note: variant.note };
-    const skipped = driver.needsTmux && !hasTmux ? 'tmux is not on PATH' : undefined;
+    const skipped = driver.needs ? unavailable[driver.needs] : undefined;
     return { variant, driver, key, base, results: [], skipped, error: undefined };
   });
   const rounds = Math.max(...figure.variants.map((v) => v.reps ?? 1));
@@ -130,8 +138,21 @@ async function measureFigure(figure) {
   });
 }
 
-/** value ÷ the raw row's value, for every row of a figure that has a raw floor. */
+/**
+ * value ÷ the raw row's value, for every row of a figure that has a raw floor; and for a row with `compareTo`,
+ * value ÷ that row's value and the difference (`compared`).
+ */
 function addRatios(figure, rows) {
+  for (const variant of figure.variants.filter((v) => v.compareTo)) {
+    const row = rows.find((r) => r.key === (variant.key ?? variant.driver));
+    const other = rows.find((r) => r.key === variant.compareTo.key);
+    if (row?.value === undefined || other?.value === undefined) continue;
+    row.compared = {
+      ...variant.compareTo,
+      ratio: round(row.value / other.value, 2),
+      difference: round(row.value - other.value, 3),
+    };
+  }
   if (figure.noFloor) return;
   const raw = rows.find((r) => r.key === 'raw');
   if (!raw || raw.value === undefined) return;

@@ -1,25 +1,50 @@
 /**
  * The floor: node-pty used directly (pty.spawn + onData/onExit), knowing the prompt text in advance. No session
- * store, no buffering, no input-wait detection: the least any PTY-based driver can cost.
+ * store, no buffering, no input-wait detection: the least any PTY-based driver can cost. With `sandbox` set, the
+ * program runs under bubblewrap with the very command line unified-exec's sandbox builds (its launcher's `wrap`),
+ * so the cost of bubblewrap itself is measured apart from the library's handling of a sandboxed session.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pty from 'node-pty';
+import { SandboxLauncher } from '../../dist/sandbox/launcher.js';
 import { buildEnv } from '../../dist/spawn/env.js';
-import { killPty, trackPty } from '../lib/cleanup.mjs';
+import { killPty, makeWorkspace, trackPty } from '../lib/cleanup.mjs';
 import { idle } from '../lib/stats.mjs';
 import { sampleRss } from '../lib/proc.mjs';
-import { REPLS, SHORT_COMMAND, floodCommand, lagFloodCommand, replyThenPrompt } from '../lib/workloads.mjs';
+import {
+  REPLS,
+  SHORT_COMMAND,
+  floodCommand,
+  lagFloodCommand,
+  replyThenPrompt,
+  sandboxPolicy,
+} from '../lib/workloads.mjs';
+
+/**
+ * What to spawn for `file args`: as is, or wrapped in bubblewrap under `policy`. `release` (the launcher's
+ * bookkeeping of the masked folders bubblewrap creates) runs when the terminal is killed, after any timing.
+ */
+function launch(file, args, policy) {
+  // The session environment unified-exec would give (TERM=dumb, LANG=C.UTF-8, ...), so both run the same thing.
+  const env = buildEnv();
+  if (policy === undefined) return { file, args, cwd: process.cwd(), env, release: () => undefined };
+  const cwd = policy.workspace;
+  const wrapped = SandboxLauncher.shared().wrap(policy, { argv: [file, ...args], cwd, env });
+  const [bwrap, ...rest] = wrapped.argv;
+  return { file: bwrap, args: rest, cwd, env: wrapped.env, release: wrapped.release };
+}
+
+/** The sandbox of this worker's runs: undefined without `sandbox`; else a fresh workspace, removed at cleanup. */
+const policyFor = (sandbox) => (sandbox ? sandboxPolicy(makeWorkspace()) : undefined);
 
 /** One raw terminal: collects output as text and resolves waits on it. */
 class RawTerminal {
-  constructor(file, args, { collect = true } = {}) {
+  constructor({ file, args, cwd, env, release }, { collect = true } = {}) {
     this.text = '';
     this.bytes = 0;
     this.waiter = undefined;
-    // The session environment unified-exec would give (TERM=dumb, LANG=C.UTF-8, ...), so both run the same thing.
-    this.pty = trackPty(
-      pty.spawn(file, args, { name: 'dumb', cols: 80, rows: 24, cwd: process.cwd(), env: buildEnv() }),
-    );
+    this.release = release;
+    this.pty = trackPty(pty.spawn(file, args, { name: 'dumb', cols: 80, rows: 24, cwd, env }));
     this.exited = new Promise((resolve) => this.pty.onExit(resolve));
     this.pty.onData((data) => {
       this.bytes += data.length;
@@ -55,14 +80,15 @@ class RawTerminal {
 
   kill() {
     killPty(this.pty);
+    this.release();
   }
 }
 
 const promptAtEnd = (prompt) => new RegExp(`${prompt.replace(/[$.*+?^(){}|[\]\\]/g, '\\$&')}$`);
 
-export async function roundTrip({ repl: name, iterations, warmup }) {
+export async function roundTrip({ repl: name, iterations, warmup, sandbox }) {
   const repl = REPLS[name];
-  const term = new RawTerminal(repl.file, repl.args);
+  const term = new RawTerminal(launch(repl.file, repl.args, policyFor(sandbox)));
   await term.waitFor(promptAtEnd(repl.prompt));
   const done = replyThenPrompt(repl);
   const samples = [];
@@ -76,13 +102,18 @@ export async function roundTrip({ repl: name, iterations, warmup }) {
   return { samples, wrong: 0 };
 }
 
-export async function shortExec({ iterations, warmup, gapMs = 0 }) {
+export async function shortExec({ iterations, warmup, gapMs = 0, sandbox }) {
+  const policy = policyFor(sandbox);
+  const args = ['-c', SHORT_COMMAND];
   const samples = [];
   let wrong = 0;
   for (let i = 0; i < warmup + iterations; i++) {
     await idle(gapMs);
+    // Under bwrap the command line is built before the clock starts (bubblewrap's own cost is the point); without,
+    // the environment is built inside the timed spawn as it always was.
+    const wrapped = policy && launch('/bin/bash', args, policy);
     const t0 = performance.now();
-    const term = new RawTerminal('/bin/bash', ['-c', SHORT_COMMAND]);
+    const term = new RawTerminal(wrapped ?? launch('/bin/bash', args));
     await term.exited;
     if (i >= warmup) samples.push(performance.now() - t0);
     if (!term.text.includes('hi')) wrong++;
@@ -95,7 +126,7 @@ export async function flood({ bytes }) {
   const rssBefore = process.memoryUsage.rss();
   const rss = sampleRss(20);
   const t0 = performance.now();
-  const term = new RawTerminal('/bin/bash', ['-c', floodCommand(bytes)], { collect: false });
+  const term = new RawTerminal(launch('/bin/bash', ['-c', floodCommand(bytes)]), { collect: false });
   await term.exited;
   const ms = performance.now() - t0;
   const peakRss = rss.stop();
@@ -109,7 +140,7 @@ export async function openMany({ count, repeat }) {
   for (let rep = 0; rep < repeat; rep++) {
     const t0 = performance.now();
     const terms = [];
-    for (let i = 0; i < count; i++) terms.push(new RawTerminal(REPLS.bash.file, REPLS.bash.args));
+    for (let i = 0; i < count; i++) terms.push(new RawTerminal(launch(REPLS.bash.file, REPLS.bash.args)));
     await Promise.all(terms.map((t) => t.waitFor(promptAtEnd(REPLS.bash.prompt))));
     samples.push(performance.now() - t0);
     for (const t of terms) t.kill();
@@ -124,7 +155,7 @@ export async function lagFlood({ sessions, bytes }) {
   const t0 = performance.now();
   const terms = Array.from(
     { length: sessions },
-    () => new RawTerminal('/bin/bash', ['-c', lagFloodCommand(bytes)], { collect: false }),
+    () => new RawTerminal(launch('/bin/bash', ['-c', lagFloodCommand(bytes)]), { collect: false }),
   );
   await Promise.all(terms.map((t) => t.exited));
   const ms = performance.now() - t0;

@@ -1,10 +1,10 @@
 /**
  * unified-exec through its public library API (dist/), as an agent's tool handler calls it. One module serves both
- * return rules; `returnOn` comes from the worker.
+ * return rules and the sandboxed manager; `returnOn` and `sandbox` come from the worker.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LocalExecutor, UnifiedExecManager } from '../../dist/index.js';
-import { shutdownManager, trackManager } from '../lib/cleanup.mjs';
+import { makeWorkspace, shutdownManager, trackManager } from '../lib/cleanup.mjs';
 import { idle } from '../lib/stats.mjs';
 import { sampleRss } from '../lib/proc.mjs';
 import { BASH, REPLS, SHORT_COMMAND, floodCommand, lagFloodCommand } from '../lib/workloads.mjs';
@@ -19,6 +19,12 @@ function yieldsFor(returnOn) {
 function newManager(returnOn, options = {}) {
   return trackManager(new UnifiedExecManager({ returnOn, defaultShell: '/bin/bash', ...options }));
 }
+
+/**
+ * Manager options for a sandbox mode: none for the default (danger-full-access); else that mode in a fresh workspace
+ * under /var/tmp, removed at cleanup. Approvals stay at their sandbox default (on-request), as under `mcp`.
+ */
+const sandboxOptions = (sandbox) => (sandbox ? { sandbox, cwd: makeWorkspace() } : {});
 
 /**
  * Runs `cmd` to its exit: exec_command with the longest yield, then empty polls if it is still going (a slow
@@ -37,10 +43,10 @@ async function runToExit(manager, cmd) {
 /** A line of output that is exactly `reply` (not the echoed input that contains it). */
 const replyLine = (reply) => new RegExp(`(^|\\n)${reply}\\r?\\n`);
 
-export async function roundTrip({ repl: name, iterations, warmup, returnOn }) {
+export async function roundTrip({ repl: name, iterations, warmup, returnOn, sandbox }) {
   const repl = REPLS[name];
   const yields = yieldsFor(returnOn);
-  const manager = newManager(returnOn);
+  const manager = newManager(returnOn, sandboxOptions(sandbox));
   const opened = await manager.execCommand({ cmd: repl.cmd, ...BASH, tty: true, yieldTimeMs: yields.exec });
   const samples = [];
   let wrong = 0;
@@ -60,8 +66,8 @@ export async function roundTrip({ repl: name, iterations, warmup, returnOn }) {
   return { samples, wrong, notWaiting };
 }
 
-export async function shortExec({ iterations, warmup, returnOn, tty, gapMs = 0 }) {
-  const manager = newManager(returnOn);
+export async function shortExec({ iterations, warmup, returnOn, tty, gapMs = 0, sandbox }) {
+  const manager = newManager(returnOn, sandboxOptions(sandbox));
   const samples = [];
   let wrong = 0;
   for (let i = 0; i < warmup + iterations; i++) {

@@ -15,6 +15,10 @@ const COLORS = {
   'ue-deadline-tty': '#ff7f0e',
   'ue-deadline-concurrent': '#ff7f0e',
   tmux: '#2ca02c',
+  'raw-bwrap': '#bcbd22',
+  'ue-sandboxed': '#d6616b',
+  'ue-sandboxed-tty': '#d6616b',
+  'ue-sandboxed-pipes': '#f2a7ad',
 };
 
 const LEGEND = [
@@ -24,6 +28,9 @@ const LEGEND = [
   ['ue-input-wait-sequential', 'unified-exec, sequential opens'],
   ['ue-deadline', 'unified-exec, deadline (Codex rule)'],
   ['tmux', 'tmux send-keys / capture-pane'],
+  ['raw-bwrap', 'raw node-pty + bwrap'],
+  ['ue-sandboxed', 'unified-exec sandboxed (workspace-write)'],
+  ['ue-sandboxed-pipes', 'sandboxed, tty: false'],
 ];
 
 /** The chart's groups: which number of which figure, and which way is better. */

@@ -1,16 +1,18 @@
 /**
  * Everything a bench worker starts is registered here and ended by its own handle: managers are shut down, raw
- * ptys are killed by process group (node-pty makes each child a session leader, so its pgid is its pid), and each
- * tmux server is stopped through its private socket. Nothing is killed by name.
+ * ptys are killed by process group (node-pty makes each child a session leader, so its pgid is its pid), each
+ * tmux server is stopped through its private socket, and the sandbox drivers' workspace folders are removed.
+ * Nothing is killed by name.
  */
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { killGroup } from './proc.mjs';
 
 const managers = new Set();
 const ptys = new Set();
 const tmuxSockets = new Set();
+const folders = new Set();
 
 export function trackManager(manager) {
   managers.add(manager);
@@ -48,6 +50,13 @@ export function killTmux(socket) {
   rmSync(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid()}`, socket), { force: true });
 }
 
+/** A fresh folder under /var/tmp (outside /tmp, itself a writable root of the sandbox), removed by cleanupAll. */
+export function makeWorkspace() {
+  const dir = mkdtempSync('/var/tmp/ue-bench-workspace-');
+  folders.add(dir);
+  return dir;
+}
+
 export async function shutdownManager(manager) {
   managers.delete(manager);
   await manager.shutdown();
@@ -58,6 +67,11 @@ export async function cleanupAll() {
   await Promise.allSettled([...managers].map(shutdownManager));
   for (const pty of [...ptys]) killPty(pty);
   for (const socket of [...tmuxSockets]) killTmux(socket);
+  // Last: a sandbox binds its workspace, so the folder goes once what ran in it has ended.
+  for (const dir of [...folders]) {
+    folders.delete(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** On SIGTERM/SIGINT (the runner's timeout, Ctrl-C): clean up, then leave. */

@@ -13,6 +13,12 @@ function formatNumber(value) {
 /** What else a row should say, figure by figure. */
 function notes(figureId, row) {
   const parts = [];
+  if (row.compared) {
+    const { ratio, difference, label } = row.compared;
+    parts.push(
+      `${formatNumber(ratio)}× ${label} (${difference >= 0 ? '+' : '−'}${fmt(Math.abs(difference), row.unit)})`,
+    );
+  }
   if (row.wrong) parts.push(`${row.wrong} wrong replies`);
   // The deadline rule never reports waiting_for_input; only say so for input-wait.
   if (row.notWaiting && !row.key.startsWith('ue-deadline'))

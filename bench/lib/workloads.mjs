@@ -40,5 +40,17 @@ export const lagFloodCommand = (bytes) => `yes | head -c ${bytes}`;
 /** The short command of the exec-latency figure. */
 export const SHORT_COMMAND = 'echo hi';
 
+/**
+ * The sandbox of the sandbox drivers: what `new UnifiedExecManager({ sandbox: 'workspace-write', cwd: workspace })`
+ * runs its sessions in (network off, no allowed domains, no extra writable roots), given to raw bwrap as is.
+ */
+export const sandboxPolicy = (workspace) => ({
+  mode: 'workspace-write',
+  network: 'off',
+  allowedDomains: [],
+  workspace,
+  writableRoots: [],
+});
+
 /** bash as the session shell, no login profile: measures the library, not the user's dotfiles. */
 export const BASH = { shell: '/bin/bash', login: false };
