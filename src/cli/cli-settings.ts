@@ -16,6 +16,19 @@ import { settingLeaves, type FlagMeta } from './setting-table.js';
 /** The CLI's own options, in tables of the same shape as the manager's settings (src/manager/settings.ts). */
 
 const meta = (m: FlagMeta) => m;
+/** A time in seconds above 0, its default given in milliseconds. */
+const seconds = (fallbackMs: number) =>
+  z
+    .number(expected('seconds above 0'))
+    .positive(expected('seconds above 0'))
+    .default(fallbackMs / 1000);
+/** A whole number above 0. */
+const count = (fallback: number) =>
+  z
+    .number(expected('a whole number above 0'))
+    .int(expected('a whole number above 0'))
+    .positive(expected('a whole number above 0'))
+    .default(fallback);
 
 /** `mcp` and `serve`: which tools the server offers. */
 const toolsSetting = z
@@ -91,54 +104,36 @@ export const serveSettingsSchema = z.strictObject({
         placeholder: 'NAME',
       }),
     ),
-  idleTimeoutS: z
-    .number(expected('seconds above 0'))
-    .positive(expected('seconds above 0'))
-    .default(DEFAULT_CLIENT_IDLE_TIMEOUT_MS / 1000)
-    .meta(
-      meta({
-        description:
-          'end a client session (and its processes) after this many seconds without a request or a call in flight',
-        flag: 'idle-timeout-s',
-        placeholder: 'SECONDS',
-      }),
-    ),
-  maxClients: z
-    .number(expected('a whole number above 0'))
-    .int(expected('a whole number above 0'))
-    .positive(expected('a whole number above 0'))
-    .default(DEFAULT_MAX_CLIENTS)
-    .meta(
-      meta({
-        description:
-          'MCP client sessions at once; at the cap a new one ends the least recently active idle one, or gets 503',
-        flag: 'max-clients',
-        placeholder: 'N',
-      }),
-    ),
-  maxConnections: z
-    .number(expected('a whole number above 0'))
-    .int(expected('a whole number above 0'))
-    .positive(expected('a whole number above 0'))
-    .default(DEFAULT_MAX_CONNECTIONS)
-    .meta(
-      meta({
-        description: 'open TCP connections at once; more are closed as soon as they are accepted',
-        flag: 'max-connections',
-        placeholder: 'N',
-      }),
-    ),
-  headersTimeoutS: z
-    .number(expected('seconds above 0'))
-    .positive(expected('seconds above 0'))
-    .default(DEFAULT_HEADERS_TIMEOUT_MS / 1000)
-    .meta(
-      meta({
-        description: "close a connection that has not sent a request's headers within this many seconds (slowloris)",
-        flag: 'headers-timeout-s',
-        placeholder: 'SECONDS',
-      }),
-    ),
+  idleTimeoutS: seconds(DEFAULT_CLIENT_IDLE_TIMEOUT_MS).meta(
+    meta({
+      description:
+        'end a client session (and its processes) after this many seconds without a request or a call in flight',
+      flag: 'idle-timeout-s',
+      placeholder: 'SECONDS',
+    }),
+  ),
+  maxClients: count(DEFAULT_MAX_CLIENTS).meta(
+    meta({
+      description:
+        'MCP client sessions at once; at the cap a new one ends the least recently active idle one, or gets 503',
+      flag: 'max-clients',
+      placeholder: 'N',
+    }),
+  ),
+  maxConnections: count(DEFAULT_MAX_CONNECTIONS).meta(
+    meta({
+      description: 'open TCP connections at once; more are closed as soon as they are accepted',
+      flag: 'max-connections',
+      placeholder: 'N',
+    }),
+  ),
+  headersTimeoutS: seconds(DEFAULT_HEADERS_TIMEOUT_MS).meta(
+    meta({
+      description: "close a connection that has not sent a request's headers within this many seconds (slowloris)",
+      flag: 'headers-timeout-s',
+      placeholder: 'SECONDS',
+    }),
+  ),
 });
 export type ServeSettings = z.output<typeof serveSettingsSchema>;
 

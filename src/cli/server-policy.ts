@@ -1,3 +1,4 @@
+import { approvalPolicyOf, resolveSettings, sandboxPolicyOf } from '../manager/settings.js';
 import type { ManagerOptions } from '../manager/types.js';
 import { SANDBOX_HELP, probeSandbox } from '../sandbox/launcher.js';
 import { describePolicy } from '../sandbox/policy.js';
@@ -25,16 +26,12 @@ export function sandboxProblem(options: ManagerOptions): string | undefined {
 
 /** One line for the log and the start banner: the sandbox and approval policy in force. */
 export function policyLine(options: ManagerOptions): string {
-  const sandbox = describePolicy({
-    mode: options.sandbox ?? 'danger-full-access',
-    network: options.network ?? 'off',
-    allowedDomains: options.allowedDomains ?? [],
-    workspace: options.cwd ?? process.cwd(),
-    writableRoots: options.writableRoots ?? [],
-  });
+  const settings = resolveSettings(options);
+  const policy = sandboxPolicyOf(settings);
+  const sandbox = policy ? describePolicy(policy) : 'danger-full-access (no sandbox)';
   const where =
-    options.sandbox === 'workspace-write'
-      ? ` (writable: ${options.cwd ?? process.cwd()}, /tmp${(options.writableRoots ?? []).map((r) => `, ${r}`).join('')})`
+    policy?.mode === 'workspace-write'
+      ? ` (writable: ${[policy.workspace, '/tmp', ...policy.writableRoots].join(', ')})`
       : '';
-  return `Sandbox: ${sandbox}${where}; approvals: ${options.approvalPolicy ?? 'none'}.`;
+  return `Sandbox: ${sandbox}${where}; approvals: ${approvalPolicyOf(settings) ?? 'none'}.`;
 }

@@ -18,3 +18,6 @@ export const DEFAULT_MAX_TOTAL_BUFFERED_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_WRITE_BYTES = 1024 * 1024;
 /** A terminal in canonical mode keeps at most this many bytes of one input line (Linux N_TTY). */
 export const CANONICAL_LINE_MAX_BYTES = 4095;
+
+/** The most `onOutput` deltas one call sends (Codex's MAX_EXEC_OUTPUT_DELTAS_PER_CALL); the reply has the rest. */
+export const MAX_OUTPUT_DELTAS = 10_000;

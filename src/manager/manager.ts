@@ -5,12 +5,13 @@ import { truncateForModel } from '../buffer/truncate.js';
 import { InputWaitPolicy } from '../input-wait/policy.js';
 import { deadlinePolicy, type EarlyReturn, type ReturnPolicy, type WatchContext } from '../input-wait/return-policy.js';
 import { detectDenial } from '../sandbox/denial.js';
-import { isSandboxed, type SandboxPolicy } from '../sandbox/policy.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 import { buildEnv } from '../spawn/env.js';
 import { LocalExecutor } from '../spawn/local-executor.js';
-import { findExecutable, resolveWorkdir } from '../spawn/resolve.js';
+import { resolveWorkdir } from '../spawn/resolve.js';
+import { findExecutable } from '../util/executable.js';
 import type { Disposable, ExecProcess, Executor } from '../spawn/types.js';
-import { SESSION_WARNING_THRESHOLD } from './constants.js';
+import { MAX_OUTPUT_DELTAS, SESSION_WARNING_THRESHOLD } from './constants.js';
 import { limitExceeded, shutDown, spawnFailed, stdinClosed } from './errors.js';
 import { CommandGate, retriedNote } from './gate.js';
 import { ExecSession } from './exec-session.js';
@@ -29,18 +30,14 @@ import {
   type ExecCommandRequest,
   type WriteStdinRequest,
 } from './requests.js';
-import { resolveSettings, type ResolvedSettings } from './settings.js';
+import { approvalPolicyOf, resolveSettings, sandboxPolicyOf, type ResolvedSettings } from './settings.js';
 import type { SessionBudget } from './budget.js';
 import { SessionStore } from './store.js';
 import { clampPollTime, clampYieldTime } from './timing.js';
 import type { CallOptions, ExecResponse, ManagerOptions, SessionInfo } from './types.js';
-import { resolve as resolvePath } from 'node:path';
 
 /** Exit code reported for a session whose tree was ended but whose exit status never came: as if SIGKILLed. */
 const UNKNOWN_EXIT_CODE = 128 + 9;
-
-/** The most `onOutput` deltas one call sends (Codex's MAX_EXEC_OUTPUT_DELTAS_PER_CALL); the reply has the rest. */
-export const MAX_OUTPUT_DELTAS = 10_000;
 
 /** What one call asks of the wait-and-answer step. */
 interface Collect {
@@ -93,20 +90,7 @@ export class UnifiedExecManager {
   constructor(options: ManagerOptions = {}) {
     const { executor, idGenerator, clock, returnPolicy, budget, onApproval, ...settings } = options ?? {};
     this.settings = resolveSettings(settings);
-    const policy: SandboxPolicy = {
-      mode: this.settings.sandbox,
-      network: this.settings.network,
-      allowedDomains: this.settings.allowedDomains,
-      workspace: resolvePath(this.settings.cwd),
-      writableRoots: this.settings.writableRoots.map((root) => resolvePath(this.settings.cwd, root)),
-    };
-    const sandbox = isSandboxed(policy) ? policy : undefined;
-    // Under a sandbox, a model may ask to leave it: somebody must say yes, so approvals default to on-request.
-    this.gate = new CommandGate(
-      sandbox,
-      this.settings.approvalPolicy ?? (sandbox ? 'on-request' : undefined),
-      onApproval,
-    );
+    this.gate = new CommandGate(sandboxPolicyOf(this.settings), approvalPolicyOf(this.settings), onApproval);
     this.executor = executor ?? new LocalExecutor();
     this.clock = clock ?? Date.now;
     this.store = new SessionStore({ nextId: idGenerator ?? randomSessionId });

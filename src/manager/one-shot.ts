@@ -6,7 +6,8 @@ import { SandboxLauncher } from '../sandbox/launcher.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { buildEnv, type EnvPolicy } from '../spawn/env.js';
 import { toExitInfo } from '../spawn/exit-info.js';
-import { findExecutable, resolveWorkdir } from '../spawn/resolve.js';
+import { resolveWorkdir } from '../spawn/resolve.js';
+import { findExecutable } from '../util/executable.js';
 import { waitAtMost } from '../util/delay.js';
 import { invalidArgument, spawnFailed } from './errors.js';
 

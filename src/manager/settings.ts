@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { OUTPUT_MAX_BYTES } from '../buffer/head-tail-buffer.js';
 import {
@@ -8,9 +9,9 @@ import {
   DEFAULT_MAX_WRITE_BYTES,
 } from './constants.js';
 import { describeIssue, expected, invalidArgument } from './errors.js';
-import { APPROVAL_POLICIES } from '../approval/policy.js';
+import { APPROVAL_POLICIES, type ApprovalPolicy } from '../approval/policy.js';
 import { validateDomainPattern } from '../sandbox/domain-match.js';
-import { NETWORK_MODES, SANDBOX_MODES } from '../sandbox/policy.js';
+import { NETWORK_MODES, SANDBOX_MODES, isSandboxed, type SandboxPolicy } from '../sandbox/policy.js';
 
 /**
  * What each setting says about itself, beside its zod type and default: every surface (the library's
@@ -242,4 +243,24 @@ export function resolveSettings(settings: unknown): ResolvedSettings {
   throw invalidArgument(
     `Invalid manager settings: ${result.error.issues.map((issue) => describeIssue(issue, 'setting')).join('; ')}`,
   );
+}
+
+/** The sandbox the settings describe, its paths resolved against `cwd`; undefined under danger-full-access. */
+export function sandboxPolicyOf(settings: ResolvedSettings): SandboxPolicy | undefined {
+  const policy: SandboxPolicy = {
+    mode: settings.sandbox,
+    network: settings.network,
+    allowedDomains: settings.allowedDomains,
+    workspace: resolve(settings.cwd),
+    writableRoots: settings.writableRoots.map((root) => resolve(settings.cwd, root)),
+  };
+  return isSandboxed(policy) ? policy : undefined;
+}
+
+/**
+ * The approval policy in force: the one given, else on-request under a sandbox (a model may ask to leave it, and
+ * somebody must say yes), else none (approvals off).
+ */
+export function approvalPolicyOf(settings: ResolvedSettings): ApprovalPolicy | undefined {
+  return settings.approvalPolicy ?? (sandboxPolicyOf(settings) ? 'on-request' : undefined);
 }

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findExecutable } from '../util/executable.js';
 import { MaskRegistry } from './mask-registry.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
 import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
@@ -53,18 +54,10 @@ export function probeSandbox(pathVar = process.env.PATH): { ok: true; bwrap: str
   return { ok: false, reason: `bubblewrap cannot create namespaces here (${detail})` };
 }
 
+/** The bwrap in PATH, by its real path (as /proc/<pid>/exe names it). */
 function findBwrap(pathVar: string | undefined): string | undefined {
-  for (const dir of (pathVar ?? '').split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, 'bwrap');
-    try {
-      if (!statSync(candidate).isFile()) continue;
-      accessSync(candidate, constants.X_OK);
-      return realpathSync(candidate); // as /proc/<pid>/exe names it
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
+  const found = findExecutable('bwrap', pathVar);
+  return found === undefined ? undefined : realpathSync(found);
 }
 
 const realPath = (path: string) => {
@@ -95,6 +88,7 @@ export class SandboxLauncher {
   private readonly masks = new MaskRegistry();
   /** Allowlist proxies by their sorted domains, started once and kept while this process runs. */
   private readonly proxies = new Map<string, Promise<DomainProxy>>();
+  /** The proxies ready() has seen running, for wrap(), which cannot wait. */
   private readonly started = new Map<string, DomainProxy>();
   private proxyDir: string | undefined;
 
@@ -120,10 +114,7 @@ export class SandboxLauncher {
       const socketPath = join(this.proxyDir, `proxy-${this.proxies.size}.sock`);
       const starting = DomainProxy.start({ allowedDomains: policy.allowedDomains, socketPath });
       this.proxies.set(key, starting);
-      starting.then(
-        (proxy) => this.started.set(key, proxy),
-        () => this.proxies.delete(key),
-      );
+      starting.catch(() => this.proxies.delete(key)); // the next ready() tries again
     }
     this.started.set(key, await this.proxies.get(key)!);
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { exec } from '../../src/index.js';
-import { MAX_OUTPUT_DELTAS } from '../../src/manager/manager.js';
+import { MAX_OUTPUT_DELTAS } from '../../src/manager/constants.js';
 import { FakeExecutor } from '../helpers/fake-executor.js';
 import { BASH, useManagers } from '../helpers/manager.js';
 

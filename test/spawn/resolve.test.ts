@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findExecutable, resolveWorkdir } from '../../src/spawn/resolve.js';
+import { resolveWorkdir } from '../../src/spawn/resolve.js';
+import { findExecutable } from '../../src/util/executable.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ue-resolve-'));
 const plainFile = join(dir, 'not-executable');
