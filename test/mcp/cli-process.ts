@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 export const CLI = join(ROOT, 'dist/cli/index.js');
@@ -138,4 +139,18 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A stdio transport that starts `unified-exec mcp ARGS` for an SDK client, stderr piped. */
+export function mcpTransport(
+  args: string[] = [],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): StdioClientTransport {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', ...args],
+    cwd: options.cwd ?? ROOT,
+    env: cleanEnv(options.env) as Record<string, string>,
+    stderr: 'pipe',
+  });
 }

@@ -5,7 +5,6 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { managerSettingsSchema, type SettingMeta } from '../../src/manager/settings.js';
 import type { ExecResult, SessionListResult } from '../../src/tools/output-schemas.js';
@@ -20,7 +19,7 @@ import {
   type CallResult,
   type ProcessIdentity,
 } from '../reliability/harness.js';
-import { CLI, ROOT, cleanEnv } from './cli-process.js';
+import { mcpTransport } from './cli-process.js';
 
 /** A poll asks for 20 s; answering within this after its session ended is "at once" on a busy 2-core machine. */
 const ANSWER_BOUND_MS = 2_000;
@@ -56,13 +55,7 @@ afterEach(async () => {
 });
 
 async function startMcp(args: string[] = []): Promise<McpServer> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp', ...args],
-    cwd: ROOT,
-    env: cleanEnv() as Record<string, string>,
-    stderr: 'pipe',
-  });
+  const transport = mcpTransport(args);
   const client = new Client({ name: 'lifecycle-races', version: '1.0.0' });
   await client.connect(transport);
   if (transport.pid === null) throw new Error('the server has no pid');

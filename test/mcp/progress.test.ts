@@ -1,5 +1,4 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -7,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { ALL_TOOL_NAMES } from '../../src/tools/definitions.js';
 import { useManagers } from '../helpers/manager.js';
-import { CLI, ROOT, cleanEnv, killLeftoverServes, startServe, unsandboxed } from './cli-process.js';
+import { killLeftoverServes, mcpTransport, startServe, unsandboxed } from './cli-process.js';
 import { structuredOf } from './client-scenarios.js';
 import { TOKEN_ENV, connectHttp } from './http-client.js';
 
@@ -41,13 +40,7 @@ describe('progress notifications over stdio, from the CLI', () => {
   const errors: Error[] = [];
 
   beforeAll(async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'mcp', ...unsandboxed([])],
-      cwd: ROOT,
-      env: cleanEnv() as Record<string, string>,
-      stderr: 'pipe',
-    });
+    const transport = mcpTransport(unsandboxed([]));
     client = new Client({ name: 'progress-test', version: '1.0.0' });
     client.onerror = (error) => errors.push(error);
     await client.connect(transport);

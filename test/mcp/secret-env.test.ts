@@ -1,8 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { structuredOf } from './client-scenarios.js';
-import { CLI, ROOT, cleanEnv } from './cli-process.js';
+import { mcpTransport } from './cli-process.js';
 
 // Secrets that the first name rule (KEY, SECRET, TOKEN, PASSWORD) let through, with values that say
 // where they came from should one show up.
@@ -27,13 +26,7 @@ describe('the MCP stdio server started with secrets in its environment', () => {
   let client: Client;
 
   beforeAll(async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'mcp'],
-      cwd: ROOT,
-      env: cleanEnv({ ...SECRETS, ...KEPT }) as Record<string, string>,
-      stderr: 'pipe',
-    });
+    const transport = mcpTransport([], { env: { ...SECRETS, ...KEPT } });
     client = new Client({ name: 'secret-env', version: '1.0.0' });
     await client.connect(transport);
   });

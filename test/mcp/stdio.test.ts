@@ -1,17 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CLI, ROOT, cleanEnv, isAlive, unsandboxed } from './cli-process.js';
+import { isAlive, mcpTransport, unsandboxed } from './cli-process.js';
 import { defineClientScenarios, structuredOf } from './client-scenarios.js';
 
 async function connect(): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp', ...unsandboxed([])],
-    cwd: ROOT,
-    env: cleanEnv() as Record<string, string>,
-    stderr: 'pipe',
-  });
+  const transport = mcpTransport(unsandboxed([]));
   const client = new Client({ name: 'stdio-test', version: '1.0.0' });
   await client.connect(transport);
   return { client, transport };

@@ -1,9 +1,8 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CLI, cleanEnv } from '../mcp/cli-process.js';
+import { mcpTransport } from '../mcp/cli-process.js';
 import {
   childrenOf,
   commandLineOf,
@@ -20,13 +19,7 @@ type Answer = (request: ElicitRequest) => ElicitResult;
 
 /** `unified-exec mcp` with its defaults (workspace-write, on-request) in `cwd`, and an SDK client. */
 async function connect(cwd: string, answer?: Answer, args: string[] = []) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp', ...args],
-    cwd,
-    env: cleanEnv() as Record<string, string>,
-    stderr: 'pipe',
-  });
+  const transport = mcpTransport(args, { cwd });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client(
