@@ -1,4 +1,7 @@
-/** Environment building: a pure function of the policy and the parent environment. */
+/** Environment building (a pure function of the policy and the parent environment), and finding a program on it. */
+
+import { resolve } from 'node:path';
+import { findExecutable } from '../util/executable.js';
 
 /** Set on every session so programs behave for a reader that is a model, not a person (compat part first). */
 export const SESSION_ENV: Readonly<Record<string, string>> = {
@@ -72,10 +75,19 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${body}$`, 'i');
 }
 
-/** parent → inherited subset → minus secrets/excluded → includeOnly → + SESSION_ENV → + set. */
+export interface BuildEnvOptions {
+  /**
+   * Add SESSION_ENV (default true). The exec-server passes false: a Codex client sends those variables itself in
+   * `env`, and a policy's result must be the server's environment filtered, nothing more.
+   */
+  sessionEnv?: boolean;
+}
+
+/** parent → inherited subset → minus secrets/excluded → includeOnly → + SESSION_ENV (unless told not to) → + set. */
 export function buildEnv(
   policy: EnvPolicy = {},
   parent: Readonly<Record<string, string | undefined>> = process.env,
+  options: BuildEnvOptions = {},
 ): Record<string, string> {
   const inherit = policy.inherit ?? 'all';
   const exclude = (policy.exclude ?? []).map(globToRegExp);
@@ -89,5 +101,23 @@ export function buildEnv(
     if (includeOnly && !includeOnly.some((re) => re.test(name))) continue;
     env[name] = value;
   }
-  return { ...env, ...SESSION_ENV, ...policy.set };
+  return { ...env, ...(options.sessionEnv === false ? {} : SESSION_ENV), ...policy.set };
+}
+
+/** What execvp searches when the environment has no PATH (glibc's confstr(_CS_PATH)). */
+export const DEFAULT_EXEC_PATH = '/bin:/usr/bin';
+
+/**
+ * The file that argv[0] names for a program started in `cwd` with `env`: with a slash, that path (relative to `cwd`);
+ * else searched on env.PATH (execvp's default when unset), not on this process's PATH. Throws an ENOENT error when
+ * there is none, so a missing program fails the spawn instead of giving a child that prints "execvp failed".
+ */
+export function resolveProgram(file: string, env: Readonly<Record<string, string>>, cwd: string): string {
+  if (file.includes('/')) {
+    if (findExecutable(resolve(cwd, file), undefined) !== undefined) return file;
+  } else {
+    const found = findExecutable(file, env.PATH ?? DEFAULT_EXEC_PATH);
+    if (found !== undefined) return found;
+  }
+  throw Object.assign(new Error(`could not start ${file}: no such executable`), { code: 'ENOENT' });
 }

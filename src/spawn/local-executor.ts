@@ -33,11 +33,12 @@ export class LocalExecutor implements Executor {
 
   spawn(options: SpawnOptions): ExecProcess {
     if (options.sandbox === undefined) return this.start(options);
-    const sandboxed = this.launcher.wrap(options.sandbox, options);
+    const inner = insideSandbox(options);
+    const sandboxed = this.launcher.wrap(options.sandbox, inner);
     let proc: ExecProcess;
     try {
       proc = this.start({
-        ...options,
+        ...inner,
         argv: sandboxed.argv,
         env: sandboxed.env,
         supervisorDepth: sandboxed.supervisorDepth,
@@ -54,4 +55,14 @@ export class LocalExecutor implements Executor {
   private start(options: SpawnOptions): ExecProcess {
     return options.tty ? new PtyProcess(options, this.lifetime) : new PipeProcess(options, this.lifetime);
   }
+}
+
+/**
+ * What the sandbox runs: argv[0] is the program's name inside it, not bubblewrap's; bash's `exec -a` gives it there
+ * (the same process, so it stays the sandbox's child).
+ */
+function insideSandbox(options: SpawnOptions): SpawnOptions {
+  const { arg0, ...rest } = options;
+  if (arg0 === undefined || arg0 === options.argv[0]) return rest;
+  return { ...rest, argv: ['/bin/bash', '-c', 'exec -a "$0" "$@"', arg0, ...options.argv] };
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { resolveProgram } from './env.js';
 import { toExitInfo } from './exit-info.js';
 import { waitAtMost } from '../util/delay.js';
 import { Listeners } from '../util/listeners.js';
@@ -12,7 +13,13 @@ import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions } f
  */
 const TRAILING_OUTPUT_MS = 50;
 
-/** One program on pipes: stdin is /dev/null, stdout and stderr interleaved in arrival order, own session. */
+/** Which pipe a chunk came from. */
+export type PipeStream = 'stdout' | 'stderr';
+
+/**
+ * One program on pipes: stdout and stderr interleaved in arrival order (onData) or told apart (onStreamData), stdin
+ * /dev/null unless `pipeStdin`, its own session.
+ */
 export class PipeProcess implements ExecProcess {
   readonly pid: number;
   readonly tty = false;
@@ -21,12 +28,15 @@ export class PipeProcess implements ExecProcess {
   exitInfo: ExitInfo | undefined;
   private readonly child: ChildProcess;
   private readonly dataListeners = new Listeners<Buffer>();
+  private readonly streamListeners = new Listeners<{ chunk: Buffer; stream: PipeStream }>();
   private readonly exitListeners = new Listeners<ExitInfo>();
   private openStreams = 2;
   private bytesSeen = 0;
   private streamsEnded: (() => void) | undefined;
   private terminated: Promise<void> | undefined;
   private readonly exited: Promise<void>;
+  /** Resolves once stdout and stderr have both reached end-of-file (or were destroyed by terminate). */
+  readonly outputDone: Promise<void>;
 
   constructor(
     options: SpawnOptions,
@@ -34,12 +44,15 @@ export class PipeProcess implements ExecProcess {
   ) {
     const [file, ...args] = options.argv;
     if (file === undefined) throw new Error('argv is empty');
+    // Looked up on the child's PATH, not ours; argv0 is what the program sees as its name.
+    const program = resolveProgram(file, options.env, options.cwd);
     // detached: setsid(), so the whole tree is one session we can find and kill.
-    this.child = spawn(file, args, {
+    this.child = spawn(program, args, {
       cwd: options.cwd,
       env: { ...options.env, [PROCESS_TAG_VAR]: this.tag },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.pipeStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       detached: true,
+      ...(options.arg0 !== undefined ? { argv0: options.arg0 } : {}),
     });
     if (this.child.pid === undefined) {
       // spawn reports ENOENT and friends asynchronously; swallow that event, the caller gets a thrown error now.
@@ -49,10 +62,17 @@ export class PipeProcess implements ExecProcess {
     this.pid = this.child.pid;
     lifetime?.started(this.pid, this.tag);
     const streamsDone = new Promise<void>((resolve) => (this.streamsEnded = resolve));
-    for (const stream of [this.child.stdout, this.child.stderr]) {
+    this.outputDone = streamsDone;
+    // A program that exits without reading its stdin makes our next write fail with EPIPE: a rejected write, no crash.
+    this.child.stdin?.on('error', () => undefined);
+    for (const [name, stream] of [
+      ['stdout', this.child.stdout],
+      ['stderr', this.child.stderr],
+    ] as const) {
       stream?.on('data', (chunk: Buffer) => {
         this.bytesSeen += chunk.length;
         this.dataListeners.emit(chunk);
+        this.streamListeners.emit({ chunk, stream: name });
       });
       stream?.once('close', () => {
         if (--this.openStreams === 0) this.streamsEnded?.();
@@ -91,12 +111,26 @@ export class PipeProcess implements ExecProcess {
     return this.dataListeners.add(listener);
   }
 
+  /** Like onData, with the pipe each chunk came from. */
+  onStreamData(listener: (chunk: Buffer, stream: PipeStream) => void): Disposable {
+    return this.streamListeners.add(({ chunk, stream }) => listener(chunk, stream));
+  }
+
   onExit(listener: (info: ExitInfo) => void): Disposable {
     return this.exitListeners.add(listener);
   }
 
-  write(_data: string | Uint8Array): Promise<void> {
-    return Promise.reject(new Error('stdin is closed for this session'));
+  /** Rejects unless started with `pipeStdin`; resolves once the bytes are in the pipe (the program may not read). */
+  write(data: string | Uint8Array): Promise<void> {
+    const stdin = this.child.stdin;
+    if (!stdin) return Promise.reject(new Error('stdin is closed for this session'));
+    if (this.exitInfo !== undefined || !stdin.writable) return Promise.reject(new Error('process has exited'));
+    return new Promise((resolve, reject) => stdin.write(data, (error) => (error ? reject(error) : resolve())));
+  }
+
+  /** Input written but not yet taken by the pipe. */
+  get pendingInputBytes(): number {
+    return this.child.stdin?.writableLength ?? 0;
   }
 
   resize(_cols: number, _rows: number): void {
@@ -107,6 +141,7 @@ export class PipeProcess implements ExecProcess {
     this.terminated ??= (async () => {
       await killSessionTree(this.pid, { first: ['SIGTERM'], tag: this.tag });
       await waitAtMost(this.exited, 1000);
+      this.child.stdin?.destroy();
       this.child.stdout?.destroy();
       this.child.stderr?.destroy();
       this.lifetime?.ended(this.pid);

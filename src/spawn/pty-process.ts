@@ -2,6 +2,7 @@ import { closeSync, constants as fsConstants, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import tty from 'node:tty';
+import { DEFAULT_EXEC_PATH, resolveProgram } from './env.js';
 import { toExitInfo } from './exit-info.js';
 import { FdWriter } from './fd-writer.js';
 import { waitAtMost } from '../util/delay.js';
@@ -42,6 +43,17 @@ export const DEFAULT_ROWS = 24;
 /** How long to wait for the drain marker before giving up (output flow stopped by ^S, a wedged terminal). */
 const DRAIN_TIMEOUT_MS = 2000;
 
+/**
+ * node-pty's fork passes the file it executes as argv[0] (execvp(file, [file, ...args]), searching the PATH of the
+ * child's environment). For another argv[0], bash's `exec -a` replaces itself with the program under that name: the
+ * same process, so it stays the session leader.
+ */
+function withArg0(program: string, args: readonly string[], options: SpawnOptions): { file: string; args: string[] } {
+  if (options.arg0 === undefined || options.arg0 === options.argv[0]) return { file: program, args: [...args] };
+  const bash = resolveProgram('bash', { PATH: options.env.PATH ?? DEFAULT_EXEC_PATH }, options.cwd);
+  return { file: bash, args: ['-c', 'exec -a "$0" "$@"', options.arg0, program, ...args] };
+}
+
 /** One program in a pseudo-terminal: session leader, stdout and stderr merged, stdin open. */
 export class PtyProcess implements ExecProcess {
   readonly pid: number;
@@ -71,8 +83,9 @@ export class PtyProcess implements ExecProcess {
     options: SpawnOptions,
     private readonly lifetime?: LifetimeHooks,
   ) {
-    const [file, ...args] = options.argv;
-    if (file === undefined) throw new Error('argv is empty');
+    const [name, ...rest] = options.argv;
+    if (name === undefined) throw new Error('argv is empty');
+    const { file, args } = withArg0(resolveProgram(name, options.env, options.cwd), rest, options);
     const env = Object.entries({ ...options.env, [PROCESS_TAG_VAR]: this.tag }).map(([k, v]) => `${k}=${v}`);
     this.exitSeenPromise = new Promise((resolve) => (this.exitSeen = resolve));
     const term = native.fork(

@@ -2,6 +2,7 @@
 
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import type { Disposable } from '../util/listeners.js';
+import type { EnvPolicy } from './env.js';
 
 export type { Disposable };
 
@@ -11,13 +12,32 @@ export interface ExitInfo {
   exitCode: number;
   /** Signal name (e.g. `SIGKILL`) when the process was killed by one. */
   signal?: string;
+  /**
+   * Set when the program's own exit status never came because its executor went away (an exec-server that stayed
+   * unreachable, a container that was removed): why, in a sentence for the model. exitCode is then 128 + 9.
+   */
+  lost?: string;
 }
 
 export interface SpawnOptions {
   /** argv[0] is the program; it is looked up in PATH when it has no slash. */
   argv: readonly string[];
+  /**
+   * The working directory. A local executor gets an absolute, checked path; an executor elsewhere (`local` false)
+   * may get a relative path or '' (its own default), which it resolves against its own working directory.
+   */
   cwd: string;
+  /** The complete environment of the program, built here from `envPolicy`. */
   env: Readonly<Record<string, string>>;
+  /**
+   * The policy `env` was built from. An executor elsewhere builds the environment from its own (the remote
+   * machine's, the container's) with this policy instead of sending this machine's.
+   */
+  envPolicy?: EnvPolicy;
+  /** Pipes only: keep stdin open for `write` (default false: /dev/null). */
+  pipeStdin?: boolean;
+  /** What the program sees as its argv[0]; argv[0] is still what is executed. */
+  arg0?: string;
   /** true: pseudo-terminal (stdin open, stdout+stderr merged); false: pipes with stdin at /dev/null. */
   tty: boolean;
   cols?: number;
@@ -43,11 +63,29 @@ export interface TerminalHandle {
   readonly supervisorDepth?: number;
 }
 
+/** What input-wait has to go on for a program whose terminal cannot be read here: its executor's own reports. */
+export interface ReportedInputWait {
+  /** Taken right before input is written; `watch` after that write only counts reports made after it. */
+  mark(): unknown;
+  /**
+   * Resolves once the executor reports the program waiting for input, every byte it printed before having been
+   * delivered to onData; for a `poll` a report still current counts. Resolves undefined when `signal` aborts.
+   */
+  watch(context: {
+    signal: AbortSignal;
+    trigger: 'start' | 'input' | 'poll';
+    mark?: unknown;
+  }): Promise<{ secretPrompt?: boolean } | undefined>;
+}
+
 export interface ExecProcess {
-  readonly pid: number;
+  /** The session leader's pid on this machine; undefined when it runs elsewhere (an exec-server, a container). */
+  readonly pid: number | undefined;
   readonly tty: boolean;
   /** Present for pseudo-terminal processes on a local executor. */
   readonly terminal?: TerminalHandle;
+  /** Present where the executor reports input-wait itself (a unified-exec exec-server). */
+  readonly reportedInputWait?: ReportedInputWait;
   /** Set once the process has exited and every byte it wrote before exiting has been delivered to onData. */
   readonly exitInfo: ExitInfo | undefined;
   /** Output bytes in arrival order. A chunk may arrive after exit (a grandchild still holding the terminal). */
@@ -74,8 +112,22 @@ export interface LifetimeHooks {
 }
 
 export interface Executor {
-  /** Throws (synchronously) when the process cannot be started at all. */
-  spawn(options: SpawnOptions): ExecProcess;
+  /**
+   * Throws (or rejects) when the process cannot be started at all. An executor that answers asynchronously must
+   * keep output that arrives before the first onData listener and hand it to that listener.
+   */
+  spawn(options: SpawnOptions): ExecProcess | Promise<ExecProcess>;
   /** Gets ready to spawn with these options (e.g. starts the sandbox's allowlist proxy); awaited before `spawn`. */
   prepare?(options: SpawnOptions): Promise<void>;
+  /**
+   * Whether programs run on this machine (default true): only then does the manager check the shell and the
+   * working directory itself, and build the environment here.
+   */
+  readonly local?: boolean;
+  /** Where programs run, for people and models: `local`, `ws://10.0.0.2:8700`, `docker://web-1`. */
+  readonly location?: string;
+  /** How the sandbox policy is enforced: `bubblewrap` here or on an exec-server, `container` when it is the box. */
+  readonly isolation?: 'bubblewrap' | 'exec-server' | 'container';
+  /** Ends what the executor holds (connections, containers it made); its processes end with it. */
+  close?(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CORE_ENV_NAMES, SESSION_ENV, buildEnv, isSecret } from '../../src/spawn/env.js';
+import { CORE_ENV_NAMES, SESSION_ENV, buildEnv, isSecret, resolveProgram } from '../../src/spawn/env.js';
 
 const parent = {
   HOME: '/home/me',
@@ -172,5 +172,23 @@ describe('buildEnv', () => {
 
   it('reads process.env when no parent is given', () => {
     expect(buildEnv().PATH).toBe(process.env.PATH);
+  });
+});
+
+describe('buildEnv without session variables', () => {
+  it('gives the filtered parent and set only (the exec-server envPolicy)', () => {
+    const env = buildEnv({ inherit: 'core', set: { A: '1' } }, parent, { sessionEnv: false });
+    expect(env).toEqual({ HOME: '/home/me', PATH: '/usr/bin:/bin', USER: 'me', A: '1' });
+  });
+});
+
+describe('resolveProgram', () => {
+  it("searches the environment's PATH, falls back to execvp's default, and takes paths relative to cwd", () => {
+    expect(resolveProgram('sh', { PATH: '/nonexistent:/bin' }, '/')).toBe('/bin/sh');
+    expect(resolveProgram('sh', {}, '/')).toBe('/bin/sh');
+    expect(resolveProgram('./sh', {}, '/bin')).toBe('./sh');
+    expect(() => resolveProgram('sh', { PATH: '/nonexistent' }, '/')).toThrow(
+      expect.objectContaining({ code: 'ENOENT' }),
+    );
   });
 });
