@@ -5,7 +5,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 // util: tiny helpers; buffer: output data structures; linux: /proc, process trees, tags, kill; spawn: one running
-// program (PTY, pipes, env); input-wait: is it waiting for input; manager: exec sessions; tools, mcp, cli: surfaces.
+// program (PTY, pipes, env); input-wait: is it waiting for input; exec-server: the Codex exec-server protocol and
+// our server of it; executors: where else programs run (exec-servers, containers); manager: exec sessions; tools,
+// mcp, cli: surfaces.
 const ORDER = [
   'util',
   'buffer',
@@ -13,6 +15,8 @@ const ORDER = [
   'sandbox',
   'spawn',
   'input-wait',
+  'exec-server',
+  'executors',
   'approval',
   'manager',
   'tools',

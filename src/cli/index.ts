@@ -67,6 +67,18 @@ async function main(argv: string[]): Promise<void> {
       const { runOnce } = await import('./run-command.js');
       return exit(await runOnce({ ...command, managerOptions }));
     }
+    case 'exec-server': {
+      const { resolveExecServerToken, runExecServer } = await import('./exec-server-command.js');
+      let token: string | undefined;
+      try {
+        token = resolveExecServerToken(command.listen, command.tokenFile, process.env);
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+        process.stderr.write(`unified-exec: ${error.message}\n`);
+        return exit(2);
+      }
+      return runExecServer({ listen: command.listen, token, version });
+    }
   }
 }
 

@@ -9,6 +9,7 @@ import {
   type RunSettings,
   type ServeSettings,
 } from './cli-settings.js';
+import { DEFAULT_LISTEN, parseListen, type ListenTarget } from './exec-server-command.js';
 import type { ManagerFlags } from './manager-config.js';
 import { TOKEN_ENV } from './serve-auth.js';
 import { flagOptions, readFlags, resolveFlags } from './setting-flags.js';
@@ -21,7 +22,8 @@ export type CliCommand =
   | { kind: 'version' }
   | ({ kind: 'mcp'; manager: ManagerFlags } & McpSettings)
   | ({ kind: 'serve'; manager: ManagerFlags } & ServeSettings)
-  | ({ kind: 'run'; cmd: string; manager: ManagerFlags } & RunSettings);
+  | ({ kind: 'run'; cmd: string; manager: ManagerFlags } & RunSettings)
+  | { kind: 'exec-server'; listen: ListenTarget; tokenFile?: string };
 
 const sessionLeaves = [...FLAG_TABLES.config, ...FLAG_TABLES.manager];
 const helpOption = { help: { type: 'boolean', short: 'h' } } as const;
@@ -83,8 +85,22 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
         const run = resolveFlags(runSettingsSchema, FLAG_TABLES.run, values);
         return { kind: 'run', cmd, ...run, manager: managerFlags(values) };
       }
+      case 'exec-server': {
+        refuseTokenFlag(rest);
+        const { values } = parseArgs({
+          args: rest,
+          options: { listen: { type: 'string' }, 'token-file': { type: 'string' }, ...helpOption },
+        });
+        if (values.help) return { kind: 'help' };
+        const tokenFile = values['token-file'];
+        return {
+          kind: 'exec-server',
+          listen: parseListen(values.listen ?? DEFAULT_LISTEN),
+          ...(tokenFile !== undefined ? { tokenFile } : {}),
+        };
+      }
       default:
-        throw new UsageError(`Unknown command ${JSON.stringify(first)}; expected mcp, serve or run`);
+        throw new UsageError(`Unknown command ${JSON.stringify(first)}; expected mcp, serve, run or exec-server`);
     }
   } catch (error) {
     // parseArgs reports unknown options with its own error type; give them the same treatment.

@@ -1,0 +1,516 @@
+/**
+ * The wire contract of Codex's `codex exec-server` (0.169.0, as observed: see EXEC-SERVER.md in codex-reference), plus
+ * unified-exec's optional extensions, which a Codex client never sends and ignores when it receives them. Types,
+ * constants and tiny pure helpers only: both our server and our client import this file.
+ *
+ * Framing: one JSON-RPC message per WebSocket frame (or per line on stdio). Messages from the server carry no
+ * `"jsonrpc"` field; request ids are numbers or strings, echoed as sent. Byte payloads are standard base64.
+ */
+
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// ---- JSON-RPC envelope -------------------------------------------------------------------------------------------
+
+/** A request id as the client sent it: the server echoes it unchanged (`-1` answers a message it could not parse). */
+export type RequestId = number | string;
+
+/** A call that expects a response. */
+export interface JsonRpcRequest<P = unknown> {
+  jsonrpc?: '2.0';
+  id: RequestId;
+  method: string;
+  params?: P;
+}
+
+/** A message without an id: no response. */
+export interface JsonRpcNotification<P = unknown> {
+  jsonrpc?: '2.0';
+  method: string;
+  params?: P;
+}
+
+/** The `error` member of a failed response. */
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** A successful response. */
+export interface JsonRpcSuccess<R = unknown> {
+  id: RequestId;
+  result: R;
+}
+
+/** A failed response. */
+export interface JsonRpcFailure {
+  id: RequestId;
+  error: JsonRpcErrorObject;
+}
+
+export type JsonRpcResponse<R = unknown> = JsonRpcSuccess<R> | JsonRpcFailure;
+
+/** Not initialized, unknown process or session id, duplicate process id, unparsable frame, over a limit. */
+export const INVALID_REQUEST = -32600;
+/** A method the server does not implement. */
+export const METHOD_NOT_FOUND = -32601;
+/** Bad params, serde-style (``missing field `tty` ``, `argv must not be empty`, `invalid URI: ...`). */
+export const INVALID_PARAMS = -32602;
+/** Spawn and I/O failures (`No such file or directory (os error 2)`, `failed to write to process stdin`). */
+export const INTERNAL_ERROR = -32603;
+/** A file system path (or file handle) that does not exist. */
+export const NOT_FOUND = -32004;
+/** `resumeSessionId` names a session attached to another live connection. */
+export const SESSION_ATTACHED = -32010;
+
+/** Every error code in one place, by name. */
+export const ERROR_CODES = {
+  invalidRequest: INVALID_REQUEST,
+  methodNotFound: METHOD_NOT_FOUND,
+  invalidParams: INVALID_PARAMS,
+  internalError: INTERNAL_ERROR,
+  notFound: NOT_FOUND,
+  sessionAttached: SESSION_ATTACHED,
+} as const;
+
+/** The id a response to an unparsable message carries. */
+export const UNPARSABLE_MESSAGE_ID = -1;
+
+/** Largest message the real server takes (a bigger WebSocket frame closes the connection). */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+// ---- Method names ------------------------------------------------------------------------------------------------
+
+/** Requests and notifications, by wire name. */
+export const METHODS = {
+  initialize: 'initialize',
+  initialized: 'initialized',
+  processStart: 'process/start',
+  processRead: 'process/read',
+  processWrite: 'process/write',
+  processSignal: 'process/signal',
+  processTerminate: 'process/terminate',
+  /** Extension: resize a tty process's terminal. */
+  processResize: 'process/resize',
+  environmentInfo: 'environment/info',
+  environmentStatus: 'environment/status',
+  fsGetMetadata: 'fs/getMetadata',
+  fsReadFile: 'fs/readFile',
+  fsWriteFile: 'fs/writeFile',
+  fsCreateDirectory: 'fs/createDirectory',
+  fsReadDirectory: 'fs/readDirectory',
+  fsRemove: 'fs/remove',
+  fsCopy: 'fs/copy',
+  fsCanonicalize: 'fs/canonicalize',
+} as const;
+
+/** Server → client notifications, by wire name. */
+export const NOTIFICATIONS = {
+  processOutput: 'process/output',
+  processExited: 'process/exited',
+  processClosed: 'process/closed',
+  /** Extension: the tty process is blocked reading its terminal (only to clients that opted in). */
+  processInputWait: 'process/inputWait',
+} as const;
+
+// ---- Handshake ---------------------------------------------------------------------------------------------------
+
+/** `initialize` params. Unknown fields are ignored. */
+export interface InitializeParams {
+  /** Required; Codex sends `codex-environment`. */
+  clientName: string;
+  /** Re-attach to a detached exec-server session instead of making a new one. */
+  resumeSessionId?: string | null;
+  /** Extension: what a unified-exec client asks for. */
+  unifiedExec?: UnifiedExecInitializeParams;
+}
+
+/** Extension: a unified-exec client's requests at `initialize`. */
+export interface UnifiedExecInitializeParams {
+  /** Send `process/inputWait` notifications on this connection. */
+  inputWait?: boolean;
+}
+
+/** `initialize` result. */
+export interface InitializeResult {
+  /** The exec-server session (a UUID): processes belong to it, not to the connection. */
+  sessionId: string;
+  environmentInfo: EnvironmentInfo;
+  /** Extension: present when the server is unified-exec. */
+  unifiedExec?: UnifiedExecServerInfo;
+}
+
+/** Extension: what a unified-exec server offers, in every `initialize` result. */
+export interface UnifiedExecServerInfo {
+  /** The server's package version. */
+  version: string;
+  /** It sends `process/inputWait` to clients that ask. */
+  inputWait: boolean;
+  /** It implements `process/resize` and `cols`/`rows` on `process/start`. */
+  resize: boolean;
+}
+
+/** The shell the environment uses. */
+export interface ShellInfo {
+  /** `bash`, `zsh`, `sh`, ... */
+  name: string;
+  /** Executable path or command name (not a URI). */
+  path: string;
+}
+
+/** `environment/info` result and `initialize`'s `environmentInfo`; only `shell` is required by Codex. */
+export interface EnvironmentInfo {
+  shell: ShellInfo;
+  executorVersion?: string;
+  providerId?: string;
+  /** The server's working directory, a file:// URI. */
+  cwd?: string;
+  /** file:// URI. */
+  userHomeDir?: string;
+  platformOs?: string;
+  /** file:// URIs. */
+  prependPathDirs?: string[];
+  /** file:// URIs ($TMPDIR when set). */
+  temporaryDirectories?: string[];
+  /** file:// URI. */
+  tempDir?: string;
+  /** Feature flags; Codex calls `fs/watchMissing` and `environmentConfig/read` only when they say so. */
+  capabilities?: Record<string, boolean>;
+}
+
+/** `environment/status` result. */
+export interface EnvironmentStatusResult {
+  status: 'ready';
+}
+
+// ---- process/start -----------------------------------------------------------------------------------------------
+
+/** How `envPolicy` builds the environment from the server's own. */
+export interface ExecEnvPolicy {
+  inherit: 'all' | 'core' | 'none';
+  /** true keeps the variables that look like credentials. */
+  ignoreDefaultExcludes: boolean;
+  /** Glob patterns of names to drop. */
+  exclude: string[];
+  /** Set over the inherited variables (`env` is laid over these). */
+  set: Record<string, string>;
+  /** When non-empty, only names matching one of these survive. */
+  includeOnly: string[];
+}
+
+/** `process/start` params. Unknown fields are ignored. */
+export interface ProcessStartParams {
+  /** Client-chosen key, unique within the exec-server session (`""` is allowed). */
+  processId: string;
+  /** Non-empty; argv[0] without a slash is searched on the PATH of the child's environment. */
+  argv: string[];
+  /** Working directory, a file:// URI. */
+  cwd: string;
+  /** The child's complete environment, or (with envPolicy) laid over the one the policy builds. */
+  env: Record<string, string>;
+  /** Pseudo-terminal (one `pty` stream) or pipes (`stdout` and `stderr`). */
+  tty: boolean;
+  /** Pipes only: keep stdin open for `process/write` (default: /dev/null). */
+  pipeStdin?: boolean;
+  /** What the program sees as argv[0]; argv[0] is still what is executed. */
+  arg0?: string | null;
+  envPolicy?: ExecEnvPolicy | null;
+  /** Run in the sandbox this describes; null: unsandboxed. */
+  sandbox?: WireSandbox | null;
+  /** Sent by Codex; no effect here. */
+  enforceManagedNetwork?: boolean;
+  /** Sent by Codex; no effect here. */
+  managedNetwork?: unknown;
+  /** Sent by Codex (`threadId`, `toolCallId`); no effect. */
+  metadata?: unknown;
+  /** Extension: terminal width of a tty process (default 80). */
+  cols?: number;
+  /** Extension: terminal height of a tty process (default 24). */
+  rows?: number;
+}
+
+/** What runs the process's sandbox; the values Codex's client accepts. `linuxSeccomp`: the Linux sandbox. */
+export type SandboxType = 'none' | 'macosSeatbelt' | 'linuxSeccomp' | 'windowsRestrictedToken';
+
+/** `process/start` result. */
+export interface ProcessStartResult {
+  processId: string;
+  sandboxType: SandboxType;
+  /** Extension: the process leader's pid on the server's machine. */
+  pid?: number;
+}
+
+// ---- Output, exit, close -----------------------------------------------------------------------------------------
+
+/** Where a chunk came from: the pipes, or the terminal (stdout and stderr merged). */
+export type OutputStream = 'stdout' | 'stderr' | 'pty';
+
+/** `process/output` notification. `seq` is per process, shared with the exit and close events. */
+export interface ProcessOutputNotification {
+  processId: string;
+  seq: number;
+  stream: OutputStream;
+  /** base64 of the raw bytes. */
+  chunk: string;
+}
+
+/** `process/exited` notification; may come before the last output chunks. */
+export interface ProcessExitedNotification {
+  processId: string;
+  seq: number;
+  /** Pipes: 128 + signal when killed by one. Pty: 1 when killed by a signal (as Codex). */
+  exitCode: number;
+  /** The failure looks like the sandbox's doing. */
+  sandboxDenied: boolean;
+  /** Extension: the signal that killed it (`SIGKILL`), when one did. */
+  signal?: string;
+}
+
+/** `process/closed` notification: exited and every output stream at EOF; the last event of a process. */
+export interface ProcessClosedNotification {
+  processId: string;
+  seq: number;
+}
+
+/**
+ * Extension `process/inputWait`, only to connections that asked at `initialize` and only for tty processes: the
+ * program is blocked reading its terminal, and every output chunk with a seq below `seq` was sent before this.
+ */
+export interface ProcessInputWaitNotification {
+  processId: string;
+  /** The process's next unused seq (not consumed by this notification). */
+  seq: number;
+  /** How many non-empty `process/write` chunks had been written to the process when this was detected. */
+  inputSeq: number;
+  /** Canonical mode with echo off: a password prompt. */
+  secretPrompt: boolean;
+}
+
+// ---- process/read ------------------------------------------------------------------------------------------------
+
+/** `process/read` params; null or absent means the default. */
+export interface ProcessReadParams {
+  processId: string;
+  /** Only chunks with a greater seq (default 0). */
+  afterSeq?: number | null;
+  /** Decoded bytes to return at most, whole chunks, at least one (default unlimited). */
+  maxBytes?: number | null;
+  /** Long poll: wait up to this long for a newer chunk, the exit or the close (default 0). */
+  waitMs?: number | null;
+}
+
+/** One retained output chunk. */
+export interface ReadChunk {
+  seq: number;
+  stream: OutputStream;
+  /** base64 of the raw bytes. */
+  chunk: string;
+}
+
+/** `process/read` result. */
+export interface ProcessReadResult {
+  chunks: ReadChunk[];
+  /** Cut by maxBytes: the last chunk's seq + 1; otherwise the process's next unused seq. */
+  nextSeq: number;
+  exited: boolean;
+  exitCode: number | null;
+  closed: boolean;
+  failure: string | null;
+  sandboxDenied: boolean;
+  /** Extension: the signal that killed it, once exited by one. */
+  signal?: string;
+  /** Extension: the latest input-wait report is still current (no output and no write since). */
+  waitingForInput?: boolean;
+  /** Extension: with waitingForInput, the read is a password prompt. */
+  secretPrompt?: boolean;
+}
+
+// ---- process/write -----------------------------------------------------------------------------------------------
+
+/** `process/write` params. */
+export interface ProcessWriteParams {
+  processId: string;
+  /** base64; empty is accepted and does nothing (it does not close stdin). */
+  chunk: string;
+  /** Required; a writeId already used on this process is acknowledged and dropped. */
+  writeId: string;
+}
+
+/** How a write went: a result, not an error. */
+export type WriteStatus = 'accepted' | 'unknownProcess' | 'stdinClosed' | 'starting';
+
+/** `process/write` result. */
+export interface ProcessWriteResult {
+  status: WriteStatus;
+}
+
+// ---- process/signal, process/terminate, process/resize -----------------------------------------------------------
+
+/** `process/signal` params; result `{}`, also for unknown or finished processes. */
+export interface ProcessSignalParams {
+  processId: string;
+  /** SIGINT to the process group; the only signal there is. */
+  signal: 'interrupt';
+}
+
+/** `process/terminate` params. */
+export interface ProcessTerminateParams {
+  processId: string;
+}
+
+/** `process/terminate` result: answered at once; the exit follows as notifications. */
+export interface ProcessTerminateResult {
+  /** The process was still running. */
+  running: boolean;
+}
+
+/** Extension `process/resize` params; result `{}`. */
+export interface ProcessResizeParams {
+  processId: string;
+  cols: number;
+  rows: number;
+}
+
+/** The `{}` result of signal and resize (and of the fs methods that return nothing). */
+export type EmptyResult = Record<string, never>;
+
+// ---- fs/* --------------------------------------------------------------------------------------------------------
+
+/** Every fs method takes file:// URIs and may carry a `sandbox` (ignored by our server). */
+export interface FsPathParams {
+  path: string;
+  sandbox?: WireSandbox | null;
+}
+
+/** `fs/getMetadata` result. */
+export interface FsGetMetadataResult {
+  isDirectory: boolean;
+  isFile: boolean;
+  isSymlink: boolean;
+  size: number;
+  createdAtMs: number;
+  modifiedAtMs: number;
+}
+
+/** `fs/readFile` result. */
+export interface FsReadFileResult {
+  dataBase64: string;
+}
+
+/** `fs/writeFile` params; result `{}`. */
+export interface FsWriteFileParams extends FsPathParams {
+  dataBase64: string;
+}
+
+/** `fs/createDirectory` params; result `{}`. */
+export interface FsCreateDirectoryParams extends FsPathParams {
+  recursive?: boolean | null;
+}
+
+/** One entry of `fs/readDirectory`. */
+export interface FsDirectoryEntry {
+  fileName: string;
+  isDirectory: boolean;
+  isFile: boolean;
+}
+
+/** `fs/readDirectory` result. */
+export interface FsReadDirectoryResult {
+  entries: FsDirectoryEntry[];
+}
+
+/** `fs/remove` params; result `{}`. */
+export interface FsRemoveParams extends FsPathParams {
+  recursive?: boolean | null;
+  /** A missing path is not an error. */
+  force?: boolean | null;
+}
+
+/** `fs/copy` params; result `{}`. */
+export interface FsCopyParams {
+  sourcePath: string;
+  destinationPath: string;
+  /** Required true when sourcePath is a directory. */
+  recursive: boolean;
+  sandbox?: WireSandbox | null;
+}
+
+/** `fs/canonicalize` result. */
+export interface FsCanonicalizeResult {
+  /** file:// URI. */
+  path: string;
+}
+
+// ---- The sandbox object (EXEC-SERVER.md section 13) --------------------------------------------------------------
+
+/** A path with a meaning the sandbox resolves itself. */
+export type WireSpecialPath =
+  | { kind: 'root' }
+  | { kind: 'minimal' }
+  | { kind: 'project_roots'; subpath?: string | null }
+  | { kind: 'tmpdir' }
+  | { kind: 'slash_tmp' }
+  | { kind: 'unknown'; path: string; subpath?: string | null };
+
+/** What an entry names: a special path, an absolute path, or a glob. */
+export type WireFileSystemPath =
+  | { type: 'special'; value: WireSpecialPath }
+  | { type: 'path'; path: string }
+  | { type: 'glob_pattern'; pattern: string };
+
+/** One file system rule. */
+export interface WireFileSystemEntry {
+  path: WireFileSystemPath;
+  access: 'read' | 'write' | 'deny' | 'none';
+  /** `skip`: a missing path is not an error. */
+  missing_path_behavior?: string;
+}
+
+/** The file system part of a sandbox. */
+export type WireFileSystemPolicy =
+  { type: 'restricted'; entries: WireFileSystemEntry[] } | { type: 'unrestricted' } | { type: 'external-sandbox' };
+
+/** What the sandbox allows. */
+export interface WirePermissions {
+  type: 'managed' | 'disabled' | 'external';
+  file_system?: WireFileSystemPolicy;
+  network?: 'restricted' | 'enabled';
+}
+
+/** The `sandbox` field of `process/start` and the fs methods, as Codex 0.169.0 sends it. */
+export interface WireSandbox {
+  permissions: WirePermissions;
+  /** file:// URI. */
+  cwd: string;
+  /** file:// URIs; `project_roots` entries mean these. */
+  workspaceRoots: string[];
+  windowsSandboxLevel?: string;
+  windowsSandboxProxySettingsMode?: string;
+  useLegacyLandlock?: boolean;
+}
+
+// ---- Helpers -----------------------------------------------------------------------------------------------------
+
+/** An absolute path as a file:// URI (percent-encoded as needed). */
+export function pathToFileUri(path: string): string {
+  return pathToFileURL(path).href;
+}
+
+/**
+ * A file:// URI as a path. Throws an Error whose message is the one the real server answers (-32602): a plain path
+ * is `invalid URI: relative URL without a base`, another scheme ``unsupported path URI scheme `http` ``.
+ */
+export function fileUriToPath(uri: string): string {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new Error('invalid URI: relative URL without a base');
+  }
+  if (url.protocol !== 'file:') throw new Error(`unsupported path URI scheme \`${url.protocol.slice(0, -1)}\``);
+  try {
+    return fileURLToPath(url);
+  } catch (error) {
+    throw new Error(`invalid URI: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,126 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { MAX_MESSAGE_BYTES } from './protocol.js';
+import type { ExecServer } from './server.js';
+
+export interface WebSocketListenOptions {
+  host: string;
+  /** 0: any free port. */
+  port: number;
+  /** When set, every handshake must carry `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Largest frame taken; a bigger one closes that connection (default 16 MiB, as the real server). */
+  maxPayloadBytes?: number;
+}
+
+export interface WebSocketListener {
+  /** `ws://HOST:PORT`, with the port actually bound. */
+  readonly url: string;
+  /** Stops listening and closes every connection (the server's sessions are not ended: see ExecServer.close). */
+  close(): Promise<void>;
+}
+
+/** Constant-time: compares digests, so neither the content nor the length of the token leaks through timing. */
+function sameToken(given: string, expected: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** Why the handshake is refused, in the real server's words, or undefined to let it in. */
+export function refusal(
+  headers: IncomingMessage['headers'],
+  token: string | undefined,
+): { status: number; text: string } | undefined {
+  // Browsers always send Origin, our clients and Codex's never do: a web page must not reach a local exec-server.
+  if (headers.origin !== undefined) return { status: 403, text: '' };
+  if (token === undefined) return undefined;
+  const header = headers.authorization;
+  if (header === undefined) return { status: 401, text: 'missing websocket bearer token' };
+  if (!header.startsWith('Bearer ')) return { status: 401, text: 'invalid authorization header' };
+  if (!sameToken(header.slice('Bearer '.length), token)) return { status: 401, text: 'invalid websocket bearer token' };
+  return undefined;
+}
+
+function reject(socket: Duplex, status: number, text: string): void {
+  const reason = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Bad Request';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+  );
+}
+
+/** Serves `server` over WebSocket on host:port: one JSON-RPC message per frame (text, or binary holding JSON). */
+export async function listenWebSocket(server: ExecServer, options: WebSocketListenOptions): Promise<WebSocketListener> {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? MAX_MESSAGE_BYTES });
+  const http: Server = createServer((_request, response) => {
+    response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
+    response.end("Connection header did not include 'upgrade'");
+  });
+  http.on('upgrade', (request, socket, head) => {
+    socket.on('error', () => undefined);
+    const refused = refusal(request.headers, options.token);
+    if (refused !== undefined) return reject(socket, refused.status, refused.text);
+    wss.handleUpgrade(request, socket, head, (ws) => attach(server, ws, request));
+  });
+  http.on('clientError', (_error, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port, options.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const address = http.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `ws://${host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close();
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}
+
+function attach(server: ExecServer, ws: WebSocket, request: IncomingMessage): void {
+  const peer = `${request.socket.remoteAddress}:${request.socket.remotePort}`;
+  let open = true;
+  const connection = server.connect({
+    label: `websocket ${peer}`,
+    send: (text) => {
+      if (open && ws.readyState === ws.OPEN) ws.send(text);
+    },
+    close: () => {
+      open = false;
+      ws.terminate();
+    },
+    isAlive: (timeoutMs) =>
+      new Promise<boolean>((resolve) => {
+        if (!open || ws.readyState !== ws.OPEN) return resolve(false);
+        const timer = setTimeout(() => {
+          ws.off('pong', answered);
+          resolve(false);
+        }, timeoutMs);
+        const answered = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        ws.once('pong', answered);
+        ws.ping();
+      }),
+  });
+  ws.on('message', (data: RawData) => {
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+    connection.receive(bytes.toString('utf8'));
+  });
+  ws.on('close', (code) => {
+    open = false;
+    if (code === 1009) server.log(`websocket ${peer}: closed, a frame was over the size limit`);
+    connection.closed();
+  });
+  ws.on('error', () => undefined);
+}

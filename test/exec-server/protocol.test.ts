@@ -1,0 +1,126 @@
+// The pure pieces under the server: file URIs, strict base64, the serde-style params validator, the chunk log.
+import { describe, expect, it } from 'vitest';
+import { decodeBase64Strict } from '../../src/exec-server/base64.js';
+import { ChunkLog } from '../../src/exec-server/chunk-log.js';
+import { fileUriToPath, pathToFileUri } from '../../src/exec-server/protocol.js';
+import { readParams, signalParams, startParams, writeParams } from '../../src/exec-server/schemas.js';
+import { osErrorMessage } from '../../src/exec-server/rpc-error.js';
+
+const paramsError = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    return { code: (error as { code: number }).code, message: (error as Error).message };
+  }
+  throw new Error('no error');
+};
+
+describe('file URIs', () => {
+  it('turn into paths and back, and refuse what is not a file URI in the real server words', () => {
+    expect(fileUriToPath('file:///home/dev/a%20b')).toBe('/home/dev/a b');
+    expect(pathToFileUri('/home/dev/a b')).toBe('file:///home/dev/a%20b');
+    expect(() => fileUriToPath('/home/dev')).toThrow('invalid URI: relative URL without a base');
+    expect(() => fileUriToPath('http://x/y')).toThrow('unsupported path URI scheme `http`');
+  });
+});
+
+describe('decodeBase64Strict', () => {
+  it('decodes canonical base64 and names the first bad symbol like the real server', () => {
+    expect(decodeBase64Strict('aGVsbG8K').toString()).toBe('hello\n');
+    expect(decodeBase64Strict('').length).toBe(0);
+    expect(() => decodeBase64Strict('!!!')).toThrow('Invalid symbol 33, offset 0.');
+    expect(() => decodeBase64Strict('YQ')).toThrow('Invalid padding');
+    expect(() => decodeBase64Strict('YQ=')).toThrow('Invalid padding');
+    expect(() => decodeBase64Strict('Y')).toThrow('Invalid input length: 1');
+  });
+});
+
+describe('params validation', () => {
+  const start = { processId: 'p', argv: ['true'], cwd: 'file:///tmp', env: {}, tty: false };
+
+  it('reports types and missing fields as serde does, in the order sent, missing ones last', () => {
+    expect(paramsError(() => startParams(undefined))).toEqual({
+      code: -32602,
+      message: 'invalid type: null, expected struct WireExecParams',
+    });
+    expect(paramsError(() => startParams({ ...start, tty: 'yes' })).message).toBe(
+      'invalid type: string "yes", expected a boolean',
+    );
+    expect(paramsError(() => startParams({ ...start, argv: 'true' })).message).toBe(
+      'invalid type: string "true", expected a sequence',
+    );
+    expect(paramsError(() => startParams({ ...start, env: { A: 1 } })).message).toBe(
+      'invalid type: number, expected a string',
+    );
+    expect(paramsError(() => startParams({ processId: 7, argv: ['x'] })).message).toBe(
+      'invalid type: number, expected a string',
+    );
+    const { env: _env, tty: _tty, ...noEnv } = start;
+    expect(paramsError(() => startParams(noEnv)).message).toBe('missing field `env`');
+    expect(paramsError(() => readParams({ processId: 'p', afterSeq: -1 })).message).toBe('invalid number');
+    expect(paramsError(() => readParams({ processId: 'p', afterSeq: 'x' })).message).toBe(
+      'invalid type: string "x", expected u64',
+    );
+    expect(paramsError(() => signalParams({ processId: 'p', signal: 'kill' })).message).toBe(
+      'unknown variant `kill`, expected `interrupt`',
+    );
+    expect(paramsError(() => startParams({ ...start, envPolicy: { inherit: 'bogus' } })).message).toBe(
+      'unknown variant `bogus`, expected one of `core`, `all`, `none`',
+    );
+  });
+
+  it('takes null and absent optional fields as absent, converts URIs and decodes base64', () => {
+    expect(readParams({ processId: 'p', afterSeq: null, maxBytes: null })).toEqual({ processId: 'p' });
+    expect(startParams({ ...start, arg0: null, extra: 1 })).toMatchObject({ cwd: '/tmp', processId: 'p' });
+    expect(writeParams({ processId: 'p', chunk: 'aGk=', writeId: '1' }).chunk.toString()).toBe('hi');
+  });
+});
+
+describe('ChunkLog', () => {
+  const chunk = (seq: number, text: string) => ({ seq, stream: 'stdout' as const, bytes: Buffer.from(text) });
+
+  it('keeps the newest whole chunks within its byte budget, always the newest one', () => {
+    const log = new ChunkLog(10);
+    log.push(chunk(1, 'aaaa'));
+    log.push(chunk(2, 'bbbb'));
+    log.push(chunk(4, 'cccc'));
+    expect(log.after(0).chunks.map((c) => c.seq)).toEqual([2, 4]);
+    log.push(chunk(5, 'x'.repeat(20)));
+    expect(log.after(0).chunks.map((c) => c.seq)).toEqual([5]);
+    expect(log.bytes).toBe(20);
+  });
+
+  it('cuts a read at maxBytes in whole chunks, at least one, and says it cut', () => {
+    const log = new ChunkLog(1000);
+    for (const [seq, text] of [
+      [1, 'AAAA'],
+      [2, 'BBBBBBBB'],
+      [3, 'CC'],
+    ] as const)
+      log.push(chunk(seq, text));
+    expect(log.after(0, 5)).toMatchObject({ chunks: [{ seq: 1 }], cut: true });
+    expect(log.after(0, 0)).toMatchObject({ chunks: [{ seq: 1 }], cut: true });
+    expect(log.after(1)).toMatchObject({ chunks: [{ seq: 2 }, { seq: 3 }], cut: false });
+    expect(log.after(3)).toEqual({ chunks: [], cut: false });
+    expect([log.hasAfter(2), log.hasAfter(3)]).toEqual([true, false]);
+    expect(log.text()).toBe('AAAABBBBBBBBCC');
+  });
+
+  it('keeps at most maxChunks chunks however small', () => {
+    const log = new ChunkLog(1000, 3);
+    for (let seq = 1; seq <= 5000; seq++) log.push(chunk(seq, 'x'));
+    expect(log.after(0).chunks.map((c) => c.seq)).toEqual([4998, 4999, 5000]);
+  });
+});
+
+describe('osErrorMessage', () => {
+  it('says what Rust says for system errors', () => {
+    expect(osErrorMessage(Object.assign(new Error('x'), { code: 'ENOENT' }))).toBe(
+      'No such file or directory (os error 2)',
+    );
+    expect(osErrorMessage(Object.assign(new Error('x'), { code: 'ENOTEMPTY' }))).toBe(
+      'Directory not empty (os error 39)',
+    );
+    expect(osErrorMessage(new Error('plain'))).toBe('plain');
+  });
+});
