@@ -42,15 +42,22 @@ export class InputWaitPolicy implements ReturnPolicy {
   }
 
   beforeInput(process: ExecProcess): unknown {
-    if (!this.table || !process.terminal) return undefined;
+    if (process.reportedInputWait) return process.reportedInputWait.mark();
+    if (!this.table || !process.terminal || process.pid === undefined) return undefined;
     return runCounts(sampleForeground(process.pid, this.table, process.terminal.supervisorDepth));
   }
 
   async watch(context: WatchContext): Promise<EarlyReturn | undefined> {
     const { process, signal } = context;
+    const reported = process.reportedInputWait;
+    if (reported) {
+      const found = await reported.watch({ signal, trigger: context.trigger, mark: context.beforeInput });
+      return found && { state: 'waiting_for_input', ...(found.secretPrompt ? { secretPrompt: true } : {}) };
+    }
     const table = this.table;
     const terminal = process.terminal;
-    if (!table || !terminal) return undefined;
+    const pid = process.pid;
+    if (!table || !terminal || pid === undefined) return undefined;
     const baseline = context.beforeInput instanceof Map ? (context.beforeInput as Map<number, number>) : undefined;
     let interval = 1;
     let quickProbesLeft = 0;
@@ -63,7 +70,7 @@ export class InputWaitPolicy implements ReturnPolicy {
     }
     while (!signal.aborted) {
       const probedAt = performance.now();
-      const sample = sampleForeground(process.pid, table, terminal.supervisorDepth);
+      const sample = sampleForeground(pid, table, terminal.supervisorDepth);
       const verdict = sample && decideInputWait(sample, terminal.path, table, baseline);
       if (sample && verdict?.kind === 'waiting') {
         // Blocked reading does not mean its last output has reached us: the pty forwards it through a kernel
@@ -73,7 +80,7 @@ export class InputWaitPolicy implements ReturnPolicy {
         const runsBefore = new Map(sample.members.map((m) => [m.pid, m.runCount]));
         await terminal.flushOutput();
         if (signal.aborted) return undefined;
-        const again = sampleForeground(process.pid, table, terminal.supervisorDepth);
+        const again = sampleForeground(pid, table, terminal.supervisorDepth);
         const confirm = again && decideInputWait(again, terminal.path, table);
         if (again && confirm?.kind === 'waiting' && again.members.every((m) => runsBefore.get(m.pid) === m.runCount)) {
           const modes = terminal.localModes();

@@ -42,6 +42,8 @@ export class ExecSession {
     nowMs: number,
     /** The sandbox it runs in; undefined: none (danger-full-access, or approved to run outside). */
     readonly sandbox?: SandboxPolicy,
+    /** The name of the executor it runs on. */
+    readonly executor = 'local',
   ) {
     this.startedAtMs = nowMs;
     this.lastUsedMs = nowMs;

@@ -7,14 +7,14 @@ import { deadlinePolicy, type EarlyReturn, type ReturnPolicy, type WatchContext 
 import { detectDenial } from '../sandbox/denial.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { buildEnv } from '../spawn/env.js';
-import { LocalExecutor } from '../spawn/local-executor.js';
 import { resolveWorkdir } from '../spawn/resolve.js';
 import { findExecutable } from '../util/executable.js';
-import type { Disposable, ExecProcess, Executor } from '../spawn/types.js';
+import type { Disposable, ExecProcess } from '../spawn/types.js';
 import { MAX_OUTPUT_DELTAS, SESSION_WARNING_THRESHOLD } from './constants.js';
 import { limitExceeded, shutDown, spawnFailed, stdinClosed } from './errors.js';
 import { CommandGate, retriedNote } from './gate.js';
 import { ExecSession } from './exec-session.js';
+import { ExecutorSet, type NamedExecutor } from './executor-set.js';
 import { killOnExit } from './exit-guard.js';
 import { newChunkId, randomSessionId } from './ids.js';
 import { canonicalLineWarning } from './input-lines.js';
@@ -76,7 +76,8 @@ export class UnifiedExecManager {
   private readonly settings: ResolvedSettings;
   private readonly store: SessionStore;
   private readonly spawnLimit: ReturnType<typeof pLimit>;
-  private readonly executor: Executor;
+  /** Where sessions run, by name. */
+  private readonly executors: ExecutorSet;
   private readonly clock: () => number;
   private readonly warningThreshold: number;
   private readonly returnPolicy: ReturnPolicy;
@@ -91,7 +92,7 @@ export class UnifiedExecManager {
     const { executor, idGenerator, clock, returnPolicy, budget, onApproval, ...settings } = options ?? {};
     this.settings = resolveSettings(settings);
     this.gate = new CommandGate(sandboxPolicyOf(this.settings), approvalPolicyOf(this.settings), onApproval);
-    this.executor = executor ?? new LocalExecutor();
+    this.executors = new ExecutorSet(this.settings.executors, this.settings.defaultExecutor, executor);
     this.clock = clock ?? Date.now;
     this.store = new SessionStore({ nextId: idGenerator ?? randomSessionId });
     this.budget = budget;
@@ -100,7 +101,9 @@ export class UnifiedExecManager {
     this.returnPolicy =
       returnPolicy ?? (this.settings.returnOn === 'deadline' ? deadlinePolicy : new InputWaitPolicy());
     this.spawnLimit = pLimit(this.settings.maxConcurrentSpawns);
-    this.unguard = killOnExit(() => this.store.list().map((s) => s.process.pid));
+    this.unguard = killOnExit(() =>
+      this.store.list().flatMap((s) => (s.process.pid === undefined ? [] : [s.process.pid])),
+    );
   }
 
   /**
@@ -112,18 +115,22 @@ export class UnifiedExecManager {
     this.assertOpen();
     const onOutput = boundedListener(options);
     const req = parseArguments(execCommandRequest, request);
-    const env = buildEnv(this.settings.env);
+    const where = this.executors.get(req.executor);
     const shell = req.shell ?? this.settings.defaultShell;
-    if (!findExecutable(shell, env.PATH)) {
+    // Elsewhere the executor builds the environment and finds the shell and the directory on its own side.
+    const env = where.local ? buildEnv(this.settings.env) : {};
+    if (where.local && !findExecutable(shell, env.PATH)) {
       throw spawnFailed(
         `shell \`${shell}\` was not found or is not executable; pass an installed shell such as /bin/bash`,
       );
     }
-    let cwd: string;
-    try {
-      cwd = resolveWorkdir(req.workdir ?? this.settings.cwd, this.settings.cwd);
-    } catch (err) {
-      throw spawnFailed(`${(err as Error).message}; pass an existing \`workdir\``, err);
+    let cwd = req.workdir ?? '';
+    if (where.local) {
+      try {
+        cwd = resolveWorkdir(req.workdir ?? this.settings.cwd, this.settings.cwd);
+      } catch (err) {
+        throw spawnFailed(`${(err as Error).message}; pass an existing \`workdir\``, err);
+      }
     }
     const call = { argv: [shell, req.login ? '-lc' : '-c', req.cmd], command: req.cmd, cwd };
     const sandbox = await this.gate.admit({
@@ -131,8 +138,12 @@ export class UnifiedExecManager {
       permissions: req.sandboxPermissions,
       justification: req.justification,
     });
-    const run = { ...call, env, started, onOutput };
-    const response = await this.start(req, { ...run, sandbox });
+    const run = { ...call, env, started, onOutput, where };
+    // A container is the box its sessions run in: no sandbox is laid inside it.
+    const response = await this.start(req, {
+      ...run,
+      sandbox: where.executor.isolation === 'container' ? undefined : sandbox,
+    });
     if (!response.sandboxDenial) return response;
     const next = await this.gate.afterDenial(call, response.sandboxDenial);
     if (!next.retry) {
@@ -264,9 +275,11 @@ export class UnifiedExecManager {
       sessionId: s.id,
       command: s.command,
       tty: s.process.tty,
-      pid: s.process.pid,
+      ...(s.process.pid !== undefined ? { pid: s.process.pid } : {}),
       startedAt: new Date(s.startedAtMs),
       lastUsedAt: new Date(s.lastUsedMs),
+      executor: s.executor,
+      location: this.executors.get(s.executor).location,
       exited: s.state !== 'running',
       ...(s.exitInfo ? { exitCode: s.exitInfo.exitCode } : {}),
       bufferedBytes: s.bufferedBytes,
@@ -286,6 +299,7 @@ export class UnifiedExecManager {
   shutdown(): Promise<void> {
     this.shutdownPromise ??= (async () => {
       await this.store.closeAll();
+      await this.executors.close();
       this.leaveBudget?.dispose();
       this.unguard();
     })();
@@ -328,6 +342,7 @@ export class UnifiedExecManager {
     // Reported once, then gone: a later write_stdin gets UNKNOWN_SESSION.
     if (session.state === 'exited') void this.store.close(session, { afterReply: true });
     const exitCode = session.exitInfo?.exitCode ?? UNKNOWN_EXIT_CODE;
+    if (session.exitInfo?.lost) base.warnings.push(session.exitInfo.lost);
     const denial = detectDenial(session.sandbox, exitCode, text);
     return { ...base, exitCode, state: 'exited', ...(denial ? { sandboxDenial: denial } : {}) };
   }
@@ -339,17 +354,26 @@ export class UnifiedExecManager {
       argv: string[];
       cwd: string;
       env: Record<string, string>;
+      where: NamedExecutor;
       /** Undefined: outside any sandbox. */
       sandbox: SandboxPolicy | undefined;
       started: number;
       onOutput: ((text: string) => void) | undefined;
     },
   ): Promise<ExecResponse> {
-    const { argv, cwd, env, sandbox, started, onOutput } = run;
+    const { argv, cwd, env, sandbox, started, onOutput, where } = run;
     this.assertRoomToStart();
-    const spawnOptions = { argv, cwd, env, tty: req.tty, ...(sandbox ? { sandbox } : {}) };
+    const spawnOptions = {
+      argv,
+      cwd,
+      env,
+      envPolicy: this.settings.env,
+      tty: req.tty,
+      ...(sandbox ? { sandbox } : {}),
+    };
+    const { executor } = where;
     try {
-      await this.executor.prepare?.(spawnOptions);
+      await executor.prepare?.(spawnOptions);
     } catch (err) {
       throw spawnFailed((err as Error).message, err);
     }
@@ -358,13 +382,13 @@ export class UnifiedExecManager {
       const id = this.store.allocateId();
       let proc: ExecProcess;
       try {
-        proc = this.executor.spawn(spawnOptions);
+        proc = await executor.spawn(spawnOptions);
       } catch (err) {
         throw spawnFailed((err as Error).message, err);
       }
       // Subscribed in the same tick as the spawn, so not one byte of output is missed; stored before any wait, so
       // it is reachable (and shutdown finds it) even if the caller goes away.
-      const made = new ExecSession(id, req.cmd, proc, this.settings.outputMaxBytes, this.clock(), sandbox);
+      const made = new ExecSession(id, req.cmd, proc, this.settings.outputMaxBytes, this.clock(), sandbox, where.name);
       const subscription = onOutput && made.onOutput(onOutput);
       this.store.add(made);
       // A spawn blocks the event loop for a few ms: let other work run between the spawns of a burst.

@@ -90,6 +90,13 @@ export const execCommandParams = z.object({
   max_output_tokens: maxOutputTokens,
   sandbox_permissions: sandboxPermissions,
   justification,
+  executor: z
+    .string(expected('a string'))
+    .optional()
+    .transform((name) => (name === '' ? undefined : name))
+    .describe(
+      'Where to run the command, for a server that offers more than one place (another machine, a container): the name of one of them, as list_sessions shows. Leave it out for the default.',
+    ),
 });
 
 export const writeStdinParams = z.object({

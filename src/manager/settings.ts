@@ -12,6 +12,8 @@ import { describeIssue, expected, invalidArgument } from './errors.js';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from '../approval/policy.js';
 import { validateDomainPattern } from '../sandbox/domain-match.js';
 import { NETWORK_MODES, SANDBOX_MODES, isSandboxed, type SandboxPolicy } from '../sandbox/policy.js';
+import { executorNameProblem, parseExecutorUrl } from '../executors/urls.js';
+import type { Executor } from '../spawn/types.js';
 
 /**
  * What each setting says about itself, beside its zod type and default: every surface (the library's
@@ -93,6 +95,20 @@ const envSettings = z
       ),
   })
   .prefault({});
+
+/** Why an executor URL cannot be used, or undefined. */
+function executorUrlProblem(url: string): string | undefined {
+  try {
+    parseExecutorUrl(url);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+function isExecutor(value: unknown): value is Executor {
+  return typeof value === 'object' && value !== null && typeof (value as Executor).spawn === 'function';
+}
 
 /** Every setting of the manager: name, type, default, description, CLI flag. Config file keys are the same names. */
 export const managerSettingsSchema = z.strictObject({
@@ -214,6 +230,43 @@ export const managerSettingsSchema = z.strictObject({
         description: 'workspace-write: another directory commands may write to; repeatable',
         flag: 'writable-root',
         placeholder: 'DIR',
+      }),
+    ),
+  executors: z
+    .record(
+      z.string().refine((name) => executorNameProblem(name) === undefined, {
+        error: (issue) => executorNameProblem(String(issue.input)) ?? 'expected an executor name',
+      }),
+      z.union(
+        [
+          z.string(expected('a URL')).refine((url) => executorUrlProblem(url) === undefined, {
+            error: (issue) => executorUrlProblem(String(issue.input)) ?? 'expected an executor URL',
+          }),
+          // The library may hand over an executor it made itself (a RemoteExecutor with its own timeouts, say).
+          z.custom<Executor>(isExecutor, expected('an executor URL or an Executor')),
+        ],
+        expected('an executor URL or an Executor'),
+      ),
+      expected('an object of NAME: URL'),
+    )
+    .default({})
+    .meta(
+      meta({
+        description:
+          'where sessions may run: local, ws://HOST:PORT (an exec-server), docker://CONTAINER or docker-image://IMAGE; repeatable, the first is the default',
+        flag: 'executor',
+        placeholder: 'NAME=URL',
+        shownDefault: 'local=local',
+      }),
+    ),
+  defaultExecutor: text()
+    .optional()
+    .meta(
+      meta({
+        description: 'the executor of calls that name none',
+        flag: 'default-executor',
+        placeholder: 'NAME',
+        shownDefault: 'the first --executor',
       }),
     ),
   approvalPolicy: z

@@ -46,9 +46,14 @@ export interface SessionInfo {
   sessionId: number;
   command: string;
   tty: boolean;
-  pid: number;
+  /** The session leader's pid on this machine; absent when the session runs elsewhere. */
+  pid?: number;
   startedAt: Date;
   lastUsedAt: Date;
+  /** The name of the executor it runs on (`local` unless the server names others). */
+  executor: string;
+  /** Where that is: `local`, `ws://10.0.0.2:8700`, `docker://web-1`. */
+  location: string;
   exited: boolean;
   exitCode?: number;
   bufferedBytes: number;

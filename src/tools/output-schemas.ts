@@ -31,7 +31,14 @@ export const sessionListOutput = z.object({
         session_id: z.number().describe('Pass it to write_stdin or close_session.'),
         command: z.string().describe('The command line the session runs.'),
         tty: z.boolean().describe('Whether it runs in a pseudo-terminal (and so accepts typed input).'),
-        pid: z.number().describe('Process id of the shell that runs the command.'),
+        pid: z
+          .number()
+          .optional()
+          .describe('Process id of the shell that runs the command, when it runs on this machine.'),
+        executor: z
+          .string()
+          .describe('Where it runs: the executor name to pass to exec_command (`local` unless the server has others).'),
+        location: z.string().describe('What that executor is: `local`, an exec-server URL, or a container.'),
         started_at: z.string().describe('ISO 8601 time.'),
         last_used_at: z.string().describe('ISO 8601 time.'),
         exited: z.boolean().describe('true when the process has ended but its last output has not been read yet.'),

@@ -17,8 +17,11 @@ export function formatSessionList(result: SessionListResult): string {
     const status = s.exited
       ? `exited with code ${s.exit_code ?? 'unknown'} (read its last output with write_stdin)`
       : 'running';
+    // Where it runs only matters once there is more than one place: a local-only listing reads as it always did.
+    const where = s.executor === 'local' ? '' : `on ${s.executor} (${s.location}); `;
+    const pid = s.pid === undefined ? '' : `pid ${s.pid}; `;
     lines.push(
-      `Session ID ${s.session_id}: ${status}; ${s.tty ? 'tty' : 'no tty'}; pid ${s.pid}; started ${s.started_at}; last used ${s.last_used_at}; ${s.buffered_bytes} bytes of output waiting; command: ${previewCommand(s.command)}`,
+      `Session ID ${s.session_id}: ${status}; ${s.tty ? 'tty' : 'no tty'}; ${where}${pid}started ${s.started_at}; last used ${s.last_used_at}; ${s.buffered_bytes} bytes of output waiting; command: ${previewCommand(s.command)}`,
     );
   }
   return lines.join('\n');

@@ -29,7 +29,13 @@ function sample(leaf: SettingLeaf): { argv: string[]; value: unknown } {
       return { argv: [flag, a, flag, b], value: [a, b] };
     }
     case 'map':
-      return { argv: [flag, 'A=1', flag, 'B=x=y'], value: { A: '1', B: 'x=y' } };
+      // Executors map names to URLs (which may hold `=` themselves); other maps take any text.
+      return leaf.meta.flag === 'executor'
+        ? {
+            argv: [flag, 'A=local', flag, 'B=ws://10.0.0.2:8700?token-file=/t'],
+            value: { A: 'local', B: 'ws://10.0.0.2:8700?token-file=/t' },
+          }
+        : { argv: [flag, 'A=1', flag, 'B=x=y'], value: { A: '1', B: 'x=y' } };
     default: {
       const entries = (leaf.base._zod.def as { entries?: Record<string, string> }).entries;
       const text = entries === undefined ? 'some-text' : (Object.values(entries).at(-1) as string);

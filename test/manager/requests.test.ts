@@ -27,6 +27,7 @@ describe('execCommandRequest (the library, camelCase)', () => {
       'maxOutputTokens',
       'sandboxPermissions',
       'justification',
+      'executor',
     ]);
   });
 

@@ -96,11 +96,11 @@ async function processesOf(server: McpServer, sessionId: number): Promise<Proces
   const session = sessions.find((s) => s.session_id === sessionId);
   if (!session) throw new Error(`session ${sessionId} is not listed`);
   // A child may end between the listing and the look (a shell loop's `sleep 0.02`): only the leader must be there.
-  const children = childrenOf(session.pid).flatMap((pid) => {
+  const children = childrenOf(session.pid!).flatMap((pid) => {
     const start = startTimeOf(pid);
     return start === undefined ? [] : [{ pid, start }];
   });
-  const tree = [identify(session.pid), ...children];
+  const tree = [identify(session.pid!), ...children];
   programs.push(...tree);
   return tree;
 }

@@ -67,7 +67,7 @@ describe('bad input through the MCP stdio server', () => {
     pipes = (await server.exec({ cmd: 'sleep 600', login: false, yield_time_ms: 250 })).session_id!;
     closed = (await server.exec({ cmd: 'sleep 600', login: false, yield_time_ms: 250 })).session_id!;
     await server.call('close_session', { session_id: closed });
-    victimProcess = identify((await server.list()).find((s) => s.session_id === victim)!.pid);
+    victimProcess = identify((await server.list()).find((s) => s.session_id === victim)!.pid!);
     figures.fdsBefore = openFdCount(server.pid);
   });
 
@@ -113,6 +113,8 @@ describe('bad input through the MCP stdio server', () => {
       { tool: 'exec_command', args: { ...ok, sandbox_permissions: 'root' }, says: field('sandbox_permissions') },
       { tool: 'exec_command', args: { ...ok, sandbox_permissions: true }, says: field('sandbox_permissions') },
       { tool: 'exec_command', args: { ...ok, justification: 42 }, says: field('justification') },
+      { tool: 'exec_command', args: { ...ok, executor: 7 }, says: field('executor') },
+      { tool: 'exec_command', args: { ...ok, executor: 'mars' }, says: /Unknown executor "mars".*`local`/ },
       { tool: 'exec_command', args: { ...ok, workdir: 5 }, says: field('workdir') },
       { tool: 'exec_command', args: { ...ok, workdir: ['/tmp'] }, says: field('workdir') },
       {

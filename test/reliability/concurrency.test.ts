@@ -73,7 +73,7 @@ describe(`${SESSIONS} tty sessions driven concurrently over one MCP connection`,
     }
     const listed = await server.list();
     expect(new Set(listed.map((s) => s.session_id))).toEqual(new Set(ids));
-    for (const session of listed) processes.push(identify(session.pid));
+    for (const session of listed) processes.push(identify(session.pid!));
     figures.push(
       `${SESSIONS} sessions opened in ${((performance.now() - started) / 1000).toFixed(1)} s, warned at ${WARNING_FROM}..${SESSIONS}`,
     );

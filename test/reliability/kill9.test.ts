@@ -40,7 +40,7 @@ describe('SIGKILL of the stdio server', () => {
     expect(sessions).toHaveLength(kinds.length);
     const watchdogs = childrenOf(server.pid).filter((pid) => commandLineOf(pid).includes('watchdog.mjs'));
     expect(watchdogs).toHaveLength(1);
-    for (const pid of [...sessions.map((s) => s.pid), ...backgroundPids]) doomed.push(identify(pid));
+    for (const pid of [...sessions.map((s) => s.pid!), ...backgroundPids]) doomed.push(identify(pid));
     const watchdog = identify(watchdogs[0]!);
 
     process.kill(server.pid, 'SIGKILL');

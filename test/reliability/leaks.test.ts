@@ -59,7 +59,7 @@ describe('resources of the server over many sessions', () => {
     const sessionId = started.session_id;
     expect(sessionId).toBeTypeOf('number');
     const listed = (await server.list()).find((s) => s.session_id === sessionId);
-    seen.push(identify(listed!.pid));
+    seen.push(identify(listed!.pid!));
     const { output } = await writeUntil(server, sessionId!, `echo leak-$((${n}*2))\n`, (out) =>
       out.includes(`leak-${n * 2}`),
     );

@@ -43,7 +43,7 @@ describe('SIGKILL of the watchdog, then of the stdio server', () => {
     );
     expect(replies.every((reply) => reply.session_id !== undefined)).toBe(true);
     const ids = new Set(replies.map((reply) => reply.session_id));
-    const leaders = (await server!.list()).filter((s) => ids.has(s.session_id)).map((s) => s.pid);
+    const leaders = (await server!.list()).filter((s) => ids.has(s.session_id)).map((s) => s.pid!);
     const background = replies.flatMap((reply) => [...reply.output.matchAll(/BG=(\d+)/g)].map((m) => Number(m[1])));
     expect(background).toHaveLength(kinds.length * 4);
     for (const pid of [...leaders, ...background]) doomed.push(identify(pid));

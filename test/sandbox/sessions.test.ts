@@ -90,7 +90,7 @@ describe.skipIf(NO_SANDBOX)('sessions inside the sandbox', () => {
       tty: true,
       yieldTimeMs: 500,
     });
-    const leader = m.listSessions()[0]!.pid;
+    const leader = m.listSessions()[0]!.pid!;
     const tree = descendants(leader);
     expect(tree.length).toBeGreaterThanOrEqual(4); // bwrap's init, bash and the sleeps
     await m.closeSession(r.sessionId!);

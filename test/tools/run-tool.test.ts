@@ -271,6 +271,8 @@ describe('callTool argument handling', () => {
         pid: 100,
         startedAt: new Date(0),
         lastUsedAt: new Date(1000),
+        executor: 'local',
+        location: 'local',
         exited: false,
         bufferedBytes: 3,
       },
@@ -278,9 +280,10 @@ describe('callTool argument handling', () => {
         sessionId: 12,
         command: 'make\nmake test',
         tty: false,
-        pid: 101,
         startedAt: new Date(0),
         lastUsedAt: new Date(0),
+        executor: 'box',
+        location: 'docker://web-1',
         exited: true,
         exitCode: 2,
         bufferedBytes: 0,
@@ -306,7 +309,8 @@ describe('callTool argument handling', () => {
             session_id: 12,
             command: 'make\nmake test',
             tty: false,
-            pid: 101,
+            executor: 'box',
+            location: 'docker://web-1',
             started_at: '1970-01-01T00:00:00.000Z',
             last_used_at: '1970-01-01T00:00:00.000Z',
             exited: true,
@@ -316,10 +320,12 @@ describe('callTool argument handling', () => {
         ],
       },
     });
+    // A session elsewhere has no pid on this machine: none is made up.
+    if (!outcome.isError) expect(outcome.structured.sessions[1]).not.toHaveProperty('pid');
     expect(outcome.text.split('\n')).toEqual([
       'Open sessions: 2',
       'Session ID 11: running; tty; pid 100; started 1970-01-01T00:00:00.000Z; last used 1970-01-01T00:00:01.000Z; 3 bytes of output waiting; command: bash -i',
-      'Session ID 12: exited with code 2 (read its last output with write_stdin); no tty; pid 101; started 1970-01-01T00:00:00.000Z; last used 1970-01-01T00:00:00.000Z; 0 bytes of output waiting; command: make…',
+      'Session ID 12: exited with code 2 (read its last output with write_stdin); no tty; on box (docker://web-1); started 1970-01-01T00:00:00.000Z; last used 1970-01-01T00:00:00.000Z; 0 bytes of output waiting; command: make…',
     ]);
     sessions.listSessions = () => [];
     expect((await callTool(sessions, 'list_sessions', {})).text).toBe('No sessions are open.');

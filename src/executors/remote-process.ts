@@ -1,0 +1,246 @@
+import { constants } from 'node:os';
+import {
+  METHODS,
+  NOTIFICATIONS,
+  type ProcessExitedNotification,
+  type ProcessInputWaitNotification,
+  type ProcessOutputNotification,
+  type ProcessReadResult,
+  type ProcessWriteResult,
+} from '../exec-server/protocol.js';
+import type { Disposable, ExecProcess, ExitInfo, ReportedInputWait } from '../spawn/types.js';
+import { waitAtMost } from '../util/delay.js';
+import { Listeners } from '../util/listeners.js';
+import type { ExecServerConnection, ProcessSink } from './exec-server-connection.js';
+
+/** Reported when the program's own exit status is out of reach (its exec-server is gone): as if SIGKILLed. */
+const LOST_EXIT_CODE = 128 + 9;
+/** How long terminate waits for the server to report the end before it lets the process go. */
+const TERMINATE_WAIT_MS = 3_000;
+/** One catch-up read asks for at most this much; it reads again until it has everything. */
+const CATCH_UP_READ_BYTES = 1024 * 1024;
+
+interface Report {
+  seq: number;
+  inputSeq: number;
+  secretPrompt: boolean;
+}
+
+/**
+ * One program run by an exec-server, as an ExecProcess: output from `process/output` notifications (and from reads
+ * after a reconnection), in seq order, each chunk once; exit once the server reports it closed (exited, and every
+ * output stream at its end). Output that comes before anyone listens is kept for the first listener.
+ */
+export class RemoteProcess implements ExecProcess, ProcessSink {
+  readonly pid = undefined;
+  /** The leader's pid on the server's machine, when the server says (ours does). */
+  remotePid: number | undefined;
+  exitInfo: ExitInfo | undefined;
+  readonly reportedInputWait: ReportedInputWait | undefined;
+  private readonly dataListeners = new Listeners<Buffer>();
+  private readonly exitListeners = new Listeners<ExitInfo>();
+  private readonly reports = new Listeners<void>();
+  private early: Buffer[] | undefined = [];
+  /** The highest seq seen of any event: where a catch-up read starts. */
+  private lastSeq = 0;
+  private highestOutputSeq = 0;
+  private exited: ProcessExitedNotification | undefined;
+  private writes = 0;
+  private writesWithBytes = 0;
+  private latestReport: Report | undefined;
+  private terminating: Promise<void> | undefined;
+  private catchingUp: Promise<void> | undefined;
+
+  constructor(
+    private readonly connection: ExecServerConnection,
+    readonly processId: string,
+    readonly tty: boolean,
+    private readonly stdinOpen: boolean,
+  ) {
+    const info = connection.serverInfo?.unifiedExec;
+    this.reportedInputWait = tty && info?.inputWait ? this.inputWaitView() : undefined;
+  }
+
+  onData(listener: (chunk: Buffer) => void): Disposable {
+    const subscription = this.dataListeners.add(listener);
+    const early = this.early;
+    this.early = undefined;
+    for (const chunk of early ?? []) listener(chunk);
+    return subscription;
+  }
+
+  onExit(listener: (info: ExitInfo) => void): Disposable {
+    return this.exitListeners.add(listener);
+  }
+
+  notify(method: string, params: Record<string, unknown>): void {
+    switch (method) {
+      case NOTIFICATIONS.processOutput: {
+        const { seq, chunk } = params as unknown as ProcessOutputNotification;
+        return this.output(seq, Buffer.from(chunk, 'base64'));
+      }
+      case NOTIFICATIONS.processExited:
+        this.exited = params as unknown as ProcessExitedNotification;
+        this.lastSeq = Math.max(this.lastSeq, this.exited.seq);
+        return;
+      case NOTIFICATIONS.processClosed:
+        this.lastSeq = Math.max(this.lastSeq, Number(params.seq) || 0);
+        return this.finish(this.exitFromServer());
+      case NOTIFICATIONS.processInputWait: {
+        const { seq, inputSeq, secretPrompt } = params as unknown as ProcessInputWaitNotification;
+        this.latestReport = { seq, inputSeq, secretPrompt };
+        return this.reports.emit();
+      }
+    }
+  }
+
+  resumed(): void {
+    this.catchingUp ??= this.catchUp().finally(() => (this.catchingUp = undefined));
+  }
+
+  lost(reason: string): void {
+    this.finish({ exitCode: LOST_EXIT_CODE, lost: reason });
+  }
+
+  async write(data: string | Uint8Array): Promise<void> {
+    if (!this.stdinOpen) throw new Error('stdin is closed for this session');
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+    if (bytes.length === 0) return;
+    if (this.exitInfo) throw new Error('the process has exited');
+    this.writesWithBytes++;
+    const result = await this.connection.request<ProcessWriteResult>(METHODS.processWrite, {
+      processId: this.processId,
+      chunk: bytes.toString('base64'),
+      writeId: String(++this.writes),
+    });
+    if (result.status === 'accepted') return;
+    throw new Error(
+      result.status === 'stdinClosed'
+        ? 'stdin is closed for this session'
+        : `the exec-server did not take the input (${result.status})`,
+    );
+  }
+
+  resize(cols: number, rows: number): void {
+    if (!this.tty || !this.connection.serverInfo?.unifiedExec?.resize || this.exitInfo) return;
+    this.connection.request(METHODS.processResize, { processId: this.processId, cols, rows }).catch(() => undefined);
+  }
+
+  /** Asks the server to end the process tree and waits (a while) for it to report the end. Safe to call twice. */
+  terminate(): Promise<void> {
+    this.terminating ??= (async () => {
+      if (this.exitInfo) return;
+      const ended = new Promise<void>((resolve) => this.exitListeners.add(() => resolve()));
+      const asked = this.connection
+        .request(METHODS.processTerminate, { processId: this.processId })
+        .catch(() => undefined);
+      await waitAtMost(Promise.all([asked, ended]), TERMINATE_WAIT_MS);
+      // The server did not say it ended (gone, or slow): stop waiting for it here.
+      if (!this.exitInfo) this.finish({ exitCode: LOST_EXIT_CODE, signal: 'SIGKILL' });
+    })();
+    return this.terminating;
+  }
+
+  private output(seq: number, bytes: Buffer): void {
+    if (seq <= this.highestOutputSeq || this.exitInfo) return; // already had it (a read after a reconnection)
+    this.highestOutputSeq = seq;
+    this.lastSeq = Math.max(this.lastSeq, seq);
+    if (this.early) this.early.push(bytes);
+    else this.dataListeners.emit(bytes);
+  }
+
+  /** After a reconnection: everything the server kept after the last seq seen, and how the process stands. */
+  private async catchUp(): Promise<void> {
+    for (;;) {
+      let result: ProcessReadResult;
+      try {
+        result = await this.connection.request<ProcessReadResult>(METHODS.processRead, {
+          processId: this.processId,
+          afterSeq: this.lastSeq,
+          maxBytes: CATCH_UP_READ_BYTES,
+          waitMs: 0,
+        });
+      } catch (err) {
+        // Gone from the server (retention ran out): what it printed meanwhile cannot be had.
+        return this.finish({
+          exitCode: LOST_EXIT_CODE,
+          lost: `The exec-server no longer knows this process: ${(err as Error).message}`,
+        });
+      }
+      for (const chunk of result.chunks) this.output(chunk.seq, Buffer.from(chunk.chunk, 'base64'));
+      if (result.chunks.length > 0) {
+        this.lastSeq = Math.max(this.lastSeq, result.nextSeq - 1);
+        continue;
+      }
+      if (result.waitingForInput) {
+        this.latestReport = {
+          seq: result.nextSeq,
+          inputSeq: this.writesWithBytes,
+          secretPrompt: !!result.secretPrompt,
+        };
+        this.reports.emit();
+      }
+      if (result.closed && result.exitCode !== null) {
+        this.exited ??= {
+          processId: this.processId,
+          seq: result.nextSeq,
+          exitCode: result.exitCode,
+          sandboxDenied: result.sandboxDenied,
+          ...(result.signal ? { signal: result.signal } : {}),
+        };
+        this.finish(this.exitFromServer());
+      }
+      return;
+    }
+  }
+
+  private exitFromServer(): ExitInfo {
+    const exited = this.exited;
+    if (!exited) return { exitCode: LOST_EXIT_CODE };
+    const signum = exited.signal ? constants.signals[exited.signal as NodeJS.Signals] : undefined;
+    // Codex's wire says 1 for a terminal killed by a signal; ours names the signal, and the manager says 128 + n.
+    if (signum !== undefined) return { exitCode: 128 + signum, signal: exited.signal! };
+    return { exitCode: exited.exitCode };
+  }
+
+  private finish(info: ExitInfo): void {
+    if (this.exitInfo) return;
+    // Output kept for the first listener stays kept: a short command can be over (output, exit and close all
+    // notified) before `process/start` is even answered, and its listener comes after that.
+    this.exitInfo = info;
+    this.connection.unregister(this.processId);
+    this.reports.emit();
+    this.exitListeners.emit(info);
+  }
+
+  /** Input-wait as the server reports it: see ReportedInputWait. */
+  private inputWaitView(): ReportedInputWait {
+    /** A report that describes the program now: after the latest write, and no output since. */
+    const current = (report: Report | undefined, mark: unknown): report is Report =>
+      report !== undefined &&
+      report.inputSeq === this.writesWithBytes &&
+      (typeof mark !== 'number' || report.inputSeq > mark) &&
+      report.seq > this.highestOutputSeq;
+    return {
+      mark: () => this.writesWithBytes,
+      watch: ({ signal, trigger, mark }) =>
+        new Promise((resolve) => {
+          const relevantMark = trigger === 'input' ? mark : undefined;
+          const check = () => {
+            if (signal.aborted || this.exitInfo) return done(undefined);
+            const report = this.latestReport;
+            if (current(report, relevantMark)) done(report.secretPrompt ? { secretPrompt: true } : {});
+          };
+          const subscription = this.reports.add(check);
+          const aborted = () => done(undefined);
+          const done = (result: { secretPrompt?: boolean } | undefined) => {
+            subscription.dispose();
+            signal.removeEventListener('abort', aborted);
+            resolve(result);
+          };
+          signal.addEventListener('abort', aborted, { once: true });
+          check();
+        }),
+    };
+  }
+}
