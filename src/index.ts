@@ -53,3 +53,9 @@ export type {
 } from './spawn/types.js';
 export type { EnvPolicy } from './spawn/env.js';
 export type { EarlyReturn, ReturnPolicy, WatchContext } from './input-wait/return-policy.js';
+
+// Sessions elsewhere: an exec-server (ours or Codex's), a container; and our exec-server itself.
+export { RemoteExecutor, type RemoteExecutorOptions } from './executors/remote.js';
+export { DockerExecutor, type DockerExecutorOptions } from './executors/docker.js';
+export { ExecServer, type ExecServerOptions } from './exec-server/server.js';
+export { listenWebSocket, type WebSocketListenOptions, type WebSocketListener } from './exec-server/ws-transport.js';

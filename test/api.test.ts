@@ -19,10 +19,13 @@ describe('the public API', () => {
     });
   });
 
-  it('unified-exec exports the manager, the tools and the executor seam, and nothing internal', async () => {
+  it('unified-exec exports the manager, the tools, the executors and the exec-server, and nothing internal', async () => {
     expect(names(await import('../src/index.js'))).toEqual([
       'ALL_TOOL_NAMES',
+      'DockerExecutor',
+      'ExecServer',
       'LocalExecutor',
+      'RemoteExecutor',
       'SessionBudget',
       'TOOL_NAMES',
       'UnifiedExecError',
@@ -32,6 +35,7 @@ describe('the public API', () => {
       'exec',
       'formatResponse',
       'formatShellResponse',
+      'listenWebSocket',
       'openAiChatTools',
       'openAiResponsesTools',
       'sequentialIds',

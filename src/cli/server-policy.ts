@@ -19,6 +19,9 @@ export function withServerDefaults(options: ManagerOptions): ManagerOptions {
 export function sandboxProblem(options: ManagerOptions): string | undefined {
   const mode = options.sandbox ?? 'danger-full-access';
   if (mode === 'danger-full-access') return undefined;
+  // Exec-servers apply the policy on their side and containers are the box: only sessions here need bubblewrap.
+  const urls = Object.values(options.executors ?? {});
+  if (urls.length > 0 && !urls.includes('local')) return undefined;
   const probe = probeSandbox();
   if (probe.ok) return undefined;
   return `cannot start with --sandbox ${mode}: ${probe.reason}. To fix it, ${SANDBOX_HELP}.`;
@@ -33,5 +36,9 @@ export function policyLine(options: ManagerOptions): string {
     policy?.mode === 'workspace-write'
       ? ` (writable: ${[policy.workspace, '/tmp', ...policy.writableRoots].join(', ')})`
       : '';
-  return `Sandbox: ${sandbox}${where}; approvals: ${approvalPolicyOf(settings) ?? 'none'}.`;
+  const executors = Object.entries(settings.executors);
+  const chosen = settings.defaultExecutor ?? executors[0]?.[0];
+  const named = executors.map(([name, url]) => `${name} (${String(url)})${name === chosen ? ', the default' : ''}`);
+  const elsewhere = named.length === 0 ? '' : ` Sessions run on ${named.join('; ')}.`;
+  return `Sandbox: ${sandbox}${where}; approvals: ${approvalPolicyOf(settings) ?? 'none'}.${elsewhere}`;
 }

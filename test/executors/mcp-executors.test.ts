@@ -1,0 +1,68 @@
+// The MCP server with `--executor`: a model picks where a command runs with exec_command's `executor`, and
+// list_sessions says where each session is. Real CLI over stdio, real MCP SDK client, our exec-server beside it.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOurExecServer } from '../codex/our-exec-server.js';
+import type { RunningServer } from '../codex/ws-server-process.js';
+import { mcpTransport } from '../mcp/cli-process.js';
+
+interface ToolReply {
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+describe('the MCP server runs sessions on the executors it is given', { timeout: 30_000 }, () => {
+  let server: RunningServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    server = await startOurExecServer();
+    client = new Client({ name: 'executors-test', version: '1.0.0' });
+    // Only exec-servers: no bubblewrap is needed here, the policy travels to the server.
+    await client.connect(
+      mcpTransport(['--executor', `box=${server.url}`, '--executor', 'here=local', '--sandbox', 'danger-full-access']),
+    );
+  }, 30_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+  });
+
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as ToolReply;
+
+  it('runs on the default (the first) unless the call names another, and lists where each session runs', async () => {
+    const onBox = await call('exec_command', { cmd: 'echo $$; sleep 30', login: false, yield_time_ms: 500 });
+    const onHere = await call('exec_command', {
+      cmd: 'echo $$; sleep 30',
+      login: false,
+      yield_time_ms: 500,
+      executor: 'here',
+    });
+    expect(onBox.structuredContent?.session_id).toBeDefined();
+    expect(onHere.structuredContent?.session_id).toBeDefined();
+    const listed = await call('list_sessions', {});
+    const sessions = listed.structuredContent?.sessions as {
+      session_id: number;
+      executor: string;
+      location: string;
+      pid?: number;
+    }[];
+    const box = sessions.find((s) => s.session_id === onBox.structuredContent?.session_id);
+    const here = sessions.find((s) => s.session_id === onHere.structuredContent?.session_id);
+    expect(box).toMatchObject({ executor: 'box', location: server.url });
+    expect(box).not.toHaveProperty('pid');
+    expect(here).toMatchObject({ executor: 'here', location: 'local' });
+    expect(here?.pid).toBeGreaterThan(0);
+    expect(listed.content[0]!.text).toContain(`on box (${server.url})`);
+    for (const s of [onBox, onHere]) await call('close_session', { session_id: s.structuredContent?.session_id });
+  });
+
+  it('answers an unknown executor with the names it has', async () => {
+    const reply = await call('exec_command', { cmd: 'echo hi', executor: 'mars' });
+    expect(reply.isError).toBe(true);
+    expect(reply.content[0]!.text).toMatch(/Unknown executor "mars"; this server runs commands on `box`, `here`/);
+  });
+});
