@@ -25,44 +25,53 @@ export function executorNameProblem(name: string): string | undefined {
 /** Parses an executor URL; throws an Error saying what is wrong and what the forms are. */
 export function parseExecutorUrl(text: string): ExecutorUrl {
   if (text === 'local') return { kind: 'local' };
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1]?.toLowerCase();
+  if (scheme === 'docker' || scheme === 'docker-image') return parseDocker(text, scheme);
+  if (scheme !== 'ws' && scheme !== 'wss') {
+    throw new Error(
+      scheme === undefined
+        ? `executor URL ${JSON.stringify(text)} is not a URL; use ${EXECUTOR_URL_FORMS}`
+        : `executor URL ${JSON.stringify(text)} has an unknown scheme; use ${EXECUTOR_URL_FORMS}`,
+    );
+  }
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     throw new Error(`executor URL ${JSON.stringify(text)} is not a URL; use ${EXECUTOR_URL_FORMS}`);
   }
-  const socketPath = url.searchParams.get('socket') ?? undefined;
-  const unknownParams = [...url.searchParams.keys()].filter(
-    (key) => !(url.protocol === 'ws:' || url.protocol === 'wss:' ? ['token-file'] : ['socket']).includes(key),
-  );
-  if (unknownParams.length > 0) {
-    throw new Error(
-      `executor URL ${JSON.stringify(text)} has an unknown parameter ${unknownParams.join(', ')}; ws:// takes token-file=PATH, docker:// and docker-image:// take socket=PATH`,
-    );
+  rejectUnknownParams(text, url.searchParams, 'token-file');
+  const tokenFile = url.searchParams.get('token-file') ?? undefined;
+  url.search = '';
+  if (url.hostname === '') throw new Error(`executor URL ${JSON.stringify(text)} names no host`);
+  return { kind: 'exec-server', url: url.toString().replace(/\/$/, ''), ...(tokenFile ? { tokenFile } : {}) };
+}
+
+/**
+ * `docker://web-1`, `docker-image://debian:bookworm`, `docker-image://ghcr.io/org/app:1.2?socket=/run/x.sock`: an
+ * image tag looks like a port to a URL parser, so everything between `//` and `?` is taken as written.
+ */
+function parseDocker(text: string, scheme: 'docker' | 'docker-image'): ExecutorUrl {
+  const rest = text.slice(scheme.length + 3);
+  const query = rest.indexOf('?');
+  const target = decodeURIComponent(query < 0 ? rest : rest.slice(0, query));
+  const params = new URLSearchParams(query < 0 ? '' : rest.slice(query + 1));
+  rejectUnknownParams(text, params, 'socket');
+  if (target === '' || /\s/.test(target)) {
+    throw new Error(`executor URL ${JSON.stringify(text)} names no ${scheme === 'docker' ? 'container' : 'image'}`);
   }
-  switch (url.protocol) {
-    case 'ws:':
-    case 'wss:': {
-      const tokenFile = url.searchParams.get('token-file') ?? undefined;
-      url.search = '';
-      if (url.hostname === '') throw new Error(`executor URL ${JSON.stringify(text)} names no host`);
-      return { kind: 'exec-server', url: url.toString().replace(/\/$/, ''), ...(tokenFile ? { tokenFile } : {}) };
-    }
-    case 'docker:':
-    case 'docker-image:': {
-      // docker://web-1 puts the name in the host part; docker-image://debian:bookworm has a port-like tag, and
-      // registry images have slashes: take everything between `//` and `?` as it was written.
-      const target = decodeURIComponent(text.slice(url.protocol.length + 2).replace(/\?.*$/, ''));
-      if (target === '')
-        throw new Error(
-          `executor URL ${JSON.stringify(text)} names no ${url.protocol === 'docker:' ? 'container' : 'image'}`,
-        );
-      const socket = socketPath ? { socketPath } : {};
-      return url.protocol === 'docker:'
-        ? { kind: 'docker', container: target, ...socket }
-        : { kind: 'docker-image', image: target, ...socket };
-    }
-    default:
-      throw new Error(`executor URL ${JSON.stringify(text)} has an unknown scheme; use ${EXECUTOR_URL_FORMS}`);
+  const socketPath = params.get('socket') ?? undefined;
+  const socket = socketPath ? { socketPath } : {};
+  return scheme === 'docker'
+    ? { kind: 'docker', container: target, ...socket }
+    : { kind: 'docker-image', image: target, ...socket };
+}
+
+function rejectUnknownParams(text: string, params: URLSearchParams, known: string): void {
+  const unknown = [...params.keys()].filter((key) => key !== known);
+  if (unknown.length > 0) {
+    throw new Error(
+      `executor URL ${JSON.stringify(text)} has an unknown parameter ${unknown.join(', ')}; ws:// takes token-file=PATH, docker:// and docker-image:// take socket=PATH`,
+    );
   }
 }

@@ -253,7 +253,7 @@ export const managerSettingsSchema = z.strictObject({
     .meta(
       meta({
         description:
-          'where sessions may run: local, ws://HOST:PORT (an exec-server), docker://CONTAINER or docker-image://IMAGE; repeatable, the first is the default',
+          'where sessions may run: local, ws://HOST:PORT[?token-file=FILE] (an exec-server), docker://CONTAINER or docker-image://IMAGE[?socket=PATH]; repeatable, the first is the default (see Run sessions elsewhere)',
         flag: 'executor',
         placeholder: 'NAME=URL',
         shownDefault: 'local=local',

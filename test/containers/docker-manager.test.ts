@@ -4,6 +4,7 @@ import type Dockerode from 'dockerode';
 import { DockerExecutor } from '../../src/executors/docker.js';
 import { UnifiedExecManager, sequentialIds } from '../../src/index.js';
 import { execIn, podmanForFile, startContainer, type ReadyPodman } from './helpers.js';
+import { TEST_IMAGE } from './podman.js';
 
 const { podman, title, skip } = await podmanForFile('UnifiedExecManager with a DockerExecutor');
 
@@ -44,5 +45,34 @@ describe.skipIf(skip)(title, () => {
     await manager.shutdown();
     const probe = await execIn(docker, container, `kill -0 ${child} 2>/dev/null && echo alive || echo gone`);
     expect(probe.text).toBe('gone\n');
+  });
+
+  it('takes executors by URL: docker:// execs in that container, docker-image:// makes one for the client and removes it at shutdown', async () => {
+    const socket = (podman as ReadyPodman).socketPath;
+    const client = new UnifiedExecManager({
+      executors: {
+        box: `docker://${container.id}?socket=${socket}`,
+        fresh: `docker-image://${TEST_IMAGE}?socket=${socket}`,
+      },
+      sandbox: 'danger-full-access',
+    });
+    try {
+      expect((await client.execCommand({ cmd: 'hostname', login: false })).output).toBe('in-the-box\n');
+      const made = await client.execCommand({ cmd: 'hostname', login: false, executor: 'fresh' });
+      expect(made).toMatchObject({ exitCode: 0 });
+      const id = made.output.trim();
+      expect(id).not.toBe('in-the-box');
+      const live = await client.execCommand({ cmd: 'sleep 30', login: false, executor: 'fresh', yieldTimeMs: 250 });
+      const [listed] = client.listSessions().filter((s) => s.sessionId === live.sessionId);
+      expect(listed?.location).toMatch(new RegExp(`^docker-image://${TEST_IMAGE} \\(container [0-9a-f]{12}\\)$`));
+      const labelled = () => docker.listContainers({ all: true, filters: { label: ['unified-exec=1'] } });
+      expect((await labelled()).some((c) => c.Id.startsWith(id) || listed!.location.includes(c.Id.slice(0, 12)))).toBe(
+        true,
+      );
+      await client.shutdown();
+      expect((await labelled()).filter((c) => listed!.location.includes(c.Id.slice(0, 12)))).toEqual([]);
+    } finally {
+      await client.shutdown();
+    }
   });
 });
