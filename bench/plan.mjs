@@ -18,10 +18,24 @@ export const DRIVERS = {
     params: { returnOn: 'input-wait', sandbox: 'workspace-write' },
     needs: 'bwrap',
   },
+  // Sessions elsewhere (drivers/elsewhere.mjs): one manager whose only executor is this machine, one of our
+  // exec-servers on loopback, the real `codex exec-server` on loopback, or a running Podman container.
+  'ue-local': { module: 'elsewhere', label: 'unified-exec local', params: { where: 'local' } },
+  'ue-ours': { module: 'elsewhere', label: 'unified-exec → our exec-server', params: { where: 'ours' } },
+  'ue-codex': {
+    module: 'elsewhere',
+    label: 'unified-exec → codex exec-server',
+    params: { where: 'codex' },
+    needs: 'codex',
+  },
+  // Skipped by its worker, with test/containers/podman.ts's reason, where Podman cannot run.
+  'ue-container': { module: 'elsewhere', label: 'unified-exec → container', params: { where: 'container' } },
 };
 
 /** Sandboxed rows are also divided by the same driver unsandboxed: what the sandbox adds to unified-exec. */
 const unsandboxed = (key) => ({ key, label: 'unsandboxed' });
+/** Rows of sessions elsewhere are also divided by the same figure on this machine: what the distance adds. */
+const local = (key) => ({ key, label: 'local' });
 
 const MB = 1e6;
 const MiB = 1024 * 1024;
@@ -105,6 +119,37 @@ const scenarioRow = (results) => {
   };
 };
 
+/**
+ * Round trips elsewhere: the value is when the reply and prompt came through the output stream (the marker, which
+ * needs no input-wait); `answerMs` is when the call answered (input-wait, or the yield where there is none).
+ */
+const markerRow = (results) => {
+  const row = latencyRow(results);
+  const answers = results.flatMap((r) => r.answers ?? []);
+  if (answers.length === 0) return row; // raw node-pty: its round trip is the marker
+  const s = summarize(answers);
+  return { ...row, answerMs: s.median, answerP95Ms: s.p95, inputWait: results[0].inputWait };
+};
+
+/** The flood through an exec-server: also the server's own peak RSS (it holds the output on its side too). */
+const floodElsewhereRow = (results) => {
+  const row = floodRow(results);
+  const server = Math.max(...results.map((r) => r.serverPeakRss ?? 0));
+  return server > 0 ? { ...row, serverPeakRssMiB: round(server / MiB, 1) } : row;
+};
+
+const spreadRow = (results) => ({
+  value: round(median(results.flatMap((r) => r.samples)), 1),
+  unit: 'ms',
+  better: 'lower',
+  n: results.length,
+  opened: Math.min(...results.map((r) => r.opened)),
+  servers: results[0].servers,
+  closeMs: round(median(results.map((r) => r.closeMs)), 1),
+  listed: Math.max(...results.map((r) => r.listed)),
+  left: Math.max(...results.map((r) => r.left)),
+});
+
 function sum(results, field) {
   const values = results.map((r) => r[field]).filter((v) => typeof v === 'number');
   return values.length ? values.reduce((a, b) => a + b, 0) : undefined;
@@ -145,6 +190,13 @@ export function figures(quick) {
   const exec = { iterations: q(40, 20), warmup: 5, gapMs: 10 };
   const floodBytes = q(200_000_000, 20_000_000);
   const lag = { sessions: 8, bytes: q(20_000_000, 1_000_000) };
+  // Elsewhere: a call that cannot answer early (no input-wait) costs its 250 ms yield, and a container's exec
+  // ~0.1–0.4 s, so those rows take fewer iterations.
+  const rtElsewhere = { repl: 'bash', iterations: q(100, 10), warmup: q(5, 2) };
+  const rtDeadline = { ...rtElsewhere, iterations: q(30, 3), warmup: q(3, 1) };
+  const execElsewhere = { iterations: q(40, 5), warmup: q(5, 1), gapMs: 10 };
+  const execContainer = { ...execElsewhere, iterations: q(20, 5), warmup: q(3, 1) };
+  const spread = { count: q(256, 32), tty: true };
   return [
     { id: 'rt-bash', title: '1a. Round trip, bash -i: `echo hi`', ...rt('bash') },
     { id: 'rt-python', title: '1b. Round trip, python3 -i: `print(1)`', ...rt('python') },
@@ -290,6 +342,80 @@ export function figures(quick) {
         { variant: 'ue-input-wait', op: '>=', value: 100 },
       ],
     },
+    {
+      id: 'rt-elsewhere',
+      title: '7. Round trip elsewhere, bash -i `echo hi`: until reply and prompt arrive in the output stream (marker)',
+      figure: 'roundTrip',
+      valueLabel: 'median',
+      row: markerRow,
+      variants: [
+        { driver: 'raw', params: { repl: 'bash', iterations: q(200, 20), warmup: 5 } },
+        { driver: 'ue-local', params: rtElsewhere },
+        { driver: 'ue-ours', params: rtElsewhere, note: 'loopback', compareTo: local('ue-local') },
+        { driver: 'ue-codex', params: rtDeadline, note: 'loopback', compareTo: local('ue-local') },
+        { driver: 'ue-container', params: rtDeadline, note: 'docker:// exec, Podman', compareTo: local('ue-local') },
+      ],
+      targets: [],
+    },
+    {
+      id: 'exec-elsewhere',
+      title: "8. Short command elsewhere, spawn→exit: bash -c 'echo hi' (calls 10 ms apart)",
+      figure: 'shortExec',
+      valueLabel: 'median',
+      row: latencyRow,
+      variants: [
+        { driver: 'raw', params: execElsewhere },
+        ...['ue-local', 'ue-ours', 'ue-codex', 'ue-container'].flatMap((driver) =>
+          [true, false].map((tty) => ({
+            key: `${driver}-${tty ? 'tty' : 'pipes'}`,
+            driver,
+            params: { ...(driver === 'ue-container' ? execContainer : execElsewhere), tty },
+            note: `tty: ${tty}`,
+            ...(driver === 'ue-local' ? {} : { compareTo: local(`ue-local-${tty ? 'tty' : 'pipes'}`) }),
+            // A quick run keeps the tty rows.
+            skipQuick: !tty,
+          })),
+        ),
+      ],
+      targets: [],
+    },
+    {
+      id: 'flood-elsewhere',
+      title: `9. Flood ${floodBytes / MB} MB through a tty via our exec-server: throughput and peak RSS`,
+      figure: 'flood',
+      valueLabel: 'best MB/s',
+      row: floodElsewhereRow,
+      variants: [
+        { driver: 'raw', params: { bytes: floodBytes }, reps: q(2, 1) },
+        { driver: 'ue-local', params: { bytes: floodBytes }, reps: q(2, 1) },
+        {
+          driver: 'ue-ours',
+          params: { bytes: floodBytes },
+          reps: q(2, 1),
+          note: 'loopback',
+          compareTo: local('ue-local'),
+        },
+      ],
+      targets: [],
+    },
+    {
+      id: 'open-spread',
+      title: `10. Open ${spread.count} \`sleep 60\` tty sessions at once over two exec-servers, until every call answered`,
+      figure: 'openSpread',
+      valueLabel: 'wall time',
+      row: spreadRow,
+      noFloor: true,
+      variants: [
+        { driver: 'ue-local', params: { ...spread, servers: 0 }, note: 'all on this machine' },
+        {
+          driver: 'ue-ours',
+          params: { ...spread, servers: 2 },
+          note: `2 exec-servers, ${spread.count / 2} each`,
+          compareTo: local('ue-local'),
+        },
+      ],
+      targets: ['ue-local', 'ue-ours'].map((variant) => ({ variant, field: 'left', op: '==', value: 0 })),
+    },
   ].map((f) => ({ ...f, variants: f.variants.filter((v) => !(quick && v.skipQuick)) }));
 }
 
@@ -304,6 +430,11 @@ export function checkTarget(target, row) {
         : target.op === '>='
           ? actual >= target.value
           : actual === target.value;
-  const what = target.field === 'ratio' ? '× raw' : target.field === 'premature' ? ' premature' : ` ${row.unit}`;
+  const what =
+    target.field === 'ratio'
+      ? '× raw'
+      : target.field === 'premature' || target.field === 'left'
+        ? ` ${target.field}`
+        : ` ${row.unit}`;
   return { text: `${target.op === '==' ? '=' : target.op === '<=' ? '≤' : '≥'} ${target.value}${what}`, pass };
 }

@@ -1,16 +1,19 @@
 /**
  * `npm run bench`: every figure for every driver, each in a worker process of its own, one after another (never
  * two at once on this 2-core machine). Prints a table with targets, writes bench/results/latest.json plus a
- * timestamped copy, and bench/results/chart.svg. BENCH_QUICK=1 runs a ~30 s smoke version into bench/results/quick/.
+ * timestamped copy, and bench/results/chart.svg. BENCH_QUICK=1 runs a ~70 s smoke version into bench/results/quick/.
  */
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release, totalmem } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { probeSandbox } from '../dist/sandbox/launcher.js';
 import { DRIVERS, checkTarget, figures } from './plan.mjs';
 import { renderChart } from './lib/chart.mjs';
+import { codexUnavailable } from './lib/elsewhere.mjs';
+import { TS_CACHE_VAR } from './lib/test-modules.mjs';
 import { findOurProcesses, killStrays } from './lib/strays.mjs';
 import { formatTable } from './lib/report.mjs';
 import { round } from './lib/stats.mjs';
@@ -20,6 +23,11 @@ const WORKER_TIMEOUT_MS = 150_000;
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 // Every process the bench starts inherits this, so the end-of-run check can find anything left behind.
 const RUN_ID = randomBytes(6).toString('hex');
+
+// Test-suite modules the workers load (scenarios, exec-server and Podman set-up) are transpiled once per run.
+const tsCache = mkdtempSync(join(tmpdir(), 'ue-bench-ts-'));
+process.env[TS_CACHE_VAR] = tsCache;
+process.on('exit', () => rmSync(tsCache, { recursive: true, force: true }));
 
 const startedAt = new Date();
 const t0 = performance.now();
@@ -31,24 +39,32 @@ if (loadAtStart[0] > cpus().length / 2) {
 }
 const hasTmux = commandWorks('tmux', ['-V']);
 const sandbox = probeSandbox();
-/** Why a driver that needs a tool cannot run here (undefined: it can). */
+const hasPodman = commandWorks('podman', ['--version']);
+/**
+ * Why a driver that needs a tool cannot run here (undefined: it can). Whether Podman can run (installed, root, a
+ * container that starts) is the test suite's set-up to say: the container rows' worker tries it and skips with it.
+ */
 const unavailable = {
   tmux: hasTmux ? undefined : 'tmux is not on PATH',
   bwrap: sandbox.ok ? undefined : `the sandbox cannot run here: ${sandbox.reason}`,
+  codex: await codexUnavailable(),
 };
 const plan = figures(QUICK);
 const out = [];
 
 for (const figure of plan) {
   process.stdout.write(`${figure.title}\n`);
+  const figureStart = performance.now();
   const rows = await measureFigure(figure);
+  const seconds = round((performance.now() - figureStart) / 1000, 1);
+  process.stdout.write(`  (${seconds} s)\n`);
   addRatios(figure, rows);
   const targets = figure.targets.map((target) => {
     const row = rows.find((r) => r.key === target.variant);
     if (!row || row.value === undefined) return { ...target, text: '', pass: false, missing: true };
     return { ...target, ...checkTarget(target, row) };
   });
-  out.push({ id: figure.id, title: figure.title, valueLabel: figure.valueLabel, rows, targets });
+  out.push({ id: figure.id, title: figure.title, valueLabel: figure.valueLabel, seconds, rows, targets });
 }
 
 const strays = await findOurProcesses(RUN_ID, 3_000);
@@ -68,6 +84,7 @@ const report = {
     node: process.version,
     tmux: hasTmux ? execFileSync('tmux', ['-V']).toString().trim() : null,
     bwrap: sandbox.ok ? execFileSync(sandbox.bwrap, ['--version']).toString().trim() : null,
+    podman: hasPodman ? execFileSync('podman', ['--version']).toString().trim() : null,
   },
   leftoverProcesses: strays,
   figures: out,

@@ -30,7 +30,7 @@ const sandboxOptions = (sandbox) => (sandbox ? { sandbox, cwd: makeWorkspace() }
  * Runs `cmd` to its exit: exec_command with the longest yield, then empty polls if it is still going (a slow
  * flood can outlast 30 s). Returns every byte count the calls reported and the exit code.
  */
-async function runToExit(manager, cmd) {
+export async function runToExit(manager, cmd) {
   let res = await manager.execCommand({ cmd, ...BASH, tty: true, yieldTimeMs: 30_000 });
   let bytes = res.originalTokenCount * 4;
   while (res.exitCode === undefined) {

@@ -19,6 +19,18 @@ const COLORS = {
   'ue-sandboxed': '#d6616b',
   'ue-sandboxed-tty': '#d6616b',
   'ue-sandboxed-pipes': '#f2a7ad',
+  'ue-local': '#1f77b4',
+  'ue-local-tty': '#1f77b4',
+  'ue-local-pipes': '#9ecae1',
+  'ue-ours': '#17becf',
+  'ue-ours-tty': '#17becf',
+  'ue-ours-pipes': '#9edae5',
+  'ue-codex': '#8c564b',
+  'ue-codex-tty': '#8c564b',
+  'ue-codex-pipes': '#c49c94',
+  'ue-container': '#e377c2',
+  'ue-container-tty': '#e377c2',
+  'ue-container-pipes': '#f7b6d2',
 };
 
 const LEGEND = [
@@ -31,6 +43,9 @@ const LEGEND = [
   ['raw-bwrap', 'raw node-pty + bwrap'],
   ['ue-sandboxed', 'unified-exec sandboxed (workspace-write)'],
   ['ue-sandboxed-pipes', 'sandboxed, tty: false'],
+  ['ue-ours', 'via our exec-server'],
+  ['ue-codex', 'via codex exec-server'],
+  ['ue-container', 'in a container (Podman)'],
 ];
 
 /** The chart's groups: which number of which figure, and which way is better. */
@@ -51,6 +66,9 @@ const GROUPS = [
   },
   { figure: 'open-64', label: 'open 64 sessions', what: 'median', better: 'lower' },
   { figure: 'lag', label: 'event-loop lag p99', what: 'p99', better: 'lower' },
+  { figure: 'rt-elsewhere', label: 'round trip elsewhere', what: 'median (marker)', better: 'lower' },
+  { figure: 'exec-elsewhere', label: 'exec elsewhere', what: 'median', better: 'lower' },
+  { figure: 'flood-elsewhere', label: 'flood via exec-server', what: 'MB/s', better: 'higher' },
 ];
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -75,7 +93,7 @@ export function renderChart(report) {
   const ratios = groups.flatMap((g) => g.bars.map((b) => b.ratio));
   const lo = Math.min(0.1, 10 ** Math.floor(Math.log10(Math.min(...ratios))));
   const hi = Math.max(10, 10 ** Math.ceil(Math.log10(Math.max(...ratios) * 1.5)));
-  const W = 1200;
+  const W = 1500;
   const H = 640;
   const left = 70;
   const right = 20;

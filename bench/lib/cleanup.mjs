@@ -1,7 +1,8 @@
 /**
  * Everything a bench worker starts is registered here and ended by its own handle: managers are shut down, raw
  * ptys are killed by process group (node-pty makes each child a session leader, so its pgid is its pid), each
- * tmux server is stopped through its private socket, and the sandbox drivers' workspace folders are removed.
+ * tmux server is stopped through its private socket, what a driver set up elsewhere (exec-servers, a Podman
+ * service, a container) is ended by its own stop function, and the sandbox drivers' workspace folders are removed.
  * Nothing is killed by name.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,6 +14,8 @@ const managers = new Set();
 const ptys = new Set();
 const tmuxSockets = new Set();
 const folders = new Set();
+/** Stop functions of what the drivers of sessions elsewhere started, in the order they started. */
+const stops = [];
 
 export function trackManager(manager) {
   managers.add(manager);
@@ -27,6 +30,14 @@ export function trackPty(pty) {
 export function trackTmux(socket) {
   tmuxSockets.add(socket);
   return socket;
+}
+
+/**
+ * Registers `stop` (async) to end something a driver started: an exec-server, a Podman service, a container.
+ * They run after the managers have shut down, the latest first (a container before the service it runs on).
+ */
+export function trackStop(stop) {
+  stops.push(stop);
 }
 
 export function killPty(pty) {
@@ -67,6 +78,11 @@ export async function cleanupAll() {
   await Promise.allSettled([...managers].map(shutdownManager));
   for (const pty of [...ptys]) killPty(pty);
   for (const socket of [...tmuxSockets]) killTmux(socket);
+  // One at a time, newest first: each may depend on what was started before it.
+  while (stops.length > 0)
+    await Promise.resolve()
+      .then(stops.pop())
+      .catch(() => undefined);
   // Last: a sandbox binds its workspace, so the folder goes once what ran in it has ended.
   for (const dir of [...folders]) {
     folders.delete(dir);

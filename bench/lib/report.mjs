@@ -10,6 +10,8 @@ function formatNumber(value) {
   return value.toFixed(3);
 }
 
+const isFlood = (figureId) => figureId === 'flood' || figureId === 'flood-elsewhere';
+
 /** What else a row should say, figure by figure. */
 function notes(figureId, row) {
   const parts = [];
@@ -23,11 +25,24 @@ function notes(figureId, row) {
   // The deadline rule never reports waiting_for_input; only say so for input-wait.
   if (row.notWaiting && !row.key.startsWith('ue-deadline'))
     parts.push(`${row.notWaiting} answers not waiting_for_input`);
-  if (figureId === 'flood') {
+  if (row.answerMs !== undefined) {
+    parts.push(
+      row.inputWait
+        ? `the call answers in ${fmt(row.answerMs, 'ms')} (p95 ${fmt(row.answerP95Ms, 'ms')}, input-wait)`
+        : `the call answers at its yield, ${fmt(row.answerMs, 'ms')} (no input-wait there)`,
+    );
+  }
+  if (isFlood(figureId)) {
     parts.push(`peak RSS ${row.peakRssMiB} MiB${row.rssRatio !== undefined ? ` (${row.rssRatio}× raw)` : ''}`);
     if (row.rssOf !== 'bench worker (this driver only)') parts.push(`RSS of ${row.rssOf}`);
+    if (row.serverPeakRssMiB !== undefined) parts.push(`exec-server peak RSS ${row.serverPeakRssMiB} MiB`);
     if (row.bytesLost) parts.push(`${row.bytesLost} bytes lost`);
     parts.push(`${row.seconds} s, ${row.n} run${row.n > 1 ? 's' : ''}`);
+  }
+  if (figureId === 'open-spread') {
+    parts.push(
+      `${row.opened} opened; closing all took ${fmt(row.closeMs, 'ms')}; ${row.listed} still listed, ${row.left} processes left`,
+    );
   }
   if (figureId === 'lag') {
     parts.push(`p50 ${row.p50} ms, max ${row.max} ms, ${row.seconds} s`);
@@ -38,7 +53,7 @@ function notes(figureId, row) {
       `${row.premature} premature, wasted wait median ${row.wastedMedianMs} ms (p95 ${row.wastedP95Ms} ms), n=${row.n}`,
     );
     if (row.errors) parts.push(`${row.errors} errors`);
-  } else if (row.n !== undefined && figureId !== 'flood' && figureId !== 'lag') {
+  } else if (row.n !== undefined && !isFlood(figureId) && figureId !== 'lag' && figureId !== 'open-spread') {
     parts.push(`n=${row.n}`);
   }
   return parts.join('; ');

@@ -1,17 +1,11 @@
 /**
  * The scenario figure replays the input-wait scenario table of the test suite (test/input-wait/scenarios.ts)
  * through the suite's own runner (test/input-wait/run-scenario.ts), so "correct state" and "premature" mean
- * exactly what the tests mean. Both files import only types, so they are transpiled on the fly with the project's
- * TypeScript into a temp dir; no TS runner is needed. On top, the bench measures wasted wait: an executor wrapper
+ * exactly what the tests mean. Both are transpiled on the fly with the project's TypeScript (test-modules.mjs); no
+ * TS runner is needed. On top, the bench measures wasted wait: an executor wrapper
  * timestamps every output chunk as the manager receives it, and a manager wrapper times each call.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-const TEST_DIR = fileURLToPath(new URL('../../test/input-wait/', import.meta.url));
-const FILES = ['scenarios', 'run-scenario'];
+import { importTestModule } from './test-modules.mjs';
 
 /** Wraps an executor; records every output chunk of every process with its arrival time. */
 export class OutputTap {
@@ -34,27 +28,10 @@ export class OutputTap {
 
 /** The table and the runner, transpiled; throws with a reason when they are missing or do not load. */
 export async function loadScenarioSuite() {
-  for (const name of FILES) {
-    if (!existsSync(join(TEST_DIR, `${name}.ts`))) throw new Error(`test/input-wait/${name}.ts not found`);
-  }
-  const ts = (await import('typescript')).default;
-  const dir = mkdtempSync(join(tmpdir(), 'ue-bench-scenarios-'));
-  try {
-    for (const name of FILES) {
-      let js = ts.transpileModule(readFileSync(join(TEST_DIR, `${name}.ts`), 'utf8'), {
-        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-      }).outputText;
-      js = js.replace(/(from\s+['"]\.\/[^'"]+)\.js(['"])/g, '$1.mjs$2');
-      if (/from\s+['"]\.\.\//.test(js)) throw new Error(`${name}.ts imports values from outside test/input-wait`);
-      writeFileSync(join(dir, `${name}.mjs`), js);
-    }
-    const { SCENARIOS } = await import(pathToFileURL(join(dir, 'scenarios.mjs')).href);
-    const { runScenario } = await import(pathToFileURL(join(dir, 'run-scenario.mjs')).href);
-    if (!Array.isArray(SCENARIOS) || typeof runScenario !== 'function') throw new Error('unexpected exports');
-    return { scenarios: SCENARIOS, runScenario };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { SCENARIOS } = await importTestModule('test/input-wait/scenarios.ts');
+  const { runScenario } = await importTestModule('test/input-wait/run-scenario.ts');
+  if (!Array.isArray(SCENARIOS) || typeof runScenario !== 'function') throw new Error('unexpected exports');
+  return { scenarios: SCENARIOS, runScenario };
 }
 
 /** The manager as runScenario sees it, with every execCommand/writeStdin call timed. */

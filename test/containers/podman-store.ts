@@ -32,6 +32,9 @@ runtime = "runc"
 cgroup_manager = "cgroupfs"
 # Nothing reads the events; a file would only grow.
 events_logger = "none"
+# Each API exec keeps its conmon waiting this long for a client to inspect it (Docker's 5 minutes by default):
+# hundreds of idle conmon processes after a test run. The executor inspects at once.
+exit_command_delay = 5
 tmp_dir = "${STATE_DIR}/tmp"
 `;
 
