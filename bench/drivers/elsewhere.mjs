@@ -9,8 +9,8 @@ import { shutdownManager, trackManager } from '../lib/cleanup.mjs';
 import { executorsFor, startExecServer } from '../lib/elsewhere.mjs';
 import { descendants, sampleRss, statusBytes } from '../lib/proc.mjs';
 import { idle } from '../lib/stats.mjs';
-import { BASH, REPLS, SHORT_COMMAND, floodCommand, replyThenPrompt } from '../lib/workloads.mjs';
-import { runToExit } from './unified.mjs';
+import { BASH, REPLS, floodCommand, replyThenPrompt } from '../lib/workloads.mjs';
+import { runToExit, timeShortExecs } from './unified.mjs';
 
 /** A manager whose only executor is `where` (so it is the default); `{ skipped }` when it cannot run here. */
 async function managerAt(where) {
@@ -85,18 +85,7 @@ export async function roundTrip({ where, iterations, warmup }) {
 export async function shortExec({ where, iterations, warmup, tty, gapMs = 0 }) {
   const place = await managerAt(where);
   if (place.skipped) return place;
-  const { manager } = place;
-  const samples = [];
-  let wrong = 0;
-  for (let i = 0; i < warmup + iterations; i++) {
-    await idle(gapMs);
-    const t0 = performance.now();
-    const res = await manager.execCommand({ cmd: SHORT_COMMAND, ...BASH, tty, yieldTimeMs: 10_000 });
-    if (i >= warmup) samples.push(performance.now() - t0);
-    if (res.exitCode !== 0 || !res.output.includes('hi')) wrong++;
-  }
-  await shutdownManager(manager);
-  return { samples, wrong };
+  return timeShortExecs(place.manager, { iterations, warmup, tty, gapMs });
 }
 
 export async function flood({ where, bytes }) {

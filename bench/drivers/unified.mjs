@@ -67,7 +67,11 @@ export async function roundTrip({ repl: name, iterations, warmup, returnOn, sand
 }
 
 export async function shortExec({ iterations, warmup, returnOn, tty, gapMs = 0, sandbox }) {
-  const manager = newManager(returnOn, sandboxOptions(sandbox));
+  return timeShortExecs(newManager(returnOn, sandboxOptions(sandbox)), { iterations, warmup, tty, gapMs });
+}
+
+/** Spawn to exit of SHORT_COMMAND on `manager`, `iterations` times after `warmup`; shuts the manager down after. */
+export async function timeShortExecs(manager, { iterations, warmup, tty, gapMs = 0 }) {
   const samples = [];
   let wrong = 0;
   for (let i = 0; i < warmup + iterations; i++) {

@@ -2,6 +2,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { isAlive } from '../helpers/processes.js';
 
 /**
  * Codex's state folders go under /var/tmp, never under the temp dir ($TMPDIR or /tmp): there Codex refuses to
@@ -28,17 +29,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** True while `pid` runs; a zombie has exited already and counts as gone. Read from /proc. */
-export function isRunning(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return false;
-  }
-  const state = stat.slice(stat.lastIndexOf(')') + 2).charAt(0);
-  return state !== 'Z' && state !== 'X';
-}
+/** True while `pid` runs (a zombie counts as gone): the suite's one reading of /proc for it. */
+export const isRunning = isAlive;
 
 const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 
