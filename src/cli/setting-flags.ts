@@ -60,6 +60,7 @@ function checkFlag(leaf: SettingLeaf, source: string, raw: string | boolean | Ar
 
 function toValue(leaf: SettingLeaf, source: string, raw: string | boolean | Array<string | boolean>): unknown {
   if (leaf.kind === 'number') return typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+  if (leaf.kind === 'boolean' && leaf.meta.negatedFlag) return raw !== true;
   if (leaf.kind !== 'map') return raw;
   const map: Record<string, string> = {};
   for (const pair of raw as string[]) {

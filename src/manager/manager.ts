@@ -6,7 +6,8 @@ import { InputWaitPolicy } from '../input-wait/policy.js';
 import { deadlinePolicy, type EarlyReturn, type ReturnPolicy, type WatchContext } from '../input-wait/return-policy.js';
 import { detectDenial } from '../sandbox/denial.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
-import { buildEnv } from '../spawn/env.js';
+import { buildEnv, policyKeeps } from '../spawn/env.js';
+import { ShellSnapshots } from '../spawn/shell-snapshot.js';
 import { resolveWorkdir } from '../spawn/resolve.js';
 import { findExecutable } from '../util/executable.js';
 import type { Disposable, ExecProcess } from '../spawn/types.js';
@@ -78,6 +79,8 @@ export class UnifiedExecManager {
   private readonly spawnLimit: ReturnType<typeof pLimit>;
   /** Where sessions run, by name. */
   private readonly executors: ExecutorSet;
+  /** Login profile snapshots, per local executor (by name). */
+  private readonly snapshots = new Map<string, ShellSnapshots>();
   private readonly clock: () => number;
   private readonly warningThreshold: number;
   private readonly returnPolicy: ReturnPolicy;
@@ -299,6 +302,7 @@ export class UnifiedExecManager {
   shutdown(): Promise<void> {
     this.shutdownPromise ??= (async () => {
       await this.store.closeAll();
+      for (const snapshots of this.snapshots.values()) snapshots.close();
       await this.executors.close();
       this.leaveBudget?.dispose();
       this.unguard();
@@ -361,8 +365,22 @@ export class UnifiedExecManager {
       onOutput: ((text: string) => void) | undefined;
     },
   ): Promise<ExecResponse> {
-    const { argv, cwd, env, sandbox, started, onOutput, where } = run;
+    const { cwd, env, sandbox, started, onOutput, where } = run;
     this.assertRoomToStart();
+    const warnings: string[] = [];
+    let argv = run.argv;
+    // A login command on this machine: through a snapshot of the login profile, taken once, when one can be had.
+    if (req.login && this.settings.shellSnapshot && where.local) {
+      const plan = await this.snapshotsOf(where).plan({
+        shell: argv[0]!,
+        env,
+        cwd,
+        ...(sandbox ? { sandbox } : {}),
+        keep: policyKeeps(this.settings.env),
+      });
+      if (plan.argv) argv = plan.argv(req.cmd);
+      else if (plan.warning) warnings.push(plan.warning);
+    }
     const spawnOptions = {
       argv,
       cwd,
@@ -399,7 +417,7 @@ export class UnifiedExecManager {
       started,
       waitMs: clampYieldTime(req.yieldTimeMs),
       maxOutputTokens: req.maxOutputTokens,
-      warnings: [],
+      warnings,
       trigger: 'start',
       output,
     });
@@ -447,6 +465,15 @@ export class UnifiedExecManager {
           );
       }
     });
+  }
+
+  private snapshotsOf(where: NamedExecutor): ShellSnapshots {
+    let snapshots = this.snapshots.get(where.name);
+    if (!snapshots) {
+      snapshots = new ShellSnapshots(where.executor, undefined, sandboxPolicyOf(this.settings));
+      this.snapshots.set(where.name, snapshots);
+    }
+    return snapshots;
   }
 
   /** Refuses a new session while unread output is over its limit, or the shared budget is full of others' sessions. */

@@ -28,6 +28,8 @@ export type SettingMeta = {
   placeholder?: string;
   /** The default as people read it, where the value itself would say little (e.g. `process.cwd()`). */
   shownDefault?: string;
+  /** A boolean whose flag turns it off (`--no-shell-snapshot` sets `shellSnapshot: false`). */
+  negatedFlag?: boolean;
 };
 
 const meta = (m: SettingMeta) => m;
@@ -267,6 +269,18 @@ export const managerSettingsSchema = z.strictObject({
         flag: 'default-executor',
         placeholder: 'NAME',
         shownDefault: 'the first --executor',
+      }),
+    ),
+  shellSnapshot: z
+    .boolean(expected('true or false'))
+    .default(true)
+    .meta(
+      meta({
+        description:
+          'run a login command (login: true, the default) as a plain shell that loads a snapshot of the login profile, taken once; the flag runs a real login shell every time (see Shell snapshots in the README)',
+        flag: 'no-shell-snapshot',
+        negatedFlag: true,
+        shownDefault: 'snapshots on',
       }),
     ),
   approvalPolicy: z

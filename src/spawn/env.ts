@@ -83,6 +83,16 @@ export interface BuildEnvOptions {
   sessionEnv?: boolean;
 }
 
+/** Whether the policy lets a variable through (secrets, `exclude`, `includeOnly`); `inherit` is not about names. */
+export function policyKeeps(policy: EnvPolicy = {}): (name: string, value: string) => boolean {
+  const exclude = (policy.exclude ?? []).map(globToRegExp);
+  const includeOnly = policy.includeOnly?.map(globToRegExp);
+  return (name, value) =>
+    (policy.keepSecrets || !isSecret(name, value)) &&
+    !exclude.some((re) => re.test(name)) &&
+    (!includeOnly || includeOnly.some((re) => re.test(name)));
+}
+
 /** parent → inherited subset → minus secrets/excluded → includeOnly → + SESSION_ENV (unless told not to) → + set. */
 export function buildEnv(
   policy: EnvPolicy = {},

@@ -16,7 +16,8 @@ function sample(leaf: SettingLeaf): { argv: string[]; value: unknown } {
   const flag = `--${leaf.meta.flag}`;
   switch (leaf.kind) {
     case 'boolean':
-      return { argv: [flag], value: true };
+      // A negated flag (--no-shell-snapshot) turns its setting off.
+      return { argv: [flag], value: !leaf.meta.negatedFlag };
     case 'number':
       return { argv: [flag, '7'], value: 7 };
     case 'list': {

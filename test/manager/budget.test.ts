@@ -11,7 +11,7 @@ const newManager = useManagers();
 function client(budget: SessionBudget) {
   const executor = new FakeExecutor();
   let now = 1_000;
-  const manager = newManager({ executor, budget, returnOn: 'deadline', clock: () => now++ });
+  const manager = newManager({ executor, budget, returnOn: 'deadline', clock: () => now++, shellSnapshot: false });
   const open = async () => (await manager.execCommand({ cmd: 'serve', yieldTimeMs: 250 })).sessionId!;
   const ids = () => manager.listSessions().map((s) => s.sessionId);
   return { manager, executor, open, ids };

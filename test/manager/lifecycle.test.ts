@@ -20,7 +20,7 @@ function start(
 ): { manager: UnifiedExecManager; executor: FakeExecutor } {
   let now = 1;
   // A strictly increasing clock, so "least recently used" is never a tie.
-  const manager = newManager({ executor, clock: () => now++, returnOn: 'deadline', ...options });
+  const manager = newManager({ executor, clock: () => now++, returnOn: 'deadline', shellSnapshot: false, ...options });
   return { manager, executor };
 }
 

@@ -65,7 +65,7 @@ describe('streaming the output of a call', () => {
 
   it('sends no delta after a call that answered because the program exited, not even of output after the exit', async () => {
     const executor = new FakeExecutor();
-    const manager = newManager({ executor });
+    const manager = newManager({ executor, shellSnapshot: false });
     const seen = recorder();
     const call = manager.execCommand({ cmd: 'bye', tty: true, yieldTimeMs: 10_000 }, { onOutput: seen.onOutput });
     const proc = await vi.waitFor(() => executor.process(0));
@@ -129,7 +129,7 @@ describe('streaming the output of a call', () => {
 
   it(`sends at most ${MAX_OUTPUT_DELTAS} deltas in one call; the reply has everything`, async () => {
     const executor = new FakeExecutor();
-    const manager = newManager({ executor });
+    const manager = newManager({ executor, shellSnapshot: false });
     const seen = recorder();
     const call = manager.execCommand({ cmd: 'chatty', tty: false, yieldTimeMs: 10_000 }, { onOutput: seen.onOutput });
     const proc = await vi.waitFor(() => executor.process(0));
@@ -144,7 +144,7 @@ describe('streaming the output of a call', () => {
 
   it('counts the cap per call: a later call streams again', async () => {
     const executor = new FakeExecutor();
-    const manager = newManager({ executor });
+    const manager = newManager({ executor, shellSnapshot: false });
     const first = recorder();
     const call = manager.execCommand({ cmd: 'chatty', tty: true, yieldTimeMs: 250 }, { onOutput: first.onOutput });
     const proc = await vi.waitFor(() => executor.process(0));

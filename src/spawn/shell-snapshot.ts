@@ -1,0 +1,342 @@
+/**
+ * Shell snapshots: a login shell's profile (`/etc/profile`, `~/.profile`, `~/.bashrc`, ...) can take hundreds of
+ * milliseconds, and `exec_command` runs every command as a login shell by default. A snapshot runs the login shell
+ * once, captures what a command can observe of its profile (exported variables, functions, aliases, shell options)
+ * and later runs each login command as a plain `-c` shell that loads the snapshot first.
+ *
+ * The capture goes through the executor, in the session's sandbox: a profile the sandbox would stop is stopped
+ * here too. Its output is parsed here and written by this process (0600 in a 0700 directory), after the environment
+ * policy's filter: a variable the policy drops never reaches the disk.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { PROCESS_TAG_VAR } from '../linux/process-tag.js';
+import { writableRoots } from '../sandbox/bwrap.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
+import type { ExecProcess, Executor } from './types.js';
+
+/** The shells a snapshot can stand in for; any other runs as a real login shell. */
+export type SnapshotShell = 'bash' | 'dash' | 'zsh';
+
+/** How long a profile may take before the snapshot is given up and the call runs a real login shell. */
+export const SNAPSHOT_TIMEOUT_MS = 10_000;
+/** Variables every shell sets for itself: what a snapshot must not fix. */
+const OWN_VARIABLES = new Set([
+  'SHLVL',
+  '_',
+  'PWD',
+  'OLDPWD',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'ZSH_EXECUTION_STRING',
+  PROCESS_TAG_VAR,
+]);
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Which snapshot `shell` can have (by the program it really is: /bin/sh is dash on Debian), if any. */
+export function snapshotShell(shellPath: string): SnapshotShell | undefined {
+  let real: string;
+  try {
+    real = realpathSync(shellPath);
+  } catch {
+    return undefined;
+  }
+  const name = basename(real);
+  if (name === 'bash' || name === 'dash' || name === 'zsh') return name;
+  return undefined;
+}
+
+/** The files a login shell of `kind` reads (the ones that exist are fingerprinted; what they source is not). */
+export function profileFiles(kind: SnapshotShell, home: string): string[] {
+  const etcProfileD = (() => {
+    try {
+      return readdirSync('/etc/profile.d').map((name) => join('/etc/profile.d', name));
+    } catch {
+      return [];
+    }
+  })();
+  const common = ['/etc/profile', ...etcProfileD];
+  switch (kind) {
+    case 'bash':
+      return [
+        ...common,
+        '/etc/bash.bashrc',
+        join(home, '.bash_profile'),
+        join(home, '.bash_login'),
+        join(home, '.profile'),
+        join(home, '.bashrc'),
+      ];
+    case 'dash':
+      return [...common, join(home, '.profile')];
+    case 'zsh':
+      return [
+        ...common,
+        '/etc/zsh/zshenv',
+        '/etc/zsh/zprofile',
+        '/etc/zsh/zlogin',
+        join(home, '.zshenv'),
+        join(home, '.zprofile'),
+        join(home, '.zlogin'),
+      ];
+  }
+}
+
+/** A profile's `umask 077` is part of what later commands inherit. */
+const UMASK = `printf 'umask %s\\n' "$(umask)"`;
+/**
+ * The descriptor the capture's sections go through. The profile itself writes to /dev/null: its output (a warning on
+ * stderr, a background job's late line) would otherwise interleave with the sections and end up in the snapshot.
+ */
+const CAPTURE_FD = 7;
+
+/** What the capture prints after the profile ran, between markers no profile can guess. */
+function captureScript(kind: SnapshotShell, marker: string): string {
+  const section = (name: string) => `printf '\\n%s\\n' '${marker}:${name}'`;
+  const definitions =
+    kind === 'bash'
+      ? [
+          section('aliases'),
+          'alias -p',
+          section('functions'),
+          'declare -f',
+          section('options'),
+          // login_shell reports how this shell started; it cannot be set.
+          "shopt -p | grep -v ' login_shell$'",
+          'set +o',
+          UMASK,
+        ]
+      : kind === 'zsh'
+        ? [
+            section('aliases'),
+            'alias -L',
+            section('functions'),
+            'typeset -f',
+            section('options'),
+            // Options the profile turned on or off, against a plain -c shell's defaults.
+            'setopt | while read -r o; do case $o in login|interactive|shinstdin) ;; *) print -r -- "setopt $o";; esac; done',
+            UMASK,
+          ]
+        : // dash lists no functions: a profile's functions are not carried over (see docs).
+          [section('aliases'), "alias | sed 's/^/alias /'", section('options'), 'set +o', UMASK];
+  // The profile's own output went to /dev/null (see capture): only these sections reach the pipe, through fd 7.
+  return [`exec >&${CAPTURE_FD} ${CAPTURE_FD}>&-`, ...definitions, section('env'), 'env -0', section('end')].join('\n');
+}
+
+/** A shell word that is `value` exactly, for any POSIX shell. */
+function quote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The pieces of a capture's output; undefined when it is not a whole capture (a profile that exited early). */
+export function parseCapture(
+  output: string,
+  marker: string,
+): { aliases: string; functions: string; options: string; env: Map<string, string> } | undefined {
+  const sections = new Map<string, string>();
+  const at = (name: string) => output.indexOf(`\n${marker}:${name}\n`);
+  const names = ['aliases', 'functions', 'options', 'env', 'end'].filter((name) => at(name) >= 0);
+  if (!names.includes('env') || !names.includes('end')) return undefined;
+  for (let i = 0; i < names.length - 1; i++) {
+    const start = at(names[i]!) + marker.length + names[i]!.length + 3;
+    sections.set(names[i]!, output.slice(start, at(names[i + 1]!)));
+  }
+  const env = new Map<string, string>();
+  for (const entry of (sections.get('env') ?? '').split('\0')) {
+    const eq = entry.indexOf('=');
+    if (eq <= 0) continue;
+    env.set(entry.slice(0, eq), entry.slice(eq + 1));
+  }
+  return {
+    aliases: sections.get('aliases') ?? '',
+    functions: sections.get('functions') ?? '',
+    options: sections.get('options') ?? '',
+    env,
+  };
+}
+
+/** The snapshot file's text: sourced by a plain `-c` shell, it leaves it as the login shell left itself. */
+export function snapshotText(
+  capture: NonNullable<ReturnType<typeof parseCapture>>,
+  before: Readonly<Record<string, string>>,
+  keep: (name: string, value: string) => boolean,
+): string {
+  const lines = ['# unified-exec shell snapshot: what the login profile left behind'];
+  for (const name of Object.keys(before)) {
+    if (!capture.env.has(name) && NAME.test(name) && !OWN_VARIABLES.has(name)) lines.push(`unset ${name}`);
+  }
+  for (const [name, value] of capture.env) {
+    if (!NAME.test(name) || OWN_VARIABLES.has(name) || !keep(name, value)) continue;
+    if (before[name] === value) continue;
+    lines.push(`export ${name}=${quote(value)}`);
+  }
+  lines.push(capture.functions.trim(), capture.options.trim(), capture.aliases.trim());
+  return `${lines.filter((line) => line !== '').join('\n')}\n`;
+}
+
+export interface SnapshotRequest {
+  shell: string;
+  /** The environment the login shell would start with (the policy applied). */
+  env: Readonly<Record<string, string>>;
+  cwd: string;
+  sandbox?: SandboxPolicy;
+  /** Whether a variable the profile sets may be kept (the environment policy's filter). */
+  keep: (name: string, value: string) => boolean;
+}
+
+/** How to run one login command: through a snapshot, or as a real login shell (with why, when it failed). */
+export type LoginPlan =
+  { argv: (cmd: string) => string[]; warning?: undefined } | { argv?: undefined; warning?: string };
+
+/** Snapshots of one manager, by what they depend on; their directory is removed by close(). */
+export class ShellSnapshots {
+  private dir: string | undefined;
+  private readonly taken = new Map<string, Promise<string | Error>>();
+  /** Capture processes still running, ended by close(). */
+  private readonly capturing = new Set<ExecProcess>();
+
+  constructor(
+    private readonly executor: Executor,
+    private readonly timeoutMs = SNAPSHOT_TIMEOUT_MS,
+    /**
+     * The sandbox the manager's commands run in: snapshots are kept out of every folder it lets them write, or a
+     * sandboxed command could change what a later command (one approved to run outside) loads.
+     */
+    private readonly sandbox?: SandboxPolicy,
+  ) {}
+
+  /** Where snapshots are written (made on first use, 0700); throws when no place is out of the sandbox's reach. */
+  get directory(): string {
+    // Made again when a /tmp cleaner removed it.
+    if (!this.dir || !existsSync(this.dir)) {
+      const root = snapshotRoot(this.sandbox);
+      mkdirSync(root, { recursive: true, mode: 0o700 });
+      this.dir = mkdtempSync(join(root, 'm-'));
+    }
+    return this.dir;
+  }
+
+  /** How to run a login command of `request.shell`; takes the snapshot when there is none for this fingerprint. */
+  async plan(request: SnapshotRequest): Promise<LoginPlan> {
+    const kind = snapshotShell(request.shell);
+    if (!kind) return {};
+    const key = fingerprint(kind, request);
+    let file = this.taken.get(key);
+    if (!file) {
+      file = this.take(kind, request, key).catch((err: unknown) => err as Error);
+      this.taken.set(key, file);
+    }
+    const result = await file;
+    if (result instanceof Error) {
+      return { warning: `Warning: ran a real login shell: the shell snapshot failed (${result.message})` };
+    }
+    // Gone (a /tmp cleaner, a command that removed it): `. FILE` would fail the command, so take it again.
+    if (!existsSync(result)) {
+      if (this.taken.get(key) === file) this.taken.delete(key);
+      return this.plan(request);
+    }
+    // zsh parses a whole -c string before running any of it: the snapshot's aliases apply only to what eval parses.
+    if (kind === 'zsh') return { argv: (cmd) => [request.shell, '-c', `. ${quote(result)}\neval ${quote(cmd)}`] };
+    return { argv: (cmd) => [request.shell, '-c', `. ${quote(result)}\n${cmd}`] };
+  }
+
+  /** Removes the snapshots and ends captures still running (their snapshots are not written). */
+  close(): void {
+    for (const proc of this.capturing) void proc.terminate();
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    this.dir = undefined;
+    this.taken.clear();
+  }
+
+  private async take(kind: SnapshotShell, request: SnapshotRequest, key: string): Promise<string> {
+    const marker = `__UNIFIED_EXEC_SNAPSHOT_${randomBytes(8).toString('hex')}__`;
+    // Chosen before the capture: after a close() meanwhile, the write fails instead of making a directory again.
+    const dir = this.directory;
+    const output = await this.capture(request, captureScript(kind, marker));
+    const capture = parseCapture(output, marker);
+    if (!capture) throw new Error('the profile ended the shell before it could be captured');
+    const file = join(dir, `${kind}-${key.slice(0, 16)}.sh`);
+    writeFileSync(file, snapshotText(capture, request.env, request.keep), { mode: 0o600 });
+    return file;
+  }
+
+  /** Runs the login shell with the capture script, in the session's sandbox; at most timeoutMs. */
+  private async capture(request: SnapshotRequest, script: string): Promise<string> {
+    const options = {
+      // The login shell's stdout and stderr go to /dev/null, its fd 7 to the pipe: see CAPTURE_FD.
+      argv: ['/bin/sh', '-c', `exec ${CAPTURE_FD}>&1 >/dev/null 2>&1; exec "$0" -l -c "$1"`, request.shell, script],
+      cwd: request.cwd,
+      env: request.env,
+      tty: false,
+      ...(request.sandbox ? { sandbox: request.sandbox } : {}),
+    };
+    await this.executor.prepare?.(options);
+    const proc: ExecProcess = await this.executor.spawn(options);
+    this.capturing.add(proc);
+    proc.onExit(() => this.capturing.delete(proc));
+    const chunks: Buffer[] = [];
+    proc.onData((chunk) => chunks.push(chunk));
+    const exited = new Promise<number>((resolve) => proc.onExit((info) => resolve(info.exitCode)));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>(
+      (resolve) => (timer = setTimeout(() => resolve('timeout'), this.timeoutMs)),
+    );
+    const ended = await Promise.race([exited, timedOut]);
+    clearTimeout(timer);
+    if (ended === 'timeout') {
+      await proc.terminate();
+      throw new Error(`the login profile took longer than ${this.timeoutMs / 1000} s`);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+}
+
+/**
+ * The folder for snapshots: the temp dir, else /var/tmp, else ~/.cache, whichever the sandbox cannot write (under
+ * workspace-write the temp dir is writable inside it).
+ */
+export function snapshotRoot(sandbox: SandboxPolicy | undefined): string {
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return undefined;
+    }
+  };
+  const writable = sandbox ? writableRoots(sandbox, process.env.TMPDIR, real) : [];
+  const name = `unified-exec-snapshots-${process.getuid?.() ?? 'user'}`;
+  for (const base of [tmpdir(), '/var/tmp', join(homedir(), '.cache')]) {
+    const at = real(base);
+    if (at === undefined) continue;
+    if (!writable.some((root) => at === root || at.startsWith(`${root}/`))) return join(at, name);
+  }
+  throw new Error('every place for a snapshot is writable inside the sandbox');
+}
+
+/** What a snapshot depends on: the shell, its starting environment, the sandbox, and the profile files as they are. */
+function fingerprint(kind: SnapshotShell, request: SnapshotRequest): string {
+  const hash = createHash('sha256');
+  // Not the working directory: profiles seldom depend on it, and one capture serves every workdir.
+  hash.update(JSON.stringify([realpathSync(request.shell), request.sandbox ?? null]));
+  hash.update(JSON.stringify(Object.entries(request.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+  const home = request.env.HOME ?? homedir();
+  for (const path of profileFiles(kind, home)) {
+    try {
+      const st = statSync(path);
+      hash.update(`${path}:${st.ino}:${st.size}:${st.mtimeMs}\n`);
+    } catch {
+      hash.update(`${path}:-\n`);
+    }
+  }
+  return hash.digest('hex');
+}

@@ -1,0 +1,59 @@
+// Fixture home directories for shell snapshot tests: a login profile of the test's own, never the machine user's
+// (whose ~/.bashrc may be slow or print things). Pass the home as HOME in the environment of every shell.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+
+/** Where every ShellSnapshots of this user makes its directory (one `m-*` folder per instance). */
+export const SNAPSHOT_ROOT = join(tmpdir(), `unified-exec-snapshots-${process.getuid?.() ?? 'user'}`);
+/** Where a manager under workspace-write keeps them instead: out of the sandbox's writable /tmp. */
+export const SANDBOXED_SNAPSHOT_ROOT = join('/var/tmp', `unified-exec-snapshots-${process.getuid?.() ?? 'user'}`);
+
+/**
+ * Returns a maker of fresh home directories holding `files` (name → content, relative to the home); all of them
+ * are removed after the suite.
+ */
+export function useHomes(): (files: Record<string, string>) => string {
+  const root = { dir: '' };
+  let made = 0;
+  beforeAll(() => {
+    root.dir = mkdtempSync(join(tmpdir(), 'ue-snapshot-homes-'));
+  });
+  afterAll(() => rmSync(root.dir, { recursive: true, force: true }));
+  return (files) => {
+    const home = join(root.dir, `home-${made++}`);
+    mkdirSync(home);
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(home, name), content);
+    return home;
+  };
+}
+
+/** The snapshot files (of any ShellSnapshots of this user) whose text contains `text`. */
+export function snapshotsContaining(text: string): string[] {
+  const found: string[] = [];
+  for (const root of [SNAPSHOT_ROOT, SANDBOXED_SNAPSHOT_ROOT]) found.push(...filesContaining(root, text));
+  return found;
+}
+
+function filesContaining(root: string, text: string): string[] {
+  if (!existsSync(root)) return [];
+  const found: string[] = [];
+  for (const dir of readdirSync(root)) {
+    let names: string[];
+    try {
+      names = readdirSync(join(root, dir));
+    } catch {
+      continue; // another suite's, removed meanwhile
+    }
+    for (const name of names) {
+      const file = join(root, dir, name);
+      try {
+        if (readFileSync(file, 'utf8').includes(text)) found.push(file);
+      } catch {
+        // removed meanwhile
+      }
+    }
+  }
+  return found;
+}

@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { ManagerOptions } from '../../src/index.js';
+import { FakeExecutor } from '../helpers/fake-executor.js';
+import { snapshotsContaining, useHomes } from '../helpers/login-profile.js';
+import { useManagers } from '../helpers/manager.js';
+import { NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
+
+const FALLBACK = /^Warning: ran a real login shell: the shell snapshot failed \(.+\)$/;
+
+const homes = useHomes();
+const manager = useManagers();
+
+/** A profile line no other suite's snapshot holds, to find this test's snapshot files by. */
+function mark(): { line: string; value: string } {
+  const value = `ue-mark-${randomBytes(6).toString('hex')}`;
+  return { line: `export UE_MARK=${value}`, value };
+}
+
+/** A manager whose login shells read `home`'s profile, unsandboxed, bash by default. */
+function managerIn(home: string, options: ManagerOptions = {}) {
+  return manager({
+    defaultShell: '/bin/bash',
+    cwd: home,
+    sandbox: 'danger-full-access',
+    ...options,
+    env: { set: { HOME: home } },
+  });
+}
+
+/** How many times the profile ran: it appends a line to ~/profile-runs each time. */
+const COUNTED = 'echo run >> "$HOME/profile-runs"\n';
+function profileRuns(home: string): number {
+  const file = join(home, 'profile-runs');
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').length - 1 : 0;
+}
+
+describe('exec_command with a login shell', () => {
+  it('answers `echo hi` with hi and exit 0, through a snapshot and through a real login shell', async () => {
+    const { line, value } = mark();
+    const home = homes({ '.profile': `${line}\nexport UE_GREETING=hi\n` });
+    for (const shellSnapshot of [true, false]) {
+      const m = managerIn(home, { shellSnapshot });
+      expect(await m.execCommand({ cmd: 'echo hi' })).toMatchObject({ output: 'hi\n', exitCode: 0, warnings: [] });
+      expect(await m.execCommand({ cmd: 'echo $UE_GREETING' })).toMatchObject({ output: 'hi\n', exitCode: 0 });
+      expect(await m.execCommand({ cmd: 'echo hi', tty: true })).toMatchObject({ output: 'hi\r\n', exitCode: 0 });
+      // One snapshot served all three (a terminal or not); none without snapshots.
+      expect(snapshotsContaining(value)).toHaveLength(shellSnapshot ? 1 : 0);
+      await m.shutdown();
+    }
+  });
+
+  it('runs the profile once with snapshots on, and once per call with them off', async () => {
+    const on = homes({ '.profile': COUNTED });
+    const snapshots = managerIn(on);
+    for (let i = 0; i < 3; i++) expect((await snapshots.execCommand({ cmd: 'true' })).exitCode).toBe(0);
+    expect(profileRuns(on)).toBe(1);
+
+    const off = homes({ '.profile': COUNTED });
+    const real = managerIn(off, { shellSnapshot: false });
+    for (let i = 0; i < 3; i++) expect((await real.execCommand({ cmd: 'true' })).exitCode).toBe(0);
+    expect(profileRuns(off)).toBe(3);
+  });
+
+  it('takes no snapshot for a command with login: false', async () => {
+    const { line, value } = mark();
+    const home = homes({ '.profile': `${line}\n${COUNTED}` });
+    const m = managerIn(home);
+    for (let i = 0; i < 3; i++) {
+      expect(await m.execCommand({ cmd: 'echo "[$UE_MARK]"', login: false })).toMatchObject({ output: '[]\n' });
+    }
+    expect(profileRuns(home)).toBe(0);
+    expect(snapshotsContaining(value)).toEqual([]);
+  });
+
+  it('leaves out a secret the profile exports, which a real login shell shows (documented)', async () => {
+    const secret = `sk-ue-${randomBytes(6).toString('hex')}`;
+    const { line, value } = mark();
+    const home = homes({ '.profile': `${line}\nexport MY_API_KEY=${secret}\n` });
+    const show = { cmd: 'echo "[$MY_API_KEY]"' };
+    expect(await managerIn(home).execCommand(show)).toMatchObject({ output: '[]\n', warnings: [] });
+    expect(await managerIn(home, { shellSnapshot: false }).execCommand(show)).toMatchObject({
+      output: `[${secret}]\n`,
+    });
+    const [file] = snapshotsContaining(value);
+    expect(readFileSync(file!, 'utf8')).not.toContain(secret);
+  });
+});
+
+describe('a profile the snapshot cannot capture', () => {
+  it('answers as a real login shell would, with a one-line warning', async () => {
+    const home = homes({ '.profile': 'exit 3\n' });
+    const real = await managerIn(home, { shellSnapshot: false }).execCommand({ cmd: 'echo hi' });
+    expect(real).toMatchObject({ output: '', exitCode: 3, warnings: [] });
+    const fallback = await managerIn(home).execCommand({ cmd: 'echo hi' });
+    expect(fallback).toMatchObject({ output: '', exitCode: 3 });
+    expect(fallback.warnings).toHaveLength(1);
+    expect(fallback.warnings[0]).toMatch(FALLBACK);
+  });
+
+  it("gives the command's output when only the capture failed", async () => {
+    // Fails the first time it runs (the capture), then lets the shell through.
+    const home = homes({ '.profile': 'if [ ! -e "$HOME/ran" ]; then touch "$HOME/ran"; exit 3; fi\n' });
+    const reply = await managerIn(home).execCommand({ cmd: 'echo hi' });
+    expect(reply).toMatchObject({ output: 'hi\n', exitCode: 0 });
+    expect(reply.warnings).toEqual([
+      'Warning: ran a real login shell: the shell snapshot failed (the profile ended the shell before it could be captured)',
+    ]);
+  });
+});
+
+describe('snapshot files', () => {
+  it('are 0600 in a 0700 directory of their manager, removed by shutdown()', async () => {
+    const { line, value } = mark();
+    const home = homes({ '.profile': `${line}\n` });
+    const m = managerIn(home);
+    expect((await m.execCommand({ cmd: 'true' })).exitCode).toBe(0);
+    const [file, ...more] = snapshotsContaining(value);
+    expect(more).toEqual([]);
+    expect(statSync(dirname(file!)).mode & 0o777).toBe(0o700);
+    expect(statSync(file!).mode & 0o777).toBe(0o600);
+    await m.shutdown();
+    expect(existsSync(dirname(file!))).toBe(false);
+  });
+
+  it('are never shared between two managers', async () => {
+    const { line, value } = mark();
+    const home = homes({ '.profile': `${line}\n` });
+    const [a, b] = [managerIn(home), managerIn(home)];
+    await a.execCommand({ cmd: 'true' });
+    await b.execCommand({ cmd: 'true' });
+    const files = snapshotsContaining(value);
+    expect(files).toHaveLength(2);
+    expect(dirname(files[0]!)).not.toBe(dirname(files[1]!));
+    await a.shutdown();
+    expect(snapshotsContaining(value)).toHaveLength(1);
+  });
+});
+
+describe('an executor elsewhere', () => {
+  /** A remote executor: the login shell runs on its side, where no snapshot of ours applies. */
+  class RemoteExecutor extends FakeExecutor {
+    readonly local = false;
+  }
+
+  it('gets the real login command, and no capture runs', async () => {
+    const executor = new RemoteExecutor();
+    const m = manager({ executor, defaultShell: '/bin/bash' });
+    const call = m.execCommand({ cmd: 'echo hi', yieldTimeMs: 10_000 });
+    const proc = await vi.waitFor(() => executor.process(0));
+    proc.print('hi\n');
+    proc.exit(0);
+    expect(await call).toMatchObject({ output: 'hi\n', exitCode: 0, warnings: [] });
+    expect(executor.processes.map((p) => p.spawnOptions.argv)).toEqual([['/bin/bash', '-lc', 'echo hi']]);
+  });
+});
+
+const PROBE = '/etc/ue-snapshot-probe';
+
+describe.skipIf(NO_SANDBOX)(`in the sandbox${NO_SANDBOX ? ` (skipped: ${NO_SANDBOX})` : ''}`, () => {
+  const ws = useWorkspace();
+  // Only there if the capture escaped the sandbox (this suite may run as root): never leave it behind.
+  afterAll(() => rmSync(PROBE, { force: true }));
+
+  it('runs a login command through a snapshot taken inside the sandbox', async () => {
+    const { line, value } = mark();
+    const home = homes({
+      '.profile': [
+        line,
+        COUNTED,
+        'export UE_SANDBOXED=yes',
+        `if touch ${PROBE} 2>/dev/null; then export UE_TOUCHED=yes; else export UE_TOUCHED=no; fi`,
+      ].join('\n'),
+    });
+    const m = manager({
+      defaultShell: '/bin/bash',
+      cwd: ws.dir,
+      sandbox: 'workspace-write',
+      env: { set: { HOME: home } },
+    });
+    const reply = await m.execCommand({ cmd: 'echo "$UE_SANDBOXED $UE_TOUCHED"' });
+    expect(reply).toMatchObject({ output: 'yes no\n', exitCode: 0, warnings: [] });
+    expect(existsSync(PROBE)).toBe(false);
+    // The profile ran once, for the capture: what the command saw is what the capture saw.
+    expect(profileRuns(home)).toBe(1);
+    expect(snapshotsContaining(value)).toHaveLength(1);
+  });
+
+  it('keeps its snapshots where a sandboxed command cannot change them', async () => {
+    const { line, value } = mark();
+    const home = homes({ '.profile': `${line}\n` });
+    const m = manager({
+      defaultShell: '/bin/bash',
+      cwd: ws.dir,
+      sandbox: 'workspace-write',
+      env: { set: { HOME: home } },
+    });
+    expect((await m.execCommand({ cmd: 'true' })).exitCode).toBe(0);
+    const [file] = snapshotsContaining(value);
+    // /tmp is writable inside workspace-write: a snapshot there would let a sandboxed command add code that a later
+    // command approved to run outside the sandbox loads.
+    expect(file).toMatch(/^\/var\/tmp\//);
+    const before = readFileSync(file!, 'utf8');
+    const attempt = await m.execCommand({ cmd: `echo 'echo INJECTED' >> ${file}`, login: false });
+    expect(attempt.exitCode).not.toBe(0);
+    expect(readFileSync(file!, 'utf8')).toBe(before);
+  });
+});
