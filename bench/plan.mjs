@@ -131,6 +131,24 @@ const markerRow = (results) => {
   return { ...row, answerMs: s.median, answerP95Ms: s.p95, inputWait: results[0].inputWait };
 };
 
+/**
+ * Login-shell calls: the latency of the calls after the first; for the snapshot, its first call (which takes the
+ * snapshot) apart, median over the repetitions; and what of the fixture profile a command saw.
+ */
+const loginRow = (results) => {
+  const row = latencyRow(results);
+  const first = results.map((r) => r.firstCallMs).filter((ms) => typeof ms === 'number');
+  const seen = results.map((r) => r.profileSeen).find((s) => s !== undefined);
+  return {
+    ...row,
+    fellBack: sum(results, 'fellBack'),
+    ...(first.length
+      ? { firstCallMs: round(median(first)), firstCallMaxMs: round(Math.max(...first)), firstCalls: first.length }
+      : {}),
+    ...(seen === undefined ? {} : { profileSeen: seen }),
+  };
+};
+
 /** The flood through an exec-server: also the server's own peak RSS (it holds the output on its side too). */
 const floodElsewhereRow = (results) => {
   const row = floodRow(results);
@@ -158,7 +176,7 @@ function sum(results, field) {
 /**
  * Each figure: its variants (driver + extra params + repetitions; `compareTo` names a second row to divide by,
  * besides raw), how rows are built, and targets as { variant, field, op, value }. `field` defaults to the row's
- * `value`; 'ratio' is value ÷ the raw row's value.
+ * `value`; 'ratio' is value ÷ the raw row's value, 'compared' value ÷ the `compareTo` row's.
  */
 export function figures(quick) {
   const q = (full, quickValue) => (quick ? quickValue : full);
@@ -197,6 +215,39 @@ export function figures(quick) {
   const execElsewhere = { iterations: q(40, 5), warmup: q(5, 1), gapMs: 10 };
   const execContainer = { ...execElsewhere, iterations: q(20, 5), warmup: q(3, 1) };
   const spread = { count: q(256, 32), tty: true };
+  // A real login shell costs its profile every call (0.2–0.7 s here): few iterations, one repetition.
+  const loginFast = { iterations: q(30, 10), warmup: q(3, 2), gapMs: 10 };
+  const loginReal = { iterations: q(5, 2), warmup: 1, gapMs: 10 };
+  const loginShell = (profile) => ({
+    figure: 'loginExec',
+    valueLabel: 'median',
+    row: loginRow,
+    variants: [
+      { driver: 'raw', params: { ...loginFast, profile }, reps: q(3, 1), note: '`bash -c true`, no profile' },
+      {
+        key: 'ue-login-real',
+        driver: 'ue-input-wait',
+        params: { ...loginReal, profile, mode: 'login' },
+        note: 'real login shell, shellSnapshot: false',
+      },
+      {
+        key: 'ue-login-snapshot',
+        driver: 'ue-input-wait',
+        params: { ...loginFast, profile, mode: 'snapshot' },
+        reps: q(3, 1),
+        note: 'login through the snapshot, the default',
+        compareTo: { key: 'ue-login-plain', label: 'login: false' },
+      },
+      {
+        key: 'ue-login-plain',
+        driver: 'ue-input-wait',
+        params: { ...loginFast, profile, mode: 'plain' },
+        reps: q(3, 1),
+        note: 'login: false',
+      },
+    ],
+    targets: [{ variant: 'ue-login-snapshot', field: 'compared', op: '<=', value: 1.3 }],
+  });
   return [
     { id: 'rt-bash', title: '1a. Round trip, bash -i: `echo hi`', ...rt('bash') },
     { id: 'rt-python', title: '1b. Round trip, python3 -i: `print(1)`', ...rt('python') },
@@ -416,12 +467,26 @@ export function figures(quick) {
       ],
       targets: ['ue-local', 'ue-ours'].map((variant) => ({ variant, field: 'left', op: '==', value: 0 })),
     },
+    {
+      id: 'login-fixture',
+      title: '11a. Short command with a login shell, `true` spawn→exit (bash, tty: false): a ~/.bashrc of 300 ms',
+      ...loginShell('fixture'),
+    },
+    {
+      id: 'login-machine',
+      title: "11b. Short command with a login shell, `true` spawn→exit (bash, tty: false): this machine's profile",
+      ...loginShell('machine'),
+    },
   ].map((f) => ({ ...f, variants: f.variants.filter((v) => !(quick && v.skipQuick)) }));
 }
 
-/** Checks one target against a row; returns { text, pass }. */
+/**
+ * Checks one target against a row; returns { text, pass }. The field 'compared' is value ÷ the row the variant's
+ * `compareTo` names.
+ */
 export function checkTarget(target, row) {
-  const actual = target.field === undefined ? row.value : row[target.field];
+  const actual =
+    target.field === undefined ? row.value : target.field === 'compared' ? row.compared?.ratio : row[target.field];
   const pass =
     actual === null || actual === undefined
       ? false
@@ -433,8 +498,10 @@ export function checkTarget(target, row) {
   const what =
     target.field === 'ratio'
       ? '× raw'
-      : target.field === 'premature' || target.field === 'left'
-        ? ` ${target.field}`
-        : ` ${row.unit}`;
+      : target.field === 'compared'
+        ? `× ${row.compared?.label ?? 'the row compared'}`
+        : target.field === 'premature' || target.field === 'left'
+          ? ` ${target.field}`
+          : ` ${row.unit}`;
   return { text: `${target.op === '==' ? '=' : target.op === '<=' ? '≤' : '≥'} ${target.value}${what}`, pass };
 }

@@ -9,9 +9,11 @@ import pty from 'node-pty';
 import { SandboxLauncher } from '../../dist/sandbox/launcher.js';
 import { buildEnv } from '../../dist/spawn/env.js';
 import { killPty, makeWorkspace, trackPty } from '../lib/cleanup.mjs';
+import { profileHome } from '../lib/login-profile.mjs';
 import { idle } from '../lib/stats.mjs';
 import { sampleRss } from '../lib/proc.mjs';
 import {
+  LOGIN_COMMAND,
   REPLS,
   SHORT_COMMAND,
   floodCommand,
@@ -117,6 +119,24 @@ export async function shortExec({ iterations, warmup, gapMs = 0, sandbox }) {
     await term.exited;
     if (i >= warmup) samples.push(performance.now() - t0);
     if (!term.text.includes('hi')) wrong++;
+    term.kill();
+  }
+  return { samples, wrong };
+}
+
+/** The floor of the login-shell figure: `bash -c true` (no profile read) spawn→exit, with `profile`'s HOME. */
+export async function loginExec({ profile, iterations, warmup, gapMs = 0 }) {
+  const { home } = profileHome(profile);
+  const samples = [];
+  let wrong = 0;
+  for (let i = 0; i < warmup + iterations; i++) {
+    await idle(gapMs);
+    const t0 = performance.now();
+    const spec = launch('/bin/bash', ['-c', LOGIN_COMMAND]);
+    const term = new RawTerminal({ ...spec, env: { ...spec.env, HOME: home } });
+    const { exitCode } = await term.exited;
+    if (i >= warmup) samples.push(performance.now() - t0);
+    if (exitCode !== 0) wrong++;
     term.kill();
   }
   return { samples, wrong };

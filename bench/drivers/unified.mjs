@@ -7,7 +7,8 @@ import { LocalExecutor, UnifiedExecManager } from '../../dist/index.js';
 import { makeWorkspace, shutdownManager, trackManager } from '../lib/cleanup.mjs';
 import { idle } from '../lib/stats.mjs';
 import { sampleRss } from '../lib/proc.mjs';
-import { BASH, REPLS, SHORT_COMMAND, floodCommand, lagFloodCommand } from '../lib/workloads.mjs';
+import { profileHome } from '../lib/login-profile.mjs';
+import { BASH, LOGIN_COMMAND, REPLS, SHORT_COMMAND, floodCommand, lagFloodCommand } from '../lib/workloads.mjs';
 import { LAG_RESOLUTION_MS, lagOf } from './raw.mjs';
 import { OutputTap, capYields, loadScenarioSuite, measureScenario } from '../lib/scenarios.mjs';
 
@@ -83,6 +84,40 @@ export async function timeShortExecs(manager, { iterations, warmup, tty, gapMs =
   }
   await shutdownManager(manager);
   return { samples, wrong };
+}
+
+/**
+ * `true` spawn→exit with bash as the shell and pipes (tty: false), HOME at `profile`'s home, one call after the other
+ * `gapMs` apart. `mode`: 'login' runs a real login shell every call (`shellSnapshot: false`); 'snapshot' is the
+ * default (login through a snapshot, whose first call takes it: timed on its own, outside the samples); 'plain' is
+ * `login: false`. After the timing, the fixture profile's probe says what of the profile a command saw.
+ */
+export async function loginExec({ profile, mode, iterations, warmup, gapMs = 0, returnOn }) {
+  const { home, probe } = profileHome(profile);
+  const manager = newManager(returnOn, { env: { set: { HOME: home } }, shellSnapshot: mode !== 'login' });
+  const run = (cmd) =>
+    manager.execCommand({ cmd, shell: '/bin/bash', login: mode !== 'plain', tty: false, yieldTimeMs: 10_000 });
+  let wrong = 0;
+  let fellBack = 0;
+  const timed = async () => {
+    const t0 = performance.now();
+    const res = await run(LOGIN_COMMAND);
+    const ms = performance.now() - t0;
+    if (res.exitCode !== 0) wrong++;
+    // The snapshot could not be taken or used: the call ran a real login shell instead, and says so.
+    if (res.warnings.some((w) => w.includes('snapshot'))) fellBack++;
+    return ms;
+  };
+  const firstCallMs = mode === 'snapshot' ? await timed() : undefined;
+  const samples = [];
+  for (let i = 0; i < warmup + iterations; i++) {
+    await idle(gapMs);
+    const ms = await timed();
+    if (i >= warmup) samples.push(ms);
+  }
+  const profileSeen = probe === undefined ? undefined : (await run(probe)).output.trim();
+  await shutdownManager(manager);
+  return { samples, wrong, fellBack, firstCallMs, profileSeen };
 }
 
 export async function flood({ bytes, returnOn }) {

@@ -31,6 +31,9 @@ const COLORS = {
   'ue-container': '#e377c2',
   'ue-container-tty': '#e377c2',
   'ue-container-pipes': '#f7b6d2',
+  'ue-login-real': '#ffbb78',
+  'ue-login-snapshot': '#1f77b4',
+  'ue-login-plain': '#aec7e8',
 };
 
 const LEGEND = [
@@ -46,6 +49,8 @@ const LEGEND = [
   ['ue-ours', 'via our exec-server'],
   ['ue-codex', 'via codex exec-server'],
   ['ue-container', 'in a container (Podman)'],
+  ['ue-login-real', 'real login shell'],
+  ['ue-login-plain', 'login: false'],
 ];
 
 /** The chart's groups: which number of which figure, and which way is better. */
@@ -69,6 +74,8 @@ const GROUPS = [
   { figure: 'rt-elsewhere', label: 'round trip elsewhere', what: 'median (marker)', better: 'lower' },
   { figure: 'exec-elsewhere', label: 'exec elsewhere', what: 'median', better: 'lower' },
   { figure: 'flood-elsewhere', label: 'flood via exec-server', what: 'MB/s', better: 'higher' },
+  { figure: 'login-fixture', label: 'login, 300 ms profile', what: 'median', better: 'lower' },
+  { figure: 'login-machine', label: 'login, this machine', what: 'median', better: 'lower' },
 ];
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -93,7 +100,7 @@ export function renderChart(report) {
   const ratios = groups.flatMap((g) => g.bars.map((b) => b.ratio));
   const lo = Math.min(0.1, 10 ** Math.floor(Math.log10(Math.min(...ratios))));
   const hi = Math.max(10, 10 ** Math.ceil(Math.log10(Math.max(...ratios) * 1.5)));
-  const W = 1500;
+  const W = 1800;
   const H = 640;
   const left = 70;
   const right = 20;

@@ -2,7 +2,8 @@
  * Everything a bench worker starts is registered here and ended by its own handle: managers are shut down, raw
  * ptys are killed by process group (node-pty makes each child a session leader, so its pgid is its pid), each
  * tmux server is stopped through its private socket, what a driver set up elsewhere (exec-servers, a Podman
- * service, a container) is ended by its own stop function, and the sandbox drivers' workspace folders are removed.
+ * service, a container) is ended by its own stop function, and folders the drivers made (the sandbox drivers'
+ * workspaces, the login figure's fixture HOME) are removed.
  * Nothing is killed by name.
  */
 import { execFileSync } from 'node:child_process';
@@ -61,11 +62,15 @@ export function killTmux(socket) {
   rmSync(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid()}`, socket), { force: true });
 }
 
-/** A fresh folder under /var/tmp (outside /tmp, itself a writable root of the sandbox), removed by cleanupAll. */
-export function makeWorkspace() {
-  const dir = mkdtempSync('/var/tmp/ue-bench-workspace-');
+/** Registers a folder a driver made, removed (with what it holds) by cleanupAll. */
+export function trackFolder(dir) {
   folders.add(dir);
   return dir;
+}
+
+/** A fresh folder under /var/tmp (outside /tmp, itself a writable root of the sandbox), removed by cleanupAll. */
+export function makeWorkspace() {
+  return trackFolder(mkdtempSync('/var/tmp/ue-bench-workspace-'));
 }
 
 export async function shutdownManager(manager) {
@@ -83,7 +88,7 @@ export async function cleanupAll() {
     await Promise.resolve()
       .then(stops.pop())
       .catch(() => undefined);
-  // Last: a sandbox binds its workspace, so the folder goes once what ran in it has ended.
+  // Last: a sandbox binds its workspace, so a folder goes once what ran in it has ended.
   for (const dir of [...folders]) {
     folders.delete(dir);
     rmSync(dir, { recursive: true, force: true });

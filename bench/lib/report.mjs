@@ -47,6 +47,13 @@ function notes(figureId, row) {
   if (figureId === 'lag') {
     parts.push(`p50 ${row.p50} ms, max ${row.max} ms, ${row.seconds} s`);
   }
+  if (row.firstCallMs !== undefined) {
+    parts.push(
+      `first call ${fmt(row.firstCallMs, 'ms')} (takes the snapshot; max ${fmt(row.firstCallMaxMs, 'ms')} of ${row.firstCalls})`,
+    );
+  }
+  if (row.fellBack) parts.push(`${row.fellBack} calls ran a real login shell (snapshot failed)`);
+  if (row.profileSeen !== undefined) parts.push(`profile seen: ${row.profileSeen}`);
   if (row.teardownMs !== undefined) parts.push(`shutdown ${row.teardownMs} ms`);
   if (figureId === 'scenarios') {
     parts.push(

@@ -40,6 +40,9 @@ export const lagFloodCommand = (bytes) => `yes | head -c ${bytes}`;
 /** The short command of the exec-latency figure. */
 export const SHORT_COMMAND = 'echo hi';
 
+/** The command of the login-shell figure: it does nothing, so the shell's start (and its profile) is all it costs. */
+export const LOGIN_COMMAND = 'true';
+
 /**
  * The sandbox of the sandbox drivers: what `new UnifiedExecManager({ sandbox: 'workspace-write', cwd: workspace })`
  * runs its sessions in (network off, no allowed domains, no extra writable roots), given to raw bwrap as is.

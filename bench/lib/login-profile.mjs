@@ -1,0 +1,41 @@
+/**
+ * The login profiles of the login-shell figure, given to every row as HOME: a fixture home whose ~/.bashrc costs
+ * ~300 ms (a `sleep 0.3`, an export, a function and an alias; ~/.bash_profile sources it, as a login bash reads it),
+ * or this machine's own (the user's home from the password database, whatever HOME the bench was started with).
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { trackFolder } from './cleanup.mjs';
+
+/** The fixture's ~/.bashrc: as slow as a pyenv, nvm or conda init, and leaving one of each kind of definition. */
+const FIXTURE_BASHRC = `# unified-exec bench: a profile that takes ~300 ms
+sleep 0.3
+export UE_BENCH_PROFILE=loaded
+ue_bench_greet() { echo "hello from the profile"; }
+alias ue_bench_ll='ls -l'
+`;
+/** A login bash reads the first of ~/.bash_profile, ~/.bash_login, ~/.profile; this one brings in ~/.bashrc. */
+const FIXTURE_BASH_PROFILE = '[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"\n';
+
+/** Prints which of the fixture profile's export, function and alias a command sees ("nothing" when none). */
+const FIXTURE_PROBE = [
+  "seen=''",
+  '[ -n "${UE_BENCH_PROFILE-}" ] && seen="$seen export"',
+  '[ "$(type -t ue_bench_greet)" = function ] && seen="$seen function"',
+  'alias ue_bench_ll >/dev/null 2>&1 && seen="$seen alias"',
+  'echo "${seen:- nothing}"',
+].join('\n');
+
+/**
+ * The HOME of `profile` ('fixture' or 'machine') and, for the fixture, a command that says what of its profile a
+ * session sees. The fixture home is made fresh and removed at cleanup.
+ */
+export function profileHome(profile) {
+  if (profile === 'machine') return { home: userInfo().homedir, probe: undefined };
+  if (profile !== 'fixture') throw new Error(`unknown login profile ${JSON.stringify(profile)}`);
+  const home = trackFolder(mkdtempSync(join(tmpdir(), 'ue-bench-home-')));
+  writeFileSync(join(home, '.bashrc'), FIXTURE_BASHRC);
+  writeFileSync(join(home, '.bash_profile'), FIXTURE_BASH_PROFILE);
+  return { home, probe: FIXTURE_PROBE };
+}
