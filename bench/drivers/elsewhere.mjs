@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { UnifiedExecManager } from '../../dist/index.js';
 import { shutdownManager, trackManager } from '../lib/cleanup.mjs';
 import { executorsFor, startExecServer } from '../lib/elsewhere.mjs';
-import { descendants, sampleRss, statusBytes } from '../lib/proc.mjs';
+import { descendants, statusBytes } from '../lib/proc.mjs';
 import { idle } from '../lib/stats.mjs';
-import { BASH, REPLS, floodCommand, replyThenPrompt } from '../lib/workloads.mjs';
-import { runToExit, timeShortExecs } from './unified.mjs';
+import { BASH, REPLS, replyThenPrompt } from '../lib/workloads.mjs';
+import { timeFlood, timeShortExecs } from './unified.mjs';
 
 /** A manager whose only executor is `where` (so it is the default); `{ skipped }` when it cannot run here. */
 async function managerAt(where) {
@@ -92,16 +92,10 @@ export async function flood({ where, bytes }) {
   const place = await managerAt(where);
   if (place.skipped) return place;
   const { manager, serverPid } = place;
-  const rssBefore = process.memoryUsage.rss();
-  const rss = sampleRss(20);
-  const t0 = performance.now();
-  const res = await runToExit(manager, floodCommand(bytes));
-  const ms = performance.now() - t0;
-  const peakRss = rss.stop();
   // The exec-server holds the output on its side too: its peak RSS, read before it is stopped.
-  const serverPeakRss = serverPid === undefined ? undefined : statusBytes(serverPid, 'VmHWM');
-  await shutdownManager(manager);
-  return { ms, bytes, received: res.bytes, exitCode: res.exitCode, rssBefore, peakRss, serverPeakRss };
+  return timeFlood(manager, bytes, () =>
+    serverPid === undefined ? {} : { serverPeakRss: statusBytes(serverPid, 'VmHWM') },
+  );
 }
 
 /**

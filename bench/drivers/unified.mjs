@@ -121,16 +121,24 @@ export async function loginExec({ profile, mode, iterations, warmup, gapMs = 0, 
 }
 
 export async function flood({ bytes, returnOn }) {
-  const manager = newManager(returnOn);
+  return timeFlood(newManager(returnOn), bytes);
+}
+
+/**
+ * Floods `bytes` through `manager` to the exit: the time, the bytes the replies counted and this process's RSS.
+ * `beforeShutdown` adds what must be read while the manager still runs (a server's peak RSS). Shuts the manager down.
+ */
+export async function timeFlood(manager, bytes, beforeShutdown = () => ({})) {
   const rssBefore = process.memoryUsage.rss();
   const rss = sampleRss(20);
   const t0 = performance.now();
   const res = await runToExit(manager, floodCommand(bytes));
   const ms = performance.now() - t0;
   const peakRss = rss.stop();
+  const extra = beforeShutdown();
   await shutdownManager(manager);
   // originalTokenCount is ceil(bytes/4) of everything printed, dropped bytes included: exact for a multiple of 4.
-  return { ms, bytes, received: res.bytes, exitCode: res.exitCode, rssBefore, peakRss };
+  return { ms, bytes, received: res.bytes, exitCode: res.exitCode, rssBefore, peakRss, ...extra };
 }
 
 export async function openMany({ count, repeat, returnOn, sequential }) {

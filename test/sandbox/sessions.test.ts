@@ -47,7 +47,8 @@ describe.skipIf(NO_SANDBOX)('sessions inside the sandbox', () => {
     expect(r.sandboxDenial).toBeUndefined();
     expect(r.warnings).toEqual([]);
     const real = await m.execCommand({ cmd: 'echo x > /etc/unified-exec-probe', ...BASH });
-    expect(real.sandboxDenial).toEqual({
+    // The whole reply on failure: a denial missed because the sandbox failed to start reads differently from one lost.
+    expect(real.sandboxDenial, JSON.stringify(real)).toEqual({
       kind: 'write',
       evidence: '/bin/bash: line 1: /etc/unified-exec-probe: Read-only file system',
     });

@@ -27,16 +27,20 @@ const SECRET = 'sk-ue-fixture-secret-4242';
 const TRICKY = String.raw`export UE_TRICKY="it's \"quoted\" \$dollar
 and a second line"`;
 const BANNER = 'Welcome to the fixture profile';
+/** What every shell's profile does first: variables, one the policy withholds, one it unsets, and a umask. */
+const COMMON = [
+  'export PATH="$HOME/bin:$PATH"',
+  `export MY_API_KEY=${SECRET}`,
+  'unset UE_DROP_ME',
+  'umask 027',
+];
 
 /** bash as a login shell reads ~/.bash_profile, which here reads ~/.profile, which reads ~/.bashrc. */
 const BASH_HOME = {
   '.bash_profile': 'export UE_BASH_PROFILE=yes\n. "$HOME/.profile"\n',
   '.profile': [
     'export UE_PROFILE=yes',
-    'export PATH="$HOME/bin:$PATH"',
-    `export MY_API_KEY=${SECRET}`,
-    'unset UE_DROP_ME',
-    'umask 027',
+    ...COMMON,
     'if [ -n "$BASH_VERSION" ]; then . "$HOME/.bashrc"; fi',
     `echo "${BANNER}"`,
   ].join('\n'),
@@ -53,10 +57,7 @@ const BASH_HOME = {
 const DASH_HOME = {
   '.profile': [
     'export UE_PROFILE=yes',
-    'export PATH="$HOME/bin:$PATH"',
-    `export MY_API_KEY=${SECRET}`,
-    'unset UE_DROP_ME',
-    'umask 027',
+    ...COMMON,
     TRICKY,
     'ue_greet() { echo "hello $1"; }',
     "alias ue_ll='echo aliased'",
@@ -69,10 +70,7 @@ const ZSH_HOME = {
   '.zshenv': 'export UE_ZSHENV=yes\n',
   '.zprofile': [
     'export UE_ZPROFILE=yes',
-    'export PATH="$HOME/bin:$PATH"',
-    `export MY_API_KEY=${SECRET}`,
-    'unset UE_DROP_ME',
-    'umask 027',
+    ...COMMON,
     TRICKY,
     'ue_greet() { echo "hello $1"; }',
     'setopt aliases',
