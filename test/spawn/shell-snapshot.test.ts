@@ -28,12 +28,7 @@ const TRICKY = String.raw`export UE_TRICKY="it's \"quoted\" \$dollar
 and a second line"`;
 const BANNER = 'Welcome to the fixture profile';
 /** What every shell's profile does first: variables, one the policy withholds, one it unsets, and a umask. */
-const COMMON = [
-  'export PATH="$HOME/bin:$PATH"',
-  `export MY_API_KEY=${SECRET}`,
-  'unset UE_DROP_ME',
-  'umask 027',
-];
+const COMMON = ['export PATH="$HOME/bin:$PATH"', `export MY_API_KEY=${SECRET}`, 'unset UE_DROP_ME', 'umask 027'];
 
 /** bash as a login shell reads ~/.bash_profile, which here reads ~/.profile, which reads ~/.bashrc. */
 const BASH_HOME = {
