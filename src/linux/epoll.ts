@@ -1,0 +1,199 @@
+import { readdirSync, readlinkSync, statSync } from 'node:fs';
+import { readProcText } from './proc-read.js';
+
+/**
+ * What an event loop waits on, read from outside: the fds an epoll set watches (`/proc/<pid>/fdinfo/<epfd>`) and what
+ * each one is. A loop that watches its terminal and nothing but its own wake-ups (an eventfd, a self-pipe, a
+ * socketpair it holds both ends of) can only be woken from outside by input on the terminal; one that also watches a
+ * socket to someone else, a pipe to another process or a file can be woken by them. This module only reads and
+ * classifies; whether the loop is waiting for input (its timers, its threads) is input-wait's decision.
+ */
+
+/** One `tfd:` line of an epoll fdinfo: a watched fd, the events asked for, and the identity of the file it was. */
+export interface EpollTarget {
+  fd: number;
+  events: number;
+  /** Inode and device of the file the fd referred to when it was added: tells a reused fd number apart. */
+  ino: number;
+  sdev: number;
+}
+
+const TFD =
+  /^tfd:\s*(\d+)\s+events:\s*([0-9a-f]+)\s+data:\s*[0-9a-f]+\s+pos:\s*\d+\s+ino:\s*([0-9a-f]+)\s+sdev:\s*([0-9a-f]+)/;
+
+/** The watched fds of an epoll fdinfo text; lines that are not `tfd:` lines are skipped. Pure. */
+export function parseEpollFdinfo(text: string): EpollTarget[] {
+  const targets: EpollTarget[] = [];
+  for (const line of text.split('\n')) {
+    const m = TFD.exec(line);
+    if (!m) continue;
+    targets.push({
+      fd: Number(m[1]),
+      events: parseInt(m[2]!, 16),
+      ino: parseInt(m[3]!, 16),
+      sdev: parseInt(m[4]!, 16),
+    });
+  }
+  return targets;
+}
+
+/** An open fd of the process: its link target (`/dev/pts/3`, `pipe:[123]`, `anon_inode:[eventfd]`) and inode. */
+export interface OpenFd {
+  link: string;
+  ino: number;
+}
+
+/** What a watched fd is, for the question "who can wake this loop?". */
+export type WatchedKind =
+  /** The session's terminal: input from the agent. */
+  | 'terminal'
+  /** Woken only by the process itself: eventfd, signalfd, timerfd, a pipe or socketpair it holds both ends of. */
+  | 'own-wakeup'
+  /** Anything else: a socket to someone else, a pipe to another process, a file, an fd since closed or reused. */
+  | 'other';
+
+const OWN_ANON = new Set(['anon_inode:[eventfd]', 'anon_inode:[signalfd]', 'anon_inode:[timerfd]']);
+
+/**
+ * Sorts each watched fd of an epoll set. `fds` is the process's fd table (with every thread's fds: they share it);
+ * `terminal` the link of the session's terminal (e.g. `/dev/pts/3`); `unnamedSocketPairs` the socket inodes known
+ * to be the two ends of one unnamed pair (see `socketPairs`). A watched fd whose number now names another file
+ * (closed and reused since it was added) counts as `other`: unknown is never taken for quiet. Pure.
+ */
+export function classifyWatched(
+  targets: readonly EpollTarget[],
+  fds: ReadonlyMap<number, OpenFd>,
+  terminal: string | undefined,
+  unnamedSocketPairs: ReadonlyMap<number, number> = new Map(),
+): { fd: number; kind: WatchedKind }[] {
+  const holders = new Map<string, number>();
+  for (const { link } of fds.values()) holders.set(link, (holders.get(link) ?? 0) + 1);
+  const heldSockets = socketInodes(fds);
+  return targets.map(({ fd, ino }) => {
+    const open = fds.get(fd);
+    if (open === undefined || open.ino !== ino) return { fd, kind: 'other' };
+    const { link } = open;
+    if (terminal !== undefined && link === terminal) return { fd, kind: 'terminal' };
+    if (OWN_ANON.has(link)) return { fd, kind: 'own-wakeup' };
+    // A self-pipe: the same pipe open twice in the process (its read end here, its write end beside it).
+    if (link.startsWith('pipe:[') && (holders.get(link) ?? 0) >= 2) return { fd, kind: 'own-wakeup' };
+    const socket = socketInode(link);
+    if (socket !== undefined) {
+      const peer = unnamedSocketPairs.get(socket);
+      if (peer !== undefined && heldSockets.has(peer)) return { fd, kind: 'own-wakeup' };
+    }
+    return { fd, kind: 'other' };
+  });
+}
+
+/** One row of /proc/net/unix. */
+export interface UnixSocketRow {
+  ino: number;
+  /** 1: stream, 2: datagram, 5: seqpacket. */
+  type: number;
+  /** 3: connected. */
+  state: number;
+  path?: string;
+}
+
+/** The rows of /proc/net/unix. Pure. */
+export function parseNetUnix(text: string): UnixSocketRow[] {
+  const rows: UnixSocketRow[] = [];
+  for (const line of text.split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields.length < 7) continue;
+    const row: UnixSocketRow = {
+      ino: Number(fields[6]),
+      type: parseInt(fields[4]!, 16),
+      state: parseInt(fields[5]!, 16),
+    };
+    if (fields[7] !== undefined) row.path = fields[7];
+    rows.push(row);
+  }
+  return rows;
+}
+
+/**
+ * Which of `held` (socket inodes a process holds) are the two ends of one `socketpair()`: connected, unnamed unix
+ * sockets of the same type whose inodes follow each other. /proc does not name a unix socket's peer (only the
+ * netlink sock_diag interface does); socketpair() makes both ends one after the other, so their inodes are
+ * consecutive. A pair mistaken this way is still two ends held by the same process, so nobody else can write to
+ * either. Returns each end mapped to the other. Pure.
+ */
+export function socketPairs(held: ReadonlySet<number>, rows: readonly UnixSocketRow[]): Map<number, number> {
+  const unnamed = new Map<number, UnixSocketRow>();
+  for (const row of rows) if (held.has(row.ino) && row.path === undefined && row.state === 3) unnamed.set(row.ino, row);
+  const pairs = new Map<number, number>();
+  for (const [ino, row] of unnamed) {
+    const next = unnamed.get(ino + 1);
+    if (next === undefined || next.type !== row.type || pairs.has(ino)) continue;
+    pairs.set(ino, ino + 1);
+    pairs.set(ino + 1, ino);
+  }
+  return pairs;
+}
+
+/** The fd table of `pid`: each open fd's link and inode. Empty when the process is gone or not ours to read. */
+export function readOpenFds(pid: number): Map<number, OpenFd> {
+  const fds = new Map<number, OpenFd>();
+  let numbers: number[];
+  try {
+    numbers = readdirSync(`/proc/${pid}/fd`).map(Number);
+  } catch {
+    return fds;
+  }
+  for (const fd of numbers) {
+    try {
+      const path = `/proc/${pid}/fd/${fd}`;
+      fds.set(fd, { link: readlinkQuiet(path), ino: statSync(path).ino });
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return fds;
+}
+
+/**
+ * What the epoll set `epfd` of `pid` watches, each fd sorted (see classifyWatched); undefined when /proc cannot say
+ * (the process is gone, `epfd` is not an epoll fd).
+ */
+export function readEpollWatch(
+  pid: number,
+  epfd: number,
+  terminal: string | undefined,
+): { fd: number; kind: WatchedKind }[] | undefined {
+  const text = readProcText(`/proc/${pid}/fdinfo/${epfd}`);
+  if (text === undefined) return undefined;
+  const targets = parseEpollFdinfo(text);
+  if (readlinkQuiet(`/proc/${pid}/fd/${epfd}`) !== 'anon_inode:[eventpoll]') return undefined;
+  const fds = readOpenFds(pid);
+  const held = socketInodes(fds);
+  const pairs =
+    held.size === 0
+      ? new Map<number, number>()
+      : socketPairs(held, parseNetUnix(readProcText(`/proc/${pid}/net/unix`) ?? ''));
+  return classifyWatched(targets, fds, terminal, pairs);
+}
+
+function readlinkQuiet(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
+  }
+}
+
+const socketInode = (link: string): number | undefined => {
+  const m = /^socket:\[(\d+)\]$/.exec(link);
+  return m ? Number(m[1]) : undefined;
+};
+
+/** The inodes of the sockets among `fds`. */
+function socketInodes(fds: ReadonlyMap<number, OpenFd>): Set<number> {
+  const inodes = new Set<number>();
+  for (const { link } of fds.values()) {
+    const ino = socketInode(link);
+    if (ino !== undefined) inodes.add(ino);
+  }
+  return inodes;
+}
