@@ -8,6 +8,8 @@ export interface SyscallTable {
   read: number[];
   select: number[];
   poll: number[];
+  /** The polls whose timeout is an int of milliseconds (the others take a timespec pointer). */
+  plainPoll: number[];
   waitChild: number[];
   /** Waits that are ambiguous: an event loop or a lock may be waiting on anything. */
   ambiguous: number[];
@@ -20,6 +22,7 @@ export const SYSCALLS: Readonly<Record<string, SyscallTable>> = {
     read: [0, 19],
     select: [23, 270],
     poll: [7, 271],
+    plainPoll: [7],
     waitChild: [61, 247],
     ambiguous: [232, 281, 441, 202],
     // nanosleep, clock_nanosleep, accept, accept4, connect, recvfrom, recvmsg, recvmmsg
@@ -29,6 +32,7 @@ export const SYSCALLS: Readonly<Record<string, SyscallTable>> = {
     read: [63, 65],
     select: [72],
     poll: [73],
+    plainPoll: [],
     waitChild: [260, 95],
     ambiguous: [22, 441, 98],
     // nanosleep, clock_nanosleep, accept, accept4, connect, recvfrom, recvmsg, recvmmsg
@@ -55,6 +59,12 @@ export interface MemberSample {
   watchedFds?: number[];
   /** For select/poll: the fds it watches for anything else (writing, exceptions), read along with watchedFds. */
   otherWatchedFds?: number[];
+  /**
+   * For a select/poll with no timeout: the watched fds only the process itself can wake (an eventfd, a self-pipe, a
+   * socketpair it holds both ends of), as gdb watches beside its terminal. Left out when the wait has a timeout: a
+   * program whose timer is due may print without input.
+   */
+  ownWakeupFds?: number[];
   /** Times scheduled (3rd field of /proc/<pid>/schedstat): changes when the process has run. */
   runCount: number;
   /** A wrapper that only relays (the sandbox's bubblewrap and its init): counted as waiting for its child. */
@@ -97,9 +107,12 @@ export function classifyMember(member: MemberSample, ptsPath: string, table: Sys
     const fds = member.watchedFds;
     if (fds === undefined) return 'unknown';
     if (!fds.some((fd) => isTerminal(member.fdTargets[fd], ptsPath))) return 'busy';
-    // Watching the terminal and something else (a socket to read, or to write to): it may go on without input.
+    // Watching the terminal and something else (a socket to read, or to write to): it may go on without input,
+    // unless the something else is its own wake-up and no timeout ends the wait.
     const all = [...fds, ...(member.otherWatchedFds ?? [])];
-    return all.every((fd) => isTerminal(member.fdTargets[fd], ptsPath)) ? 'tty-read' : 'unknown';
+    const own = new Set(member.ownWakeupFds ?? []);
+    const quiet = (fd: number) => isTerminal(member.fdTargets[fd], ptsPath) || own.has(fd);
+    return all.every(quiet) ? 'tty-read' : 'unknown';
   }
   if (table.waitChild.includes(nr)) return 'child-wait';
   if (table.ambiguous.includes(nr)) return 'unknown';

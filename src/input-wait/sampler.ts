@@ -2,6 +2,7 @@ import { closeSync, openSync, readlinkSync, readSync, readdirSync } from 'node:f
 import { SYSCALLS, type ForegroundSample, type MemberSample, type SyscallTable } from './decide.js';
 import { readProcText } from '../linux/proc-read.js';
 import { parseProcStat } from '../linux/process-tree.js';
+import { ownWakeups } from '../linux/epoll.js';
 
 /** The syscall table for this machine, or undefined where /proc cannot tell us (not Linux, unknown arch). */
 export const syscallTable: SyscallTable | undefined = process.platform === 'linux' ? SYSCALLS[process.arch] : undefined;
@@ -76,6 +77,17 @@ function watchedFds(pid: number, nr: number, args: string[], table: SyscallTable
   return watched;
 }
 
+/**
+ * Whether a select or poll waits with no timeout: select and pselect6 take a timeout pointer (argument 5), ppoll
+ * one too (argument 3), NULL meaning forever; plain poll takes milliseconds, negative meaning forever.
+ */
+function waitsForever(nr: number, args: string[], table: SyscallTable): boolean {
+  const arg = (i: number) => BigInt(args[i] ?? '0x1');
+  if (table.select.includes(nr)) return arg(4) === 0n;
+  if (table.plainPoll.includes(nr)) return BigInt.asIntN(32, arg(2)) < 0n;
+  return arg(2) === 0n;
+}
+
 function sampleMember(pid: number, table: SyscallTable): MemberSample | undefined {
   const statText = readProcText(`/proc/${pid}/stat`);
   const stat = statText ? parseProcStat(statText) : undefined;
@@ -114,12 +126,19 @@ function sampleMember(pid: number, table: SyscallTable): MemberSample | undefine
       otherThreads.push({ tid: t.pid, state: t.state, ...(Number.isInteger(nr) ? { syscall: nr } : {}) });
     }
   }
+  let ownWakeupFds: number[] | undefined;
+  if (watched && typeof syscall === 'object' && waitsForever(syscall.nr, syscall.args, table)) {
+    // Only worth the fd table when something beside the terminal is watched.
+    const beside = [...watched.read, ...watched.other].filter((fd) => !fdTargets[fd]?.startsWith('/dev/'));
+    if (beside.length > 0) ownWakeupFds = ownWakeups(pid, beside);
+  }
   return {
     pid,
     state: stat.state,
     syscall,
     fdTargets,
     ...(watched ? { watchedFds: watched.read, otherWatchedFds: watched.other } : {}),
+    ...(ownWakeupFds ? { ownWakeupFds } : {}),
     runCount,
     otherThreads,
   };

@@ -166,7 +166,30 @@ export function readEpollWatch(
   if (text === undefined) return undefined;
   const targets = parseEpollFdinfo(text);
   if (readlinkQuiet(`/proc/${pid}/fd/${epfd}`) !== 'anon_inode:[eventpoll]') return undefined;
+  return classifyIn(pid, targets, terminal);
+}
+
+/**
+ * Which of `watched` (fds `pid` has open, e.g. the ones a poll or select waits on) only the process itself can make
+ * readable: its eventfds, signalfds, timerfds, self-pipes and socketpairs. Empty when /proc cannot say.
+ */
+export function ownWakeups(pid: number, watched: readonly number[]): number[] {
   const fds = readOpenFds(pid);
+  const targets = watched.flatMap((fd) => {
+    const open = fds.get(fd);
+    return open ? [{ fd, events: 0, ino: open.ino, sdev: 0 }] : [];
+  });
+  return classifyIn(pid, targets, undefined, fds)
+    .filter((w) => w.kind === 'own-wakeup')
+    .map((w) => w.fd);
+}
+
+function classifyIn(
+  pid: number,
+  targets: readonly EpollTarget[],
+  terminal: string | undefined,
+  fds: ReadonlyMap<number, OpenFd> = readOpenFds(pid),
+): { fd: number; kind: WatchedKind }[] {
   const held = socketInodes(fds);
   const pairs =
     held.size === 0

@@ -197,6 +197,17 @@ describe('edited samples: what /proc can also say', () => {
     expect(decideInputWait(withMembers(fx, [{ ...m, watchedFds: [3] }]), fx.ptsPath, x64).kind).toBe('busy');
   });
 
+  it('waits when the other fd a select watches is its own wake-up (a self-pipe, a socketpair), and only then', () => {
+    const { fx, m } = member('select-tty-and-socket');
+    const socket = m.watchedFds!.find((fd) => m.fdTargets[fd]?.startsWith('socket:'))!;
+    expect(decideInputWait(withMembers(fx, [m]), fx.ptsPath, x64).kind).toBe('unknown');
+    const own = { ...m, ownWakeupFds: [socket] };
+    expect(decideInputWait(withMembers(fx, [own]), fx.ptsPath, x64).kind).toBe('waiting');
+    // Its own wake-up alone, without the terminal, is not reading input.
+    const alone = { ...own, watchedFds: [socket] };
+    expect(decideInputWait(withMembers(fx, [alone]), fx.ptsPath, x64).kind).toBe('busy');
+  });
+
   it('is still waiting when a select also watches the terminal itself for writing', () => {
     const { fx, m } = member('bash-prompt');
     expect(decideInputWait(withMembers(fx, [{ ...m, otherWatchedFds: [0] }]), fx.ptsPath, x64).kind).toBe('waiting');

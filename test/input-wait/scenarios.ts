@@ -260,6 +260,47 @@ export const SCENARIOS: InputWaitScenario[] = [
     yieldTimeMs: 10_000,
   },
 
+  // Event loops that watch the terminal beside their own wake-ups (a pipe they hold both ends of).
+  {
+    name: 'gdb at its prompt after a command (poll on the terminal and its own pipes, no timeout)',
+    cmd: 'gdb -q -nx',
+    input: 'print 6*7\n',
+    expectState: 'waiting_for_input',
+    expectOutput: ['$1 = 42\r\n', '(gdb) '],
+    yieldTimeMs: 10_000,
+  },
+  {
+    name: 'a select on the terminal and a self-pipe that another thread writes to 1.5 s later',
+    cmd: py(
+      'import os, select, threading, time',
+      'r, w = os.pipe()',
+      "threading.Thread(target=lambda: (time.sleep(1.5), os.write(w, b'x'))).start()",
+      "print('ready', flush=True)",
+      'select.select([0, r], [], [])',
+      "print('woke')",
+    ),
+    expectState: 'exited',
+    expectOutput: ['ready\r\n', 'woke\r\n'],
+    expectExitCode: 0,
+    yieldTimeMs: 10_000,
+    minWallMs: 1400,
+  },
+  {
+    name: 'a select on the terminal and a self-pipe with a 1.5 s timeout, then a line',
+    cmd: py(
+      'import os, select',
+      'r, w = os.pipe()',
+      "print('ready', flush=True)",
+      'select.select([0, r], [], [], 1.5)',
+      "print('late')",
+    ),
+    expectState: 'exited',
+    expectOutput: ['ready\r\n', 'late\r\n'],
+    expectExitCode: 0,
+    yieldTimeMs: 10_000,
+    minWallMs: 1400,
+  },
+
   // Output that takes time: the answer must wait for all of it.
   {
     name: 'sleep then echo at the bash prompt',
@@ -445,7 +486,9 @@ export const SCENARIOS: InputWaitScenario[] = [
     name: 'select reading the terminal, a socket for exceptions',
     cmd: py(
       'import select, socket, sys',
-      'a, b = socket.socketpair()',
+      // A socket anyone on this machine can send to: it may wake the program without input.
+      'a = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)',
+      "a.bind(('127.0.0.1', 0))",
       "print('ready', flush=True)",
       'select.select([sys.stdin], [], [a])',
     ),
@@ -457,7 +500,9 @@ export const SCENARIOS: InputWaitScenario[] = [
     name: 'poll reading the terminal, a socket for priority data',
     cmd: py(
       'import select, socket',
-      'a, b = socket.socketpair()',
+      // A socket anyone on this machine can send to: it may wake the program without input.
+      'a = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)',
+      "a.bind(('127.0.0.1', 0))",
       'p = select.poll()',
       'p.register(0, select.POLLIN)',
       'p.register(a, select.POLLPRI)',
@@ -472,12 +517,26 @@ export const SCENARIOS: InputWaitScenario[] = [
     name: 'select on the terminal and a socket',
     cmd: py(
       'import select, socket, sys',
-      'a, b = socket.socketpair()',
+      // A socket anyone on this machine can send to: it may wake the program without input.
+      'a = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)',
+      "a.bind(('127.0.0.1', 0))",
       "print('ready', flush=True)",
       'select.select([sys.stdin, a], [], [])',
     ),
     expectState: 'running',
     expectOutput: ['ready\r\n'],
     yieldTimeMs: 2_500,
+  },
+  {
+    name: 'select on the terminal and a socketpair it holds both ends of, no timeout',
+    cmd: py(
+      'import select, socket, sys',
+      'a, b = socket.socketpair()',
+      "print('ready', flush=True)",
+      'select.select([sys.stdin, a], [], [])',
+    ),
+    expectState: 'waiting_for_input',
+    expectOutput: ['ready\r\n'],
+    yieldTimeMs: 10_000,
   },
 ];
