@@ -1,6 +1,6 @@
-import { closeSync, openSync, readlinkSync, readSync, readdirSync } from 'node:fs';
+import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
 import { SYSCALLS, type ForegroundSample, type MemberSample, type SyscallTable } from './decide.js';
-import { readProcText } from '../linux/proc-read.js';
+import { readProcLink, readProcText } from '../linux/proc-read.js';
 import { parseProcStat } from '../linux/process-tree.js';
 import { ownWakeups } from '../linux/epoll.js';
 
@@ -11,14 +11,6 @@ export const syscallTable: SyscallTable | undefined = process.platform === 'linu
 const MAX_WATCHED_FDS = 1024;
 const POLLIN = 0x1;
 const POLLRDNORM = 0x40;
-
-function link(path: string): string | undefined {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return undefined;
-  }
-}
 
 function readMemory(pid: number, address: number, length: number): Buffer | undefined {
   if (address === 0 || length <= 0) return undefined;
@@ -110,7 +102,7 @@ function sampleMember(pid: number, table: SyscallTable): MemberSample | undefine
       if (watched) fds = [...watched.read, ...watched.other];
     }
     for (const fd of new Set(fds)) {
-      const target = link(`/proc/${pid}/fd/${fd}`);
+      const target = readProcLink(`/proc/${pid}/fd/${fd}`);
       if (target !== undefined) fdTargets[fd] = target;
     }
   }

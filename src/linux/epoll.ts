@@ -1,5 +1,5 @@
-import { readdirSync, readlinkSync, statSync } from 'node:fs';
-import { readProcText } from './proc-read.js';
+import { readdirSync, statSync } from 'node:fs';
+import { readProcLink, readProcText } from './proc-read.js';
 
 /**
  * What an event loop waits on, read from outside: the fds an epoll set watches (`/proc/<pid>/fdinfo/<epfd>`) and what
@@ -145,7 +145,8 @@ export function readOpenFds(pid: number): Map<number, OpenFd> {
   for (const fd of numbers) {
     try {
       const path = `/proc/${pid}/fd/${fd}`;
-      fds.set(fd, { link: readlinkQuiet(path), ino: statSync(path).ino });
+      const link = readProcLink(path);
+      if (link !== undefined) fds.set(fd, { link, ino: statSync(path).ino });
     } catch {
       // closed meanwhile
     }
@@ -162,10 +163,10 @@ export function readEpollWatch(
   epfd: number,
   terminal: string | undefined,
 ): { fd: number; kind: WatchedKind }[] | undefined {
+  if (readProcLink(`/proc/${pid}/fd/${epfd}`) !== 'anon_inode:[eventpoll]') return undefined;
   const text = readProcText(`/proc/${pid}/fdinfo/${epfd}`);
   if (text === undefined) return undefined;
   const targets = parseEpollFdinfo(text);
-  if (readlinkQuiet(`/proc/${pid}/fd/${epfd}`) !== 'anon_inode:[eventpoll]') return undefined;
   return classifyIn(pid, targets, terminal);
 }
 
@@ -196,14 +197,6 @@ function classifyIn(
       ? new Map<number, number>()
       : socketPairs(held, parseNetUnix(readProcText(`/proc/${pid}/net/unix`) ?? ''));
   return classifyWatched(targets, fds, terminal, pairs);
-}
-
-function readlinkQuiet(path: string): string {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return '';
-  }
 }
 
 const socketInode = (link: string): number | undefined => {

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readlinkSync } from 'node:fs';
 
 const buffer = Buffer.alloc(16 * 1024);
 
@@ -17,5 +17,14 @@ export function readProcText(path: string): string | undefined {
     return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Where a /proc link points (`/proc/<pid>/fd/<n>`: `/dev/pts/3`, `pipe:[123]`), or undefined when it is gone. */
+export function readProcLink(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
   }
 }
