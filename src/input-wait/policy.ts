@@ -1,4 +1,4 @@
-import { decideInputWait, type SyscallTable } from './decide.js';
+import { decideInputWait, type LoopTimer, type SyscallTable } from './decide.js';
 import { runCounts, sampleForeground, syscallTable } from './sampler.js';
 import type { ExecProcess } from '../spawn/types.js';
 import type { EarlyReturn, ReturnPolicy, WatchContext } from './return-policy.js';
@@ -20,6 +20,50 @@ const FLOWING_OUTPUT_MS = 1;
 /** The longest pause in a flood that is still taken for part of the flood. */
 const MAX_FLOW_QUIET_MS = 16;
 
+/** An event loop's timer due further off than this is not waited for (see loopTimerAllows). */
+export const FAR_TIMER_MS = 2000;
+
+/** What the policy remembers of one session's event loops, from call to call. */
+export interface LoopTimers {
+  /** The timed wait each process was last seen in, and when we first saw it. */
+  waits: Map<number, { runCount: number; timeoutMs: number; seenAt: number }>;
+  /** Per process: the longest periodic timer seen firing with nothing printed (a tick), in ms. */
+  tickMs: Map<number, number>;
+}
+
+/**
+ * Whether an event loop that reads the terminal may be reported waiting despite its timer, learning its quiet ticks
+ * as it goes. A timer due within FAR_TIMER_MS may print when it fires (a setTimeout, an asyncio.sleep), so we wait
+ * for it, unless it is no longer than a tick of this loop: a timer seen firing with nothing printed and re-armed at
+ * the same length (ipython's 0.5 s terminal-size poll). A timer further off is the runtime's housekeeping (V8's
+ * memory reducer, 8 s) or a program's own schedule, like top's refresh: what it prints, the next call gets.
+ * `now` and `lastOutputAt` are performance.now() times. Exported for tests.
+ */
+export function loopTimerAllows(loop: LoopTimers, timer: LoopTimer, now: number, lastOutputAt: number): boolean {
+  const previous = loop.waits.get(timer.pid);
+  let seen = previous;
+  if (previous === undefined || previous.runCount !== timer.runCount) {
+    // A new wait. The one before was a tick if its timer had come due, nothing was printed since, and the loop
+    // re-armed a timer of the same length.
+    if (
+      previous !== undefined &&
+      previous.timeoutMs < FAR_TIMER_MS &&
+      now - previous.seenAt >= previous.timeoutMs - TICK_SLACK_MS &&
+      lastOutputAt < previous.seenAt &&
+      Math.abs(timer.timeoutMs - previous.timeoutMs) <= Math.max(TICK_SLACK_MS, previous.timeoutMs * 0.05)
+    ) {
+      loop.tickMs.set(timer.pid, Math.max(loop.tickMs.get(timer.pid) ?? 0, previous.timeoutMs));
+    }
+    seen = { runCount: timer.runCount, timeoutMs: timer.timeoutMs, seenAt: now };
+    loop.waits.set(timer.pid, seen);
+  }
+  const dueIn = seen!.timeoutMs - (now - seen!.seenAt);
+  return dueIn >= FAR_TIMER_MS || timer.timeoutMs <= (loop.tickMs.get(timer.pid) ?? -1);
+}
+
+/** Timing slack when telling a tick: our probes see a wait up to a few tens of ms after it began. */
+const TICK_SLACK_MS = 50;
+
 /**
  * Returns once the terminal's foreground process is blocked reading the terminal and everything it printed
  * before has been delivered. Reads the kernel's view (/proc), never prompt text. Where /proc cannot say
@@ -29,6 +73,7 @@ export class InputWaitPolicy implements ReturnPolicy {
   private readonly table: SyscallTable | undefined;
   private readonly quickProbes: number;
   private readonly maxIntervalMs: number;
+  private readonly loops = new WeakMap<ExecProcess, LoopTimers>();
 
   constructor(options: InputWaitOptions = {}, table: SyscallTable | undefined = syscallTable) {
     this.table = table;
@@ -72,7 +117,9 @@ export class InputWaitPolicy implements ReturnPolicy {
       const probedAt = performance.now();
       const sample = sampleForeground(pid, table, terminal.supervisorDepth);
       const verdict = sample && decideInputWait(sample, terminal.path, table, baseline);
-      if (sample && verdict?.kind === 'waiting') {
+      const timerAllows = (timer: LoopTimer | undefined) =>
+        timer === undefined || loopTimerAllows(this.loopsOf(process), timer, probedAt, context.lastOutputAt());
+      if (sample && verdict?.kind === 'waiting' && timerAllows(verdict.timer)) {
         // Blocked reading does not mean its last output has reached us: the pty forwards it through a kernel
         // worker. After the drain barrier it must still be waiting, and no process of the group may have run since:
         // a pipe reader sampled just before data reached its pipe (`cat | tr`) runs, prints and reads again between
@@ -115,6 +162,15 @@ export class InputWaitPolicy implements ReturnPolicy {
       }
     }
     return undefined;
+  }
+
+  private loopsOf(process: ExecProcess): LoopTimers {
+    let loop = this.loops.get(process);
+    if (!loop) {
+      loop = { waits: new Map(), tickMs: new Map() };
+      this.loops.set(process, loop);
+    }
+    return loop;
   }
 }
 

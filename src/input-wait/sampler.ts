@@ -1,8 +1,15 @@
 import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
-import { SYSCALLS, type ForegroundSample, type MemberSample, type SyscallTable } from './decide.js';
+import {
+  SYSCALLS,
+  type ForegroundSample,
+  type MemberSample,
+  type SyscallTable,
+  type ThreadSample,
+  type WaitSample,
+} from './decide.js';
 import { readProcLink, readProcText } from '../linux/proc-read.js';
 import { parseProcStat } from '../linux/process-tree.js';
-import { ownWakeups } from '../linux/epoll.js';
+import { ownWakeups, readEpollSet } from '../linux/epoll.js';
 
 /** The syscall table for this machine, or undefined where /proc cannot tell us (not Linux, unknown arch). */
 export const syscallTable: SyscallTable | undefined = process.platform === 'linux' ? SYSCALLS[process.arch] : undefined;
@@ -69,71 +76,112 @@ function watchedFds(pid: number, nr: number, args: string[], table: SyscallTable
   return watched;
 }
 
+/** epoll_pwait2, the same number everywhere: its timeout is a timespec pointer (the other epolls take an int). */
+const EPOLL_PWAIT2 = 441;
+
 /**
- * Whether a select or poll waits with no timeout: select and pselect6 take a timeout pointer (argument 5), ppoll
- * one too (argument 3), NULL meaning forever; plain poll takes milliseconds, negative meaning forever.
+ * The timeout a select, poll or epoll wait was called with, in ms; -1 when it waits forever. select, pselect6 and
+ * ppoll take a pointer to a timeval or timespec (NULL: forever), poll and epoll_wait an int (negative: forever).
  */
-function waitsForever(nr: number, args: string[], table: SyscallTable): boolean {
-  const arg = (i: number) => BigInt(args[i] ?? '0x1');
-  if (table.select.includes(nr)) return arg(4) === 0n;
-  if (table.plainPoll.includes(nr)) return BigInt.asIntN(32, arg(2)) < 0n;
-  return arg(2) === 0n;
+function timeoutMs(pid: number, nr: number, args: string[], table: SyscallTable): number | undefined {
+  const arg = (i: number) => BigInt(args[i] ?? 'x');
+  const int = (v: bigint) => Math.max(-1, Number(BigInt.asIntN(32, v)));
+  try {
+    if (table.plainPoll.includes(nr)) return int(arg(2));
+    if (table.epoll.includes(nr) && nr !== EPOLL_PWAIT2) return int(arg(3));
+    const pointer = table.select.includes(nr) ? arg(4) : table.epoll.includes(nr) ? arg(3) : arg(2);
+    if (pointer === 0n) return -1;
+    const time = readMemory(pid, Number(pointer), 16);
+    if (!time) return undefined;
+    const fraction = Number(time.readBigInt64LE(8)) / (table.timevalSelect.includes(nr) ? 1e3 : 1e6);
+    return Number(time.readBigInt64LE(0)) * 1000 + fraction;
+  } catch {
+    return undefined; // an arg /proc did not give
+  }
+}
+
+const EPOLLIN = 0x1;
+const EPOLLPRI = 0x2;
+const EPOLLRDNORM = 0x40;
+const EPOLLRDHUP = 0x2000;
+/** Events beside these (EPOLLET, EPOLLONESHOT, EPOLLEXCLUSIVE, EPOLLWAKEUP) only say how to report. */
+const EPOLL_READ = EPOLLIN | EPOLLPRI | EPOLLRDNORM | EPOLLRDHUP;
+/** Asking to write (EPOLLOUT, EPOLLWRNORM, EPOLLWRBAND) or for EPOLLMSG; errors and hang-ups come unasked. */
+const EPOLL_WRITE = 0x4 | 0x100 | 0x200 | 0x400;
+const EPOLL_ANY = EPOLL_READ | EPOLL_WRITE;
+
+/** What a read, select, poll or epoll wait of `pid` (any of its threads: they share fds and memory) waits on. */
+function sampleWait(pid: number, syscallPath: string, table: SyscallTable): WaitSample {
+  const raw = readProcText(syscallPath)?.trim();
+  if (raw === 'running') return { syscall: 'running', fdTargets: {} };
+  if (!raw) return { syscall: undefined, fdTargets: {} };
+  const [nr, ...args] = raw.split(' ');
+  const syscall = { nr: Number(nr), args };
+  const fdTargets: Record<number, string> = {};
+  const link = (fd: number) => {
+    const target = readProcLink(`/proc/${pid}/fd/${fd}`);
+    if (target !== undefined) fdTargets[fd] = target;
+  };
+  if (table.read.includes(syscall.nr)) {
+    link(Number.parseInt(args[0] ?? '', 16));
+    return { syscall, fdTargets };
+  }
+  if (table.epoll.includes(syscall.nr)) {
+    const set = readEpollSet(pid, Number.parseInt(args[0] ?? '', 16));
+    if (!set) return { syscall, fdTargets };
+    const live = set.filter((w) => w.events & EPOLL_ANY); // events 0: disabled until re-armed
+    for (const w of live) if (w.link !== undefined) fdTargets[w.fd] = w.link;
+    const timeout = timeoutMs(pid, syscall.nr, args, table);
+    return {
+      syscall,
+      fdTargets,
+      watchedFds: live.filter((w) => w.events & EPOLL_READ).map((w) => w.fd),
+      otherWatchedFds: live.filter((w) => w.events & EPOLL_WRITE).map((w) => w.fd),
+      ownWakeupFds: live.filter((w) => w.kind === 'own-wakeup').map((w) => w.fd),
+      ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+    };
+  }
+  if (!table.select.includes(syscall.nr) && !table.poll.includes(syscall.nr)) return { syscall, fdTargets };
+  const watched = watchedFds(pid, syscall.nr, args, table);
+  if (!watched) return { syscall, fdTargets };
+  const all = [...new Set([...watched.read, ...watched.other])];
+  all.forEach(link);
+  // The fd table is only worth reading when something beside the terminal (/dev/...) is watched.
+  const beside = all.filter((fd) => !fdTargets[fd]?.startsWith('/dev/'));
+  const timeout = timeoutMs(pid, syscall.nr, args, table);
+  return {
+    syscall,
+    fdTargets,
+    watchedFds: watched.read,
+    otherWatchedFds: watched.other,
+    ...(beside.length > 0 ? { ownWakeupFds: ownWakeups(pid, beside) } : {}),
+    ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+  };
 }
 
 function sampleMember(pid: number, table: SyscallTable): MemberSample | undefined {
   const statText = readProcText(`/proc/${pid}/stat`);
   const stat = statText ? parseProcStat(statText) : undefined;
   if (!stat) return undefined;
-  const raw = readProcText(`/proc/${pid}/syscall`)?.trim();
-  let syscall: MemberSample['syscall'];
-  if (raw === 'running') syscall = 'running';
-  else if (raw) {
-    const [nr, ...args] = raw.split(' ');
-    syscall = { nr: Number(nr), args };
-  }
-  const fdTargets: Record<number, string> = {};
-  let watched: Watched | undefined;
-  if (typeof syscall === 'object') {
-    let fds: number[] = [];
-    if (table.read.includes(syscall.nr)) {
-      fds = [Number.parseInt(syscall.args[0] ?? '', 16)];
-    } else if (table.select.includes(syscall.nr) || table.poll.includes(syscall.nr)) {
-      watched = watchedFds(pid, syscall.nr, syscall.args, table);
-      if (watched) fds = [...watched.read, ...watched.other];
-    }
-    for (const fd of new Set(fds)) {
-      const target = readProcLink(`/proc/${pid}/fd/${fd}`);
-      if (target !== undefined) fdTargets[fd] = target;
-    }
-  }
+  const wait = sampleWait(pid, `/proc/${pid}/syscall`, table);
   const runCount = Number(readProcText(`/proc/${pid}/schedstat`)?.split(' ')[2] ?? Number.NaN);
-  const otherThreads: MemberSample['otherThreads'] = [];
+  const otherThreads: ThreadSample[] = [];
   const threadCount = Number(statText?.slice(statText.lastIndexOf(')') + 2).split(' ')[17]);
   if (threadCount > 1) {
     for (const tid of safeReaddir(`/proc/${pid}/task`)) {
       if (Number(tid) === pid) continue;
       const t = parseProcStat(readProcText(`/proc/${pid}/task/${tid}/stat`) ?? '');
       if (!t) continue;
-      const nr = Number.parseInt(readProcText(`/proc/${pid}/task/${tid}/syscall`) ?? '', 10);
-      otherThreads.push({ tid: t.pid, state: t.state, ...(Number.isInteger(nr) ? { syscall: nr } : {}) });
+      const path = `/proc/${pid}/task/${tid}/syscall`;
+      const nr = Number.parseInt(readProcText(path) ?? '', 10);
+      const thread: ThreadSample = { tid: t.pid, state: t.state, ...(Number.isInteger(nr) ? { syscall: nr } : {}) };
+      // A thread that may read the terminal for the loop (python -m asyncio's REPL): what it waits on.
+      const reads = table.read.includes(nr) || table.select.includes(nr) || table.poll.includes(nr);
+      if (reads) thread.wait = sampleWait(pid, path, table);
+      otherThreads.push(thread);
     }
   }
-  let ownWakeupFds: number[] | undefined;
-  if (watched && typeof syscall === 'object' && waitsForever(syscall.nr, syscall.args, table)) {
-    // Only worth the fd table when something beside the terminal is watched.
-    const beside = [...watched.read, ...watched.other].filter((fd) => !fdTargets[fd]?.startsWith('/dev/'));
-    if (beside.length > 0) ownWakeupFds = ownWakeups(pid, beside);
-  }
-  return {
-    pid,
-    state: stat.state,
-    syscall,
-    fdTargets,
-    ...(watched ? { watchedFds: watched.read, otherWatchedFds: watched.other } : {}),
-    ...(ownWakeupFds ? { ownWakeupFds } : {}),
-    runCount,
-    otherThreads,
-  };
+  return { pid, state: stat.state, ...wait, runCount, otherThreads };
 }
 
 function safeReaddir(path: string): string[] {

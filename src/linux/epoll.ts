@@ -154,20 +154,38 @@ export function readOpenFds(pid: number): Map<number, OpenFd> {
   return fds;
 }
 
+/** One fd an epoll set watches: the events asked for, what it is, and its link when it still names the same file. */
+export interface EpollWatch {
+  fd: number;
+  events: number;
+  kind: WatchedKind;
+  link?: string;
+}
+
 /**
  * What the epoll set `epfd` of `pid` watches, each fd sorted (see classifyWatched); undefined when /proc cannot say
  * (the process is gone, `epfd` is not an epoll fd).
  */
+export function readEpollSet(pid: number, epfd: number, terminal?: string): EpollWatch[] | undefined {
+  if (readProcLink(`/proc/${pid}/fd/${epfd}`) !== 'anon_inode:[eventpoll]') return undefined;
+  const text = readProcText(`/proc/${pid}/fdinfo/${epfd}`);
+  if (text === undefined) return undefined;
+  const targets = parseEpollFdinfo(text);
+  const fds = readOpenFds(pid);
+  return classifyIn(pid, targets, terminal, fds).map(({ fd, kind }, i) => {
+    const open = fds.get(fd);
+    const same = open !== undefined && open.ino === targets[i]!.ino;
+    return { fd, events: targets[i]!.events, kind, ...(same ? { link: open.link } : {}) };
+  });
+}
+
+/** readEpollSet, each fd with its kind only. */
 export function readEpollWatch(
   pid: number,
   epfd: number,
   terminal: string | undefined,
 ): { fd: number; kind: WatchedKind }[] | undefined {
-  if (readProcLink(`/proc/${pid}/fd/${epfd}`) !== 'anon_inode:[eventpoll]') return undefined;
-  const text = readProcText(`/proc/${pid}/fdinfo/${epfd}`);
-  if (text === undefined) return undefined;
-  const targets = parseEpollFdinfo(text);
-  return classifyIn(pid, targets, terminal);
+  return readEpollSet(pid, epfd, terminal)?.map(({ fd, kind }) => ({ fd, kind }));
 }
 
 /**

@@ -69,14 +69,20 @@ describe('decideInputWait on recorded samples', () => {
   });
 
   it.each([
-    ['node-repl', 'node REPL in epoll_pwait'],
-    ['asyncio-sleep', 'python asyncio sleep in epoll_wait'],
+    ['node-http-and-stdin', 'a node HTTP server whose loop also reads the terminal: its listening socket can wake it'],
     ['select-tty-and-socket', 'a select watching the terminal and a socket'],
     ['select-tty-and-socket-except', 'a select reading the terminal and watching a socket for exceptions'],
     ['poll-tty-and-socket-pri', "a poll reading the terminal and watching a socket's priority data"],
   ])('cannot tell for %s (%s)', (name) => {
     expect(verdict(name).kind).toBe('unknown');
   });
+
+  it.each([['asyncio-sleep', 'python asyncio sleep: its loop watches only its own wake-up, and no thread reads']])(
+    'says %s is busy (%s)',
+    (name) => {
+      expect(verdict(name).kind).toBe('busy');
+    },
+  );
 
   it('names the processes reading the terminal', () => {
     const v = verdict('less-prompt');
@@ -113,8 +119,63 @@ describe('classifyMember on recorded samples', () => {
     expect(classify('computing')).toBe('busy');
   });
 
-  it('counts epoll as ambiguous', () => {
-    expect(classify('node-repl')).toBe('unknown');
+  it('counts epoll as ambiguous when its set could not be read', () => {
+    const { fx, m } = member('node-repl');
+    const { watchedFds: _dropped, ...unread } = m;
+    expect(classifyMember(unread, fx.ptsPath, x64)).toBe('unknown');
+  });
+});
+
+describe('event loops (epoll, select, poll on the terminal and their own wake-ups)', () => {
+  it('sees the node REPL reading the terminal, with its loop timer (V8 housekeeping, 8 s)', () => {
+    const v = verdict('node-repl');
+    expect(v.kind).toBe('waiting');
+    expect(v.kind === 'waiting' && v.timer?.timeoutMs).toBe(8094);
+  });
+
+  it('sees ipython (prompt_toolkit on asyncio) reading the terminal, with its 0.5 s tick', () => {
+    const v = verdict('ipython-prompt');
+    expect(v.kind === 'waiting' && v.timer?.timeoutMs).toBe(500);
+  });
+
+  it('passes on the timer of a loop that reads stdin beside a pending setTimeout', () => {
+    const v = verdict('node-stdin-and-timer');
+    expect(v.kind === 'waiting' && v.timer && v.timer.timeoutMs > 29_000).toBe(true);
+  });
+
+  it('has no timer for a loop that waits forever', () => {
+    const { fx, m } = member('node-repl');
+    const v = decideInputWait(withMembers(fx, [{ ...m, timeoutMs: -1 }]), fx.ptsPath, x64);
+    expect(v.kind === 'waiting' && v.timer).toBeUndefined();
+  });
+
+  it('gives no timer to a wait on the terminal alone: a program redrawing on a schedule still waits for keys', () => {
+    const { fx, m } = member('bash-prompt');
+    const v = decideInputWait(withMembers(fx, [{ ...m, timeoutMs: 3000 }]), fx.ptsPath, x64);
+    expect(v.kind === 'waiting' && v.timer).toBeUndefined();
+  });
+
+  it('cannot tell when the set holds something that is not its own wake-up', () => {
+    const { fx, m } = member('node-repl');
+    expect(decideInputWait(withMembers(fx, [{ ...m, ownWakeupFds: [] }]), fx.ptsPath, x64).kind).toBe('unknown');
+  });
+
+  it('sees python -m asyncio reading the terminal on its second thread while the loop waits on its wake-up', () => {
+    const v = verdict('asyncio-repl');
+    expect(v.kind).toBe('waiting');
+    expect(v.kind === 'waiting' && v.timer).toBeUndefined();
+  });
+
+  it('is busy when that loop has no thread reading the terminal', () => {
+    const { fx, m } = member('asyncio-repl');
+    const parked = { ...m, otherThreads: m.otherThreads.map(({ wait: _w, ...t }) => ({ ...t, syscall: 202 })) };
+    expect(decideInputWait(withMembers(fx, [parked]), fx.ptsPath, x64).kind).toBe('busy');
+  });
+
+  it("carries the loop's timer when its reader is a thread", () => {
+    const { fx, m } = member('asyncio-repl');
+    const v = decideInputWait(withMembers(fx, [{ ...m, timeoutMs: 300 }]), fx.ptsPath, x64);
+    expect(v.kind === 'waiting' && v.timer?.timeoutMs).toBe(300);
   });
 });
 
@@ -252,7 +313,13 @@ describe('arm64 syscall numbers', () => {
     members: sample.members.map((m) => ({
       ...m,
       ...(typeof m.syscall === 'object' ? { syscall: { ...m.syscall, nr: arm(m.syscall.nr) } } : {}),
-      otherThreads: m.otherThreads.map((t) => (t.syscall === undefined ? t : { ...t, syscall: arm(t.syscall) })),
+      otherThreads: m.otherThreads.map((t) => ({
+        ...t,
+        ...(t.syscall === undefined ? {} : { syscall: arm(t.syscall) }),
+        ...(t.wait && typeof t.wait.syscall === 'object'
+          ? { wait: { ...t.wait, syscall: { ...t.wait.syscall, nr: arm(t.wait.syscall.nr) } } }
+          : {}),
+      })),
     })),
   });
 
@@ -266,8 +333,11 @@ describe('arm64 syscall numbers', () => {
     ['sleep-pipe-cat', 'busy'],
     ['accept-server', 'busy'],
     ['computing', 'busy'],
-    ['node-repl', 'unknown'],
-    ['asyncio-sleep', 'unknown'],
+    ['node-repl', 'waiting'],
+    ['ipython-prompt', 'waiting'],
+    ['asyncio-repl', 'waiting'],
+    ['node-http-and-stdin', 'unknown'],
+    ['asyncio-sleep', 'busy'],
     ['select-tty-and-socket', 'unknown'],
     ['poll-tty-and-socket-pri', 'unknown'],
     ['read-with-timeout', 'waiting'],

@@ -50,6 +50,11 @@ const PY = `python3 -q -i`;
 /** `python3 -c` running the statements in turn (no double quotes or `$` in them). */
 const py = (...statements: string[]) => `python3 -c "${statements.join('; ')}"`;
 const PROMPT = '$ ';
+const NODE_REPL = 'node -i';
+/** `node -e` running the code (no double quotes in it). */
+const node = (code: string) => `node -e "${code}"`;
+/** Debian's ipython3 (the package), so a Python version manager's shims stay out of the way. */
+const IPYTHON = '/usr/bin/ipython3 --no-banner --colors=NoColor';
 /** 600 short lines (about 5 KB): more than the terminal's input queue holds at once. */
 const LINES_600 = Array.from({ length: 600 }, (_, i) => `line${i + 1}\n`).join('');
 
@@ -113,16 +118,6 @@ export const SCENARIOS: InputWaitScenario[] = [
     yieldTimeMs: 10_000,
   },
   // node's REPL waits in epoll, which could as well be the network: it must not claim to wait for input.
-  {
-    name: 'node REPL (epoll: ambiguous)',
-    cmd: 'node -i',
-    startState: 'running',
-    startYieldTimeMs: 2_000,
-    input: '6*7\n',
-    expectState: 'running',
-    expectOutput: ['42', '> '],
-    yieldTimeMs: 1_000,
-  },
 
   // Programs reading the terminal directly.
   {
@@ -297,6 +292,113 @@ export const SCENARIOS: InputWaitScenario[] = [
     expectState: 'exited',
     expectOutput: ['ready\r\n', 'late\r\n'],
     expectExitCode: 0,
+    yieldTimeMs: 10_000,
+    minWallMs: 1400,
+  },
+
+  {
+    name: 'gdb at its prompt at start',
+    cmd: 'gdb -q -nx',
+    expectState: 'waiting_for_input',
+    expectOutput: ['(gdb) '],
+    yieldTimeMs: 10_000,
+  },
+
+  // Event loops on epoll (node's libuv, Python's asyncio): the terminal, their own wake-ups, and timers.
+  {
+    name: 'node REPL at start (epoll on the terminal and its own wake-ups, V8 housekeeping timer 8 s off)',
+    cmd: NODE_REPL,
+    expectState: 'waiting_for_input',
+    expectOutput: ['> '],
+    yieldTimeMs: 10_000,
+  },
+  {
+    name: 'node REPL after a line',
+    cmd: NODE_REPL,
+    input: '6*7\n',
+    expectState: 'waiting_for_input',
+    expectOutput: ['42\r\n', '> '],
+    yieldTimeMs: 10_000,
+  },
+  {
+    name: 'node REPL awaiting a 1.5 s timer, then its answer',
+    cmd: NODE_REPL,
+    input: "await new Promise(r => setTimeout(r, 1500)); 'done'\n",
+    expectState: 'waiting_for_input',
+    expectOutput: ["'done'\r\n", '> '],
+    yieldTimeMs: 10_000,
+    minWallMs: 1400,
+  },
+  {
+    name: 'node readline.question at its prompt',
+    cmd: node(
+      `require('readline').createInterface({ input: process.stdin, output: process.stdout }).question('name? ', (a) => { console.log('hi ' + a); process.exit(0); })`,
+    ),
+    expectState: 'waiting_for_input',
+    expectOutput: ['name? '],
+    yieldTimeMs: 10_000,
+  },
+  {
+    name: 'node reading stdin with a setTimeout that prints 1.5 s later',
+    cmd: node(`process.stdin.on('data', () => {}); setTimeout(() => console.log('late'), 1500); console.log('ready')`),
+    expectState: 'waiting_for_input',
+    expectOutput: ['ready\r\n', 'late\r\n'],
+    yieldTimeMs: 10_000,
+    minWallMs: 1400,
+  },
+  {
+    name: 'a node HTTP server that also reads stdin (it waits on the network too)',
+    cmd: node(
+      `require('http').createServer().listen(0, '127.0.0.1', () => console.log('ready')); process.stdin.on('data', () => {})`,
+    ),
+    expectState: 'running',
+    expectOutput: ['ready\r\n'],
+    yieldTimeMs: 2_500,
+  },
+  {
+    name: 'ipython at start (prompt_toolkit on asyncio, a 0.5 s tick)',
+    cmd: IPYTHON,
+    expectState: 'waiting_for_input',
+    expectOutput: ['In [1]: '],
+    yieldTimeMs: 10_000,
+  },
+  {
+    name: 'ipython after a line',
+    cmd: IPYTHON,
+    input: '6*7\n',
+    expectState: 'waiting_for_input',
+    expectOutput: ['Out[1]: ', '42', 'In [2]: '],
+    yieldTimeMs: 10_000,
+  },
+  {
+    name: 'python -m asyncio REPL at start (a thread reads the terminal for the loop)',
+    cmd: 'python3 -q -m asyncio',
+    expectState: 'waiting_for_input',
+    expectOutput: ['>>> import asyncio\r\n', '>>> '],
+    yieldTimeMs: 10_000,
+  },
+  {
+    name: 'python -m asyncio REPL awaits a sleep, then answers',
+    cmd: 'python3 -q -m asyncio',
+    input: 'await asyncio.sleep(0.3); 6*7\n',
+    expectState: 'waiting_for_input',
+    expectOutput: ['42\r\n', '>>> '],
+    yieldTimeMs: 10_000,
+    minWallMs: 250,
+  },
+  {
+    name: 'an asyncio loop reading stdin that sleeps 1.5 s, then prints',
+    cmd: py(
+      'import asyncio, sys',
+      'loop = asyncio.new_event_loop()',
+      'loop.add_reader(0, sys.stdin.readline)',
+      "print('ready', flush=True)",
+      'loop.run_until_complete(asyncio.sleep(1.5))',
+      "print('late', flush=True)",
+      'loop.run_until_complete(asyncio.sleep(100))',
+    ),
+    expectState: 'waiting_for_input',
+    expectOutput: ['ready\r\n', 'late\r\n'],
     yieldTimeMs: 10_000,
     minWallMs: 1400,
   },
@@ -476,7 +578,7 @@ export const SCENARIOS: InputWaitScenario[] = [
     yieldTimeMs: 500,
   },
   {
-    name: 'asyncio sleep (epoll: ambiguous)',
+    name: 'asyncio sleeping 5 s (its loop watches only its own wake-up)',
     cmd: py('import asyncio', "print('start', flush=True)", 'asyncio.run(asyncio.sleep(5))'),
     expectState: 'running',
     expectOutput: ['start\r\n'],

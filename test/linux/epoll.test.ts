@@ -125,7 +125,10 @@ describe('readEpollWatch on real event loops', () => {
     await Promise.all(live.splice(0).map((p) => p.terminate()));
   });
 
-  /** Starts `argv` in a terminal, waits for `ready` in its output, and reads the epoll set its main thread waits on. */
+  /**
+   * Starts `argv` in a terminal, waits for `ready` in its output, and reads the epoll set its main thread waits on,
+   * once it watches the terminal: node prints its prompt a turn or two before it starts reading stdin.
+   */
   async function epollWaitOf(argv: string[], ready: RegExp) {
     const proc = await new LocalExecutor({ watchdog: false }).spawn({
       argv,
@@ -143,9 +146,10 @@ describe('readEpollWatch on real event loops', () => {
       // epoll_wait (232) or epoll_pwait (281): its first argument is the epoll fd.
       if (ready.test(out) && (syscall?.[0] === '232' || syscall?.[0] === '281')) {
         const terminal = readlinkSync(`/proc/${pid}/fd/0`);
-        return readEpollWatch(pid, parseInt(syscall[1]!, 16), terminal);
+        const watched = readEpollWatch(pid, parseInt(syscall[1]!, 16), terminal);
+        if (watched?.some((w) => w.kind === 'terminal')) return watched;
       }
-      if (Date.now() > deadline) throw new Error(`never waited in epoll; printed: ${out}`);
+      if (Date.now() > deadline) throw new Error(`never waited in epoll on its terminal; printed: ${out}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { FAR_TIMER_MS, loopTimerAllows, type LoopTimers } from '../../src/input-wait/policy.js';
+
+// The timer rule on plain data: an event loop reading the terminal with a timer (its wait's timeout). Times are
+// performance.now() values in ms; `quiet` is a last-output time before everything here.
+const fresh = (): LoopTimers => ({ waits: new Map(), tickMs: new Map() });
+const quiet = -1;
+const pid = 42;
+
+describe('loopTimerAllows', () => {
+  it('answers at once for a timer further off than FAR_TIMER_MS (the node REPL: V8 housekeeping, 8 s)', () => {
+    expect(loopTimerAllows(fresh(), { pid, timeoutMs: 8094, runCount: 1 }, 0, quiet)).toBe(true);
+  });
+
+  it('holds for a timer due sooner (a setTimeout, an asyncio.sleep of 1.5 s) while it has not fired', () => {
+    const loop = fresh();
+    const timer = { pid, timeoutMs: 1500, runCount: 1 };
+    expect(loopTimerAllows(loop, timer, 0, quiet)).toBe(false);
+    expect(loopTimerAllows(loop, timer, 1000, quiet)).toBe(false);
+  });
+
+  it('counts down from when the wait was first seen: a far timer comes near', () => {
+    const loop = fresh();
+    const timer = { pid, timeoutMs: FAR_TIMER_MS + 500, runCount: 1 };
+    expect(loopTimerAllows(loop, timer, 0, quiet)).toBe(true);
+    expect(loopTimerAllows(loop, timer, 600, quiet)).toBe(false);
+  });
+
+  it('learns a periodic tick that fires with nothing printed (ipython, 0.5 s), and then answers at once', () => {
+    const loop = fresh();
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 1 }, 0, quiet)).toBe(false);
+    // It fired, printed nothing and re-armed the same 0.5 s.
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 498, runCount: 2 }, 505, quiet)).toBe(true);
+    expect(loop.tickMs.get(pid)).toBe(500);
+    // The next prompt's wait: its own 0.5 s tick, or what is left of it.
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 9 }, 4000, 3990)).toBe(true);
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 200, runCount: 10 }, 4100, 3990)).toBe(true);
+    // A longer timer is not the tick.
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 1500, runCount: 11 }, 4200, 3990)).toBe(false);
+  });
+
+  it('learns nothing from a timer that printed when it fired', () => {
+    const loop = fresh();
+    loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 1 }, 0, quiet);
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 2 }, 505, 501)).toBe(false);
+    expect(loop.tickMs.size).toBe(0);
+  });
+
+  it('learns nothing from a one-off timer: the loop re-armed another length (or woke before it was due)', () => {
+    const loop = fresh();
+    loopTimerAllows(loop, { pid, timeoutMs: 590, runCount: 1 }, 0, quiet);
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 1500, runCount: 2 }, 600, quiet)).toBe(false);
+    loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 3 }, 1000, quiet);
+    // Woken after 100 ms (its terminal, its own wake-up), not by the timer.
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 4 }, 1100, quiet)).toBe(false);
+    expect(loop.tickMs.size).toBe(0);
+  });
+
+  it('keeps what it learned per process', () => {
+    const loop = fresh();
+    loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 1 }, 0, quiet);
+    loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 2 }, 505, quiet);
+    expect(loopTimerAllows(loop, { pid: pid + 1, timeoutMs: 500, runCount: 1 }, 600, quiet)).toBe(false);
+  });
+});
