@@ -1,13 +1,21 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { OpenCalls, shutdownError } from './open-calls.js';
 import { waitAtMost } from '../util/delay.js';
+
+/**
+ * The id of a request (a message with a method and an id), else undefined. Read from the message's shape, not checked
+ * against the schema again: what comes in was checked already, and the JSON-RPC shapes are strict (only a request
+ * has both `method` and `id`). A second zod pass per message cost more than the rest of the tracking.
+ */
+export function requestIdOf(message: JSONRPCMessage): RequestId | undefined {
+  return 'method' in message && 'id' in message ? message.id : undefined;
+}
+
+/** The id a response (a message with `result` or `error`, and no method) answers, else undefined. */
+export function answeredIdOf(message: JSONRPCMessage): RequestId | undefined {
+  return !('method' in message) && ('result' in message || 'error' in message) ? message.id : undefined;
+}
 
 /**
  * Wraps a transport to know which requests it received and has not answered yet, so that a shutdown can wait for
@@ -28,7 +36,8 @@ export class CallTrackingTransport implements Transport {
 
   async start(): Promise<void> {
     this.inner.onmessage = (message, extra) => {
-      if (isJSONRPCRequest(message)) this.calls.add(message.id, [message.id]);
+      const id = requestIdOf(message);
+      if (id !== undefined) this.calls.add(id, [id]);
       this.onmessage?.(message, extra);
     };
     this.inner.onclose = () => this.onclose?.();
@@ -37,7 +46,7 @@ export class CallTrackingTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const answers = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message) ? message.id : undefined;
+    const answers = answeredIdOf(message);
     // Answered already by answerOpenCalls(): a second answer to one id would confuse the client.
     if (answers !== undefined && this.answeredOnShutdown.has(answers)) return;
     await this.inner.send(message, options);

@@ -1,17 +1,20 @@
-import { Transform, type TransformCallback } from 'node:stream';
-import { ErrorCode, JSONRPCMessageSchema, RequestIdSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  JSONRPCMessageSchema,
+  RequestIdSchema,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 
 /** Longest stdio message taken, in bytes: the SDK's own default. 1 MiB of `chars` escaped as JSON fits. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** Bytes of an over-long message kept to find its id in; clients put it first, or after a small `params`. */
 export const ID_SCAN_BYTES = 64 * 1024;
 
-export interface LineVerdict {
-  /** Pass the line on to the transport. */
-  pass: boolean;
-  /** A JSON-RPC error response to send back instead, as one line of JSON. */
-  reply?: string;
-}
+/**
+ * A line passes as the message the schema check produced (the SDK's transport delivers the same), or is dropped,
+ * with a JSON-RPC error response to send back as one line of JSON unless it was blank.
+ */
+export type LineVerdict = { pass: true; message: JSONRPCMessage } | { pass: false; reply?: string };
 
 const example = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
 
@@ -105,7 +108,8 @@ export function checkLine(line: string): LineVerdict {
       ),
     };
   }
-  if (JSONRPCMessageSchema.safeParse(value).success) return { pass: true };
+  const checked = JSONRPCMessageSchema.safeParse(value);
+  if (checked.success) return { pass: true, message: checked.data };
   const id = typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : undefined;
   return {
     pass: false,
@@ -117,26 +121,32 @@ export function checkLine(line: string): LineVerdict {
   };
 }
 
+/** Where the guard sends what it read: each message that passed, and each error response for one that did not. */
+export interface LineGuardHandlers {
+  message(message: JSONRPCMessage): void;
+  reply(line: string): void;
+}
+
 /**
- * Sits between stdin and the SDK's stdio transport and passes on only well-formed JSON-RPC lines. The transport
- * drops a line that is not JSON-RPC without a word (the client waits for an answer that never comes) and closes the
- * connection, ending every session, on a line over its size limit. Here the first gets its JSON-RPC error response
- * (-32700, -32600) and the second is skipped with one, while the connection and its sessions live on.
+ * Splits the bytes of stdin into lines and hands on only well-formed JSON-RPC messages, each parsed and checked
+ * once. The SDK's stdio transport drops a line that is not JSON-RPC without a word (the client waits for an answer
+ * that never comes) and closes the connection, ending every session, on a line over its size limit. Here the first
+ * gets its JSON-RPC error response (-32700, -32600) and the second is skipped with one, while the connection and its
+ * sessions live on.
  */
-export class JsonRpcLineGuard extends Transform {
+export class JsonRpcLineGuard {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   /** Set once the current line is over the limit: its first bytes, kept to find its id in. */
   private oversizedHead: Buffer | undefined;
 
   constructor(
-    private readonly reply: (line: string) => void,
+    private readonly handlers: LineGuardHandlers,
     private readonly maxMessageBytes = MAX_MESSAGE_BYTES,
-  ) {
-    super();
-  }
+  ) {}
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+  /** The next bytes of input: every line they complete is handed on (or answered) before this returns. */
+  write(chunk: Buffer): void {
     let start = 0;
     for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
       this.collect(chunk.subarray(start, newline));
@@ -144,7 +154,6 @@ export class JsonRpcLineGuard extends Transform {
       start = newline + 1;
     }
     if (start < chunk.length) this.collect(chunk.subarray(start));
-    done();
   }
 
   /**
@@ -162,7 +171,8 @@ export class JsonRpcLineGuard extends Transform {
   }
 
   private endLine(): void {
-    const line = Buffer.concat(this.pending);
+    // A line that came in one chunk (the usual case) is read where it lies, not copied.
+    const line = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
     const head = this.oversizedHead;
     this.pending = [];
     this.pendingBytes = 0;
@@ -170,7 +180,7 @@ export class JsonRpcLineGuard extends Transform {
     if (head) {
       // A character cut at the end of the head decodes to U+FFFD, which only a value left incomplete can hold.
       const id = findRequestId(head.toString('utf8'));
-      this.reply(
+      this.handlers.reply(
         errorReply(
           ErrorCode.InvalidRequest,
           `Message dropped: longer than ${this.maxMessageBytes} bytes; send smaller messages`,
@@ -179,9 +189,9 @@ export class JsonRpcLineGuard extends Transform {
       );
       return;
     }
-    // Decoded only to check it: invalid UTF-8 becomes U+FFFD here just as it does in the transport.
+    // Invalid UTF-8 becomes U+FFFD, as it did in the SDK's transport.
     const verdict = checkLine(line.toString('utf8'));
-    if (verdict.pass) this.push(Buffer.concat([line, Buffer.from('\n')]));
-    else if (verdict.reply) this.reply(verdict.reply);
+    if (verdict.pass) this.handlers.message(verdict.message);
+    else if (verdict.reply) this.handlers.reply(verdict.reply);
   }
 }

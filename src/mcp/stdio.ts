@@ -1,11 +1,10 @@
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { UnifiedExecManager } from '../manager/manager.js';
 import type { ManagerOptions } from '../manager/types.js';
 import { CallTrackingTransport } from './call-tracking-transport.js';
 import { SHUTDOWN_ANSWER_GRACE_MS } from './defaults.js';
-import { JsonRpcLineGuard, MAX_MESSAGE_BYTES } from './line-guard.js';
 import { elicitApproval } from './elicit-approval.js';
+import { StdioLineTransport } from './stdio-transport.js';
 import { offeredTools } from '../tools/definitions.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
@@ -34,12 +33,9 @@ export async function startStdioServer(options: StdioServerOptions = {}): Promis
   });
   const server = createMcpServer(manager, options);
   const output = options.output ?? process.stdout;
-  // Garbage and over-long lines are answered here; the SDK's transport would ignore the one and hang up on the other.
-  const guard = new JsonRpcLineGuard((line) => output.write(`${line}\n`));
-  input.pipe(guard);
-  const transport = new CallTrackingTransport(
-    new StdioServerTransport(guard, output, { maxBufferSize: MAX_MESSAGE_BYTES + 1 }),
-  );
+  // Garbage and over-long lines are answered by the transport's line guard; the SDK's transport would ignore the one
+  // and hang up on the other.
+  const transport = new CallTrackingTransport(new StdioLineTransport(input, output));
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   let closing: Promise<void> | undefined;

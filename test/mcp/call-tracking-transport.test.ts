@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { CallTrackingTransport } from '../../src/mcp/call-tracking-transport.js';
+import { CallTrackingTransport, answeredIdOf, requestIdOf } from '../../src/mcp/call-tracking-transport.js';
 
 /** A transport that records what is sent and lets the test deliver messages. */
 function fakeTransport(): { inner: Transport; sent: JSONRPCMessage[]; deliver: (m: JSONRPCMessage) => void } {
@@ -45,5 +45,23 @@ describe('CallTrackingTransport', () => {
       result(2),
       { jsonrpc: '2.0', id: 1, error: { code: -32000, message: expect.stringMatching(/^Server shutting down/) } },
     ]);
+  });
+});
+
+describe('requestIdOf and answeredIdOf', () => {
+  const notification: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/progress', params: {} };
+  const error: JSONRPCMessage = { jsonrpc: '2.0', id: 'a', error: { code: -32000, message: 'no' } };
+
+  it('tell a request, which opens a call, from a notification, which does not', () => {
+    expect(requestIdOf(request(4))).toBe(4);
+    expect(requestIdOf(notification)).toBeUndefined();
+    expect(requestIdOf(result(4))).toBeUndefined();
+  });
+
+  it('take results and errors as answers, and a request the server sends (elicitation) not', () => {
+    expect(answeredIdOf(result(4))).toBe(4);
+    expect(answeredIdOf(error)).toBe('a');
+    expect(answeredIdOf(request(4))).toBeUndefined();
+    expect(answeredIdOf(notification)).toBeUndefined();
   });
 });

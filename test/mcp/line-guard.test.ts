@@ -1,13 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { JsonRpcLineGuard, checkLine, findRequestId } from '../../src/mcp/line-guard.js';
 
-const parsed = (line: string) =>
-  JSON.parse(checkLine(line).reply ?? 'null') as { id?: unknown; error?: { code: number } } | null;
+const parsed = (line: string) => {
+  const verdict = checkLine(line);
+  return JSON.parse((!verdict.pass && verdict.reply) || 'null') as { id?: unknown; error?: { code: number } } | null;
+};
 
 describe('checkLine', () => {
-  it('passes a JSON-RPC message on unchanged', () => {
-    expect(checkLine('{"jsonrpc":"2.0","id":1,"method":"tools/list"}')).toEqual({ pass: true });
-    expect(checkLine('{"jsonrpc":"2.0","method":"notifications/initialized"}')).toEqual({ pass: true });
+  it('passes a JSON-RPC message on as the message it parsed', () => {
+    expect(checkLine('{"jsonrpc":"2.0","id":1,"method":"tools/list"}')).toEqual({
+      pass: true,
+      message: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    expect(checkLine('{"jsonrpc":"2.0","method":"notifications/initialized"}\r')).toEqual({
+      pass: true,
+      message: { jsonrpc: '2.0', method: 'notifications/initialized' },
+    });
   });
 
   it('skips blank lines without a reply', () => {
@@ -82,30 +90,39 @@ describe('findRequestId', () => {
 });
 
 describe('JsonRpcLineGuard', () => {
-  async function run(chunks: Buffer[], maxBytes?: number): Promise<{ passed: string; replies: string[] }> {
+  /** What the guard handed on (each message as one line of JSON) and answered, after `chunks`. */
+  function run(chunks: Buffer[], maxBytes?: number): { passed: string; replies: string[] } {
     const replies: string[] = [];
-    const guard = new JsonRpcLineGuard((line) => replies.push(line), maxBytes);
     let passed = '';
-    guard.on('data', (chunk: Buffer) => (passed += chunk.toString()));
-    const ended = new Promise((resolve) => guard.on('end', resolve));
+    const guard = new JsonRpcLineGuard(
+      { message: (message) => (passed += `${JSON.stringify(message)}\n`), reply: (line) => replies.push(line) },
+      maxBytes,
+    );
     for (const chunk of chunks) guard.write(chunk);
-    guard.end();
-    await ended;
     return { passed, replies };
   }
 
-  it('reassembles lines split across chunks, even inside a multi-byte character', async () => {
+  it('reassembles lines split across chunks, even inside a multi-byte character', () => {
     const line = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"é"}}\n');
     const cut = line.indexOf(Buffer.from('é')) + 1;
-    const { passed, replies } = await run([line.subarray(0, cut), line.subarray(cut)]);
+    const { passed, replies } = run([line.subarray(0, cut), line.subarray(cut)]);
     expect(passed).toBe(line.toString());
     expect(replies).toEqual([]);
   });
 
-  it('drops an over-long line with one error and goes on with the next', async () => {
+  it('hands on every line of a chunk, in order, and answers the bad ones among them', () => {
+    const good = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`;
+    const { passed, replies } = run([Buffer.from(`${good(1)}{oops\n\n${good(2)}${good(3)}`)]);
+    expect(passed).toBe(good(1) + good(2) + good(3));
+    expect(replies.map((reply) => JSON.parse(reply) as unknown)).toEqual([
+      expect.objectContaining({ error: expect.objectContaining({ code: -32700 }) }),
+    ]);
+  });
+
+  it('drops an over-long line with one error and goes on with the next', () => {
     const long = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'x'.repeat(100)}"}}\n`;
     const next = '{"jsonrpc":"2.0","id":2,"method":"ping"}\n';
-    const { passed, replies } = await run([Buffer.from(long.slice(0, 50)), Buffer.from(long.slice(50) + next)], 64);
+    const { passed, replies } = run([Buffer.from(long.slice(0, 50)), Buffer.from(long.slice(50) + next)], 64);
     expect(passed).toBe(next);
     expect(replies).toHaveLength(1);
     expect(JSON.parse(replies[0]!)).toMatchObject({
@@ -114,20 +131,20 @@ describe('JsonRpcLineGuard', () => {
     });
   });
 
-  it('answers an over-long line with the id found in its first bytes, wherever the line was cut into chunks', async () => {
+  it('answers an over-long line with the id found in its first bytes, wherever the line was cut into chunks', () => {
     const long = Buffer.from(`{"jsonrpc":"2.0","method":"ping","id":"a\\"b","params":{"x":"${'x'.repeat(100)}"}}\n`);
     for (const chunkBytes of [1, 7, 64, long.length]) {
       const chunks = [];
       for (let at = 0; at < long.length; at += chunkBytes) chunks.push(long.subarray(at, at + chunkBytes));
-      const { replies } = await run(chunks, 64);
+      const { replies } = run(chunks, 64);
       expect(replies.map((reply) => (JSON.parse(reply) as { id?: unknown }).id)).toEqual(['a"b']);
     }
   });
 
-  it('answers without an id when the id lies past the kept prefix or is no valid id', async () => {
+  it('answers without an id when the id lies past the kept prefix or is no valid id', () => {
     const late = `{"jsonrpc":"2.0","method":"ping","params":{"x":"${'x'.repeat(100)}"},"id":3}\n`;
     const fraction = `{"jsonrpc":"2.0","id":1.5,"method":"ping","params":{"x":"${'x'.repeat(100)}"}}\n`;
-    const { replies } = await run([Buffer.from(late + fraction)], 64);
+    const { replies } = run([Buffer.from(late + fraction)], 64);
     expect(replies).toHaveLength(2);
     for (const reply of replies) expect(JSON.parse(reply)).not.toHaveProperty('id');
   });

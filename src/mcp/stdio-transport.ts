@@ -1,0 +1,67 @@
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { JsonRpcLineGuard, MAX_MESSAGE_BYTES } from './line-guard.js';
+
+/**
+ * MCP over a byte stream each way, one JSON-RPC message per line, as the SDK's StdioServerTransport does it, with the
+ * line guard built in: a line is parsed and checked against the JSON-RPC schema once, and the message that check
+ * produced goes to the server in the same turn. Fed through the guard, the SDK's transport read every line a second
+ * time (a Transform hop, a copy, JSON.parse and the schema again) before the server saw it.
+ */
+export class StdioLineTransport implements Transport {
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+  onmessage?: Transport['onmessage'];
+  private readonly guard: JsonRpcLineGuard;
+  private started = false;
+  private readonly onData = (chunk: Buffer) => this.guard.write(chunk);
+  private readonly onInputError = (error: Error) => this.onerror?.(error);
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    maxMessageBytes = MAX_MESSAGE_BYTES,
+  ) {
+    this.guard = new JsonRpcLineGuard(
+      {
+        message: (message) => this.deliver(message),
+        // Garbage and over-long lines get their error response here; the connection lives on.
+        reply: (line) => void this.output.write(`${line}\n`),
+      },
+      maxMessageBytes,
+    );
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('StdioLineTransport already started');
+    this.started = true;
+    this.input.on('data', this.onData);
+    this.input.on('error', this.onInputError);
+  }
+
+  /** One write per message; resolves once the stream took it (at once on a pipe), or after 'drain'. */
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.output.write(`${JSON.stringify(message)}\n`)) resolve();
+      else this.output.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.input.off('data', this.onData);
+    this.input.off('error', this.onInputError);
+    // Paused only when nobody else reads it, as the SDK's transport does.
+    if (this.input.listenerCount('data') === 0) this.input.pause();
+    this.onclose?.();
+  }
+
+  /** A handler that throws is reported, as the SDK's transport does, and the next line is still read. */
+  private deliver(message: JSONRPCMessage): void {
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+}
