@@ -1,5 +1,6 @@
 import { decideInputWait, type LoopTimer, type SyscallTable } from './decide.js';
 import { runCounts, sampleForeground, syscallTable } from './sampler.js';
+import { ProbeBudget } from './probe-budget.js';
 import type { ExecProcess } from '../spawn/types.js';
 import type { EarlyReturn, ReturnPolicy, WatchContext } from './return-policy.js';
 
@@ -8,6 +9,8 @@ export interface InputWaitOptions {
   quickProbes?: number;
   /** Longest pause between probes while a program is busy. */
   maxProbeIntervalMs?: number;
+  /** The probes this policy may spend; default: the one budget every session of the process shares. */
+  probeBudget?: ProbeBudget;
 }
 
 const DEFAULT_MAX_PROBE_INTERVAL_MS = 25;
@@ -73,12 +76,14 @@ export class InputWaitPolicy implements ReturnPolicy {
   private readonly table: SyscallTable | undefined;
   private readonly quickProbes: number;
   private readonly maxIntervalMs: number;
+  private readonly budget: ProbeBudget;
   private readonly loops = new WeakMap<ExecProcess, LoopTimers>();
 
   constructor(options: InputWaitOptions = {}, table: SyscallTable | undefined = syscallTable) {
     this.table = table;
     this.quickProbes = options.quickProbes ?? QUICK_PROBES;
     this.maxIntervalMs = options.maxProbeIntervalMs ?? DEFAULT_MAX_PROBE_INTERVAL_MS;
+    this.budget = options.probeBudget ?? ProbeBudget.shared();
   }
 
   /** True where detection can work at all. */
@@ -114,6 +119,9 @@ export class InputWaitPolicy implements ReturnPolicy {
       quickProbesLeft = this.quickProbes;
     }
     while (!signal.aborted) {
+      // Every session shares one probe budget: when this event-loop turn's probes are spent, wait for a later turn.
+      const granted = this.budget.take(signal);
+      if (granted !== true && !(await granted)) break;
       const probedAt = performance.now();
       const sample = sampleForeground(pid, table, terminal.supervisorDepth);
       const verdict = sample && decideInputWait(sample, terminal.path, table, baseline);

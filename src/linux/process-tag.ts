@@ -15,12 +15,18 @@ export function newProcessTag(): string {
   return `${hostToken}.${++tagCount}`;
 }
 
-/** Whether the process started with `PROCESS_TAG_VAR=tag` in its environment. */
-export function hasProcessTag(pid: number, tag: string): boolean {
+/** The process tag the process started with (`PROCESS_TAG_VAR` in its environment), or undefined: none, or gone. */
+export function readProcessTag(pid: number): string | undefined {
+  let environ: string;
   try {
-    const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-    return environ.startsWith(`${PROCESS_TAG_VAR}=${tag}\0`) || environ.includes(`\0${PROCESS_TAG_VAR}=${tag}\0`);
+    environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
   } catch {
-    return false; // gone, or not ours to read
+    return undefined; // gone, or not ours to read
   }
+  const key = `${PROCESS_TAG_VAR}=`;
+  // Entries are NUL-separated: with a NUL in front, every entry (the first too) starts after one.
+  const entry = `\0${environ}`.indexOf(`\0${key}`);
+  if (entry < 0) return undefined;
+  const end = environ.indexOf('\0', entry);
+  return environ.slice(entry + key.length, end < 0 ? undefined : end);
 }

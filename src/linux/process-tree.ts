@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { hasProcessTag } from './process-tag.js';
+import { readProcessTag } from './process-tag.js';
 import { readProcText } from './proc-read.js';
 import { delay } from '../util/delay.js';
 
@@ -52,7 +52,9 @@ export function listProcesses(): ProcStat[] {
  * Every process that belongs to the session led by `leader`: same session id or process group, plus descendants
  * (by parent pid) of any of those, which catches children that called setsid while their parent still lives.
  * `isTagged` finds escapees whose link is gone (setsid'd or double-forked, then orphaned): it is asked only about
- * orphans and session leaders, the shapes an escape leaves. Pure: works on a snapshot, tested with plain data.
+ * orphans and session leaders, the shapes an escape leaves, and never about children of `self` (the other sessions
+ * we started: an escapee is never our own child), so one kill reads no environment per open session. Pure: works
+ * on a snapshot, tested with plain data.
  */
 export function selectSessionTree(
   processes: readonly ProcStat[],
@@ -79,8 +81,8 @@ export function selectSessionTree(
   if (isTagged) {
     const before = members.size;
     for (const p of processes) {
-      if (p.pid !== self && !members.has(p.pid) && (p.ppid <= 1 || p.pid === p.sid) && isTagged(p.pid))
-        members.add(p.pid);
+      const escapeShaped = p.ppid <= 1 || (p.pid === p.sid && p.ppid !== self);
+      if (p.pid !== self && !members.has(p.pid) && escapeShaped && isTagged(p.pid)) members.add(p.pid);
     }
     if (members.size > before) addDescendants();
   }
@@ -95,6 +97,30 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
+/** The live processes and the process tags read this event-loop turn: see processTableThisTurn. */
+let thisTurn: { processes: ProcStat[]; tags: Map<number, string | undefined> } | undefined;
+let scans = 0;
+
+/** How many times killSessionTree has scanned /proc so far in this process (diagnostics and tests). */
+export function processTableScans(): number {
+  return scans;
+}
+
+/**
+ * The live (non-zombie) processes, scanned once per event-loop turn and shared: kills in flight together (a shutdown
+ * ends every session at once) poll /proc in the same turn, and would otherwise each scan all of it and read the
+ * environment of every process they ask about. A `leader` that must be in it and is not (spawned after the scan, in
+ * the same turn) takes a fresh scan.
+ */
+function processTableThisTurn(leader?: number): NonNullable<typeof thisTurn> {
+  if (!thisTurn || (leader !== undefined && !thisTurn.processes.some((p) => p.pid === leader))) {
+    if (!thisTurn) setImmediate(() => (thisTurn = undefined));
+    thisTurn = { processes: listProcesses().filter((p) => p.state !== 'Z'), tags: new Map() };
+    scans++;
+  }
+  return thisTurn;
+}
+
 /**
  * Ends a session's whole tree: `first` signals (SIGHUP wakes interactive shells, which ignore SIGTERM), a grace
  * period polled every few ms, then SIGKILL for whatever is left. Resolves once nothing of the tree remains.
@@ -103,15 +129,15 @@ export async function killSessionTree(
   leader: number,
   { graceMs = 250, first = ['SIGHUP', 'SIGTERM'] as NodeJS.Signals[], tag = undefined as string | undefined } = {},
 ): Promise<void> {
-  const isTagged = tag === undefined ? undefined : (pid: number) => hasProcessTag(pid, tag);
-  const live = () =>
-    selectSessionTree(
-      listProcesses().filter((p) => p.state !== 'Z'),
-      leader,
-      process.pid,
-      isTagged,
-    );
-  let pids = live();
+  const live = (atStart = false) => {
+    const table = processTableThisTurn(atStart ? leader : undefined);
+    const isTagged = (pid: number) => {
+      if (!table.tags.has(pid)) table.tags.set(pid, readProcessTag(pid));
+      return table.tags.get(pid) === tag;
+    };
+    return selectSessionTree(table.processes, leader, process.pid, tag === undefined ? undefined : isTagged);
+  };
+  let pids = live(true);
   if (pids.length === 0) return;
   for (const sig of first) {
     signal(-leader, sig);

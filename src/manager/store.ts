@@ -5,8 +5,11 @@ import type { BudgetMember } from './budget.js';
 import type { ExecSession } from './exec-session.js';
 import { pickSessionToPrune } from './prune.js';
 
-/** How many process trees may be ended at once (each polls /proc during its grace period). */
-const TERMINATE_CONCURRENCY = 8;
+/**
+ * How many process trees may be ended at once. Each polls /proc during its grace period, but kills in flight together
+ * share one scan per event-loop turn (linux/process-tree), so a shutdown of many sessions costs a few scans per wave.
+ */
+const TERMINATE_CONCURRENCY = 64;
 
 export interface SessionStoreOptions {
   /** Session id generator; ids in use are skipped. */

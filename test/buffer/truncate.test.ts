@@ -30,6 +30,12 @@ describe('approxTokenCount', () => {
 });
 
 describe('countLines', () => {
+  it('counts the same in UTF-8 bytes as in text', () => {
+    for (const text of ['', 'a', 'a\n', '\n', 'a\n\nb', 'é\n€\r\n😀', 'y\r\n'.repeat(1000) + 'end']) {
+      expect(countLines(Buffer.from(text, 'utf8'))).toBe(countLines(text));
+    }
+  });
+
   it('counts lines like Rust str::lines()', () => {
     expect(countLines('')).toBe(0);
     expect(countLines('a')).toBe(1);

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   killSessionTree,
   parseProcStat,
+  processTableScans,
   readProcStat,
   selectSessionTree,
   type ProcStat,
@@ -77,6 +78,16 @@ describe('selectSessionTree', () => {
     expect(asked.sort((a, b) => a - b)).toEqual([1, 104, 200]);
   });
 
+  it('never asks about the other sessions the calling process started: an escapee is never its own child', () => {
+    const withSiblings = [...snapshot, proc(300, 50, 300, 300), proc(301, 50, 301, 301), proc(302, 300, 300, 300)];
+    const asked: number[] = [];
+    selectSessionTree(withSiblings, 100, 50, (pid) => {
+      asked.push(pid);
+      return false;
+    });
+    expect(asked.sort((a, b) => a - b)).toEqual([1, 104, 200]);
+  });
+
   it('never includes the calling process', () => {
     const selfInSession = [...snapshot, proc(300, 100, 100, 100)];
     expect(selectSessionTree(selfInSession, 100, 300)).not.toContain(300);
@@ -111,5 +122,25 @@ describe('killSessionTree', () => {
     await killSessionTree(leader);
 
     for (const pid of [leader, background!, setsidded!]) await waitUntilGone(pid, 2_000);
+  });
+
+  it('shares one /proc scan per event-loop turn among the kills in flight together', async () => {
+    const leaders = Array.from({ length: 24 }, () => {
+      // Ignores SIGHUP and SIGTERM: every kill polls through its whole grace period before its SIGKILL.
+      const child = spawn('/bin/bash', ['-c', "trap '' HUP TERM; while :; do sleep 1; done"], {
+        detached: true,
+        stdio: 'ignore',
+      });
+      started.push(child.pid!);
+      return child.pid!;
+    });
+    await vi.waitFor(() => expect(leaders.every((pid) => readProcStat(pid)?.state !== undefined)).toBe(true));
+    const before = processTableScans();
+
+    await Promise.all(leaders.map((pid) => killSessionTree(pid, { graceMs: 100 })));
+
+    for (const pid of leaders) await waitUntilGone(pid, 2_000);
+    // Alone, each kill scans at its start and every 10 ms of its grace period, then after its SIGKILL: over 24 × 10.
+    expect(processTableScans() - before).toBeLessThan(40);
   });
 });
