@@ -30,6 +30,8 @@ export const DRIVERS = {
   },
   // Skipped by its worker, with test/containers/podman.ts's reason, where Podman cannot run.
   'ue-container': { module: 'elsewhere', label: 'unified-exec → container', params: { where: 'container' } },
+  // The built `mcp` CLI on stdio, driven by the MCP SDK's client (drivers/mcp.mjs).
+  'ue-mcp': { module: 'mcp', label: 'unified-exec over MCP stdio', params: {} },
 };
 
 /** Sandboxed rows are also divided by the same driver unsandboxed: what the sandbox adds to unified-exec. */
@@ -168,6 +170,75 @@ const spreadRow = (results) => ({
   left: Math.max(...results.map((r) => r.left)),
 });
 
+/**
+ * Round trips over MCP: also p99; for the MCP row, the median of the manager's own time per call (the reply's
+ * wall_time_seconds) and of the rest (JSON-RPC, validation and formatting in both processes, the two pipe hops).
+ */
+const mcpRow = (results) => {
+  const row = latencyRow(results);
+  const samples = results.flatMap((r) => r.samples);
+  const inManager = results.flatMap((r) => r.inManager ?? []);
+  const outside = results.flatMap((r) => r.outside ?? []);
+  return {
+    ...row,
+    p99: round(percentile(samples, 99)),
+    ...(inManager.length ? { inManagerMs: round(median(inManager)), outsideMs: round(median(outside)) } : {}),
+  };
+};
+
+/** Figure 13a: the wall time until every one of the many sessions was at its prompt, and the shutdown after. */
+const scaleOpenRow = (results) => ({
+  value: round(median(results.map((r) => r.openMs)), 1),
+  unit: 'ms',
+  better: 'lower',
+  n: results.length,
+  opened: results[0].count,
+  mode: results[0].mode,
+  notWaiting: sum(results, 'notWaiting'),
+  closeMs: round(median(results.map((r) => r.closeMs)), 1),
+});
+
+/** Figure 13b: the round trip on one of the many idle sessions, and the same worker's round trip on one alone. */
+const scaleRoundTripRow = (results) => {
+  const loaded = results.flatMap((r) => r.samples);
+  const alone = results.flatMap((r) => r.aloneSamples);
+  const [value, p99] = [median(loaded), percentile(loaded, 99)];
+  const [aloneMedian, aloneP99] = [median(alone), percentile(alone, 99)];
+  return {
+    value: round(value),
+    p95: round(percentile(loaded, 95)),
+    p99Ms: round(p99),
+    unit: 'ms',
+    better: 'lower',
+    n: loaded.length,
+    aloneMs: round(aloneMedian),
+    aloneP99Ms: round(aloneP99),
+    medianVsAlone: round(value / aloneMedian, 2),
+    p99VsAlone: round(p99 / aloneP99, 2),
+    wrong: sum(results, 'wrong'),
+  };
+};
+
+/** Figure 13c: event-loop lag while some of the many sessions flood. */
+const scaleLagRow = (results) => ({
+  ...lagRow(results.map((r) => ({ ...r, ms: r.floodMs, received: undefined }))),
+  floods: results[0].floods,
+});
+
+/** Figure 13d: RSS per idle session (after GC, with them all open, minus before, ÷ count), and idle CPU. */
+const scaleRssRow = (results) => {
+  const perSession = results.map((r) => (r.rssIdle - r.rssBefore) / r.count / 1024);
+  return {
+    value: round(median(perSession), 1),
+    unit: 'KiB',
+    better: 'lower',
+    n: results.length,
+    rssBeforeMiB: round(results[0].rssBefore / MiB, 1),
+    rssIdleMiB: round(results[0].rssIdle / MiB, 1),
+    idleCpuMs: round(median(results.map((r) => r.idleCpuMs)), 1),
+  };
+};
+
 function sum(results, field) {
   const values = results.map((r) => r[field]).filter((v) => typeof v === 'number');
   return values.length ? values.reduce((a, b) => a + b, 0) : undefined;
@@ -175,8 +246,11 @@ function sum(results, field) {
 
 /**
  * Each figure: its variants (driver + extra params + repetitions; `compareTo` names a second row to divide by,
- * besides raw), how rows are built, and targets as { variant, field, op, value }. `field` defaults to the row's
- * `value`; 'ratio' is value ÷ the raw row's value, 'compared' value ÷ the `compareTo` row's.
+ * besides raw), how rows are built, and targets as { variant, field, op, value, what? }. `field` defaults to the row's
+ * `value`; 'ratio' is value ÷ the raw row's value, 'compared' value ÷ the `compareTo` row's; `what` says what the
+ * value is when it is none of those. A figure with `from` runs no workers: its rows are built from the results of
+ * the named earlier figure's workers (one run of 1024 sessions gives figures 13a–d). `ratioFloor`: the least raw
+ * value divided by (a lag floor of ~0 ms would make any ratio meaningless).
  */
 export function figures(quick) {
   const q = (full, quickValue) => (quick ? quickValue : full);
@@ -215,6 +289,21 @@ export function figures(quick) {
   const execElsewhere = { iterations: q(40, 5), warmup: q(5, 1), gapMs: 10 };
   const execContainer = { ...execElsewhere, iterations: q(20, 5), warmup: q(3, 1) };
   const spread = { count: q(256, 32), tty: true };
+  // Many sessions (figure 13): one worker per driver opens them all, then measures the figures 13b–d on them.
+  const scale = {
+    count: q(1024, 64),
+    floods: q(64, 8),
+    floodBytes: q(500_000, 200_000),
+    iterations: q(200, 30),
+    warmup: 5,
+  };
+  const scaleVariants = [
+    { driver: 'raw', params: scale },
+    { key: 'ue-input-wait-concurrent', driver: 'ue-input-wait', params: scale, note: 'concurrent' },
+  ];
+  const idleTarget = (field, what) => ({ variant: 'ue-input-wait-concurrent', field, op: '<=', value: 1.5, what });
+  // MCP round trips: the same bash and input as figure 1a, three interleaved repetitions of each row.
+  const rtMcp = { repl: 'bash', iterations: q(300, 30), warmup: 20 };
   // A real login shell costs its profile every call (0.2–0.7 s here): few iterations, one repetition.
   const loginFast = { iterations: q(30, 10), warmup: q(3, 2), gapMs: 10 };
   const loginReal = { iterations: q(5, 2), warmup: 1, gapMs: 10 };
@@ -365,6 +454,7 @@ export function figures(quick) {
       figure: 'lagFlood',
       valueLabel: 'lag p99',
       row: lagRow,
+      ratioFloor: 0.1,
       variants: [
         { driver: 'raw', params: lag },
         { driver: 'ue-input-wait', params: lag },
@@ -477,6 +567,63 @@ export function figures(quick) {
       title: "11b. Short command with a login shell, `true` spawn→exit (bash, tty: false): this machine's profile",
       ...loginShell('machine'),
     },
+    {
+      id: 'rt-mcp',
+      title:
+        '12. Round trip over MCP stdio, bash -i `echo hi`: write_stdin through the SDK client and the built server',
+      figure: 'roundTrip',
+      valueLabel: 'median',
+      row: mcpRow,
+      variants: [
+        { driver: 'raw', params: rtMcp, reps: q(3, 1) },
+        { driver: 'ue-input-wait', params: rtMcp, reps: q(3, 1), note: 'in-process writeStdin' },
+        {
+          driver: 'ue-mcp',
+          params: rtMcp,
+          reps: q(3, 1),
+          note: '`mcp` CLI, SDK client',
+          compareTo: { key: 'ue-input-wait', label: 'in-process' },
+        },
+      ],
+      targets: [{ variant: 'ue-mcp', op: '<=', value: 1 }],
+    },
+    {
+      id: 'open-many',
+      title: `13a. Open ${scale.count} \`bash -i\` tty sessions at once until every prompt (maxSessions: ${scale.count})`,
+      figure: 'scale',
+      valueLabel: 'wall time',
+      row: scaleOpenRow,
+      variants: scaleVariants,
+      targets: [{ variant: 'ue-input-wait-concurrent', field: 'ratio', op: '<=', value: 1.5 }],
+    },
+    {
+      id: 'idle-rt',
+      from: 'open-many',
+      title: `13b. Round trip bash -i \`echo hi\` on one of ${scale.count} idle sessions, beside one session alone`,
+      valueLabel: 'median',
+      row: scaleRoundTripRow,
+      variants: scaleVariants,
+      targets: [idleTarget('medianVsAlone', '× alone (median)'), idleTarget('p99VsAlone', '× alone (p99)')],
+    },
+    {
+      id: 'idle-lag',
+      from: 'open-many',
+      title: `13c. Event-loop lag p99 while ${scale.floods} of ${scale.count} idle sessions flood \`yes | head -c ${scale.floodBytes / 1000}kB\``,
+      valueLabel: 'lag p99',
+      row: scaleLagRow,
+      ratioFloor: 0.1,
+      variants: scaleVariants,
+      targets: [{ variant: 'ue-input-wait-concurrent', op: '<=', value: 50 }],
+    },
+    {
+      id: 'idle-rss',
+      from: 'open-many',
+      title: `13d. RSS per idle session: the worker's RSS (after GC) with ${scale.count} idle sessions minus before, ÷ ${scale.count}`,
+      valueLabel: 'per session',
+      row: scaleRssRow,
+      variants: scaleVariants,
+      targets: [],
+    },
   ].map((f) => ({ ...f, variants: f.variants.filter((v) => !(quick && v.skipQuick)) }));
 }
 
@@ -496,12 +643,14 @@ export function checkTarget(target, row) {
           ? actual >= target.value
           : actual === target.value;
   const what =
-    target.field === 'ratio'
-      ? '× raw'
-      : target.field === 'compared'
-        ? `× ${row.compared?.label ?? 'the row compared'}`
-        : target.field === 'premature' || target.field === 'left'
-          ? ` ${target.field}`
-          : ` ${row.unit}`;
+    target.what !== undefined
+      ? target.what
+      : target.field === 'ratio'
+        ? '× raw'
+        : target.field === 'compared'
+          ? `× ${row.compared?.label ?? 'the row compared'}`
+          : target.field === 'premature' || target.field === 'left'
+            ? ` ${target.field}`
+            : ` ${row.unit}`;
   return { text: `${target.op === '==' ? '=' : target.op === '<=' ? '≤' : '≥'} ${target.value}${what}`, pass };
 }

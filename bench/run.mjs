@@ -51,11 +51,15 @@ const unavailable = {
 };
 const plan = figures(QUICK);
 const out = [];
+/** Each figure's variants with their workers' results, for the figures built `from` it. */
+const measured = new Map();
 
 for (const figure of plan) {
   process.stdout.write(`${figure.title}\n`);
   const figureStart = performance.now();
-  const rows = await measureFigure(figure);
+  const states = figure.from ? measured.get(figure.from) : await runVariants(figure);
+  measured.set(figure.id, states);
+  const rows = rowsOf(figure, states);
   const seconds = round((performance.now() - figureStart) / 1000, 1);
   process.stdout.write(`  (${seconds} s)\n`);
   addRatios(figure, rows);
@@ -115,7 +119,7 @@ process.stdout.write(
  * Runs a figure's variants. Repetitions interleave (raw, A, B, raw, A, B, ...) so that load from outside the bench,
  * which drifts, lands on every driver alike instead of on whichever ran last.
  */
-async function measureFigure(figure) {
+async function runVariants(figure) {
   const states = figure.variants.map((variant) => {
     const driver = DRIVERS[variant.driver];
     const key = variant.key ?? variant.driver;
@@ -140,6 +144,11 @@ async function measureFigure(figure) {
       else state.results.push({ ...answer.result, workerPeakRss: answer.workerPeakRss, workerMs: answer.ms });
     }
   }
+  return states;
+}
+
+/** A figure's rows from its variants' results (or skip reasons, or errors). */
+function rowsOf(figure, states) {
   return states.map(({ key, base, results, skipped, error }) => {
     if (skipped) {
       process.stdout.write(`  ${key.padEnd(26)} skipped: ${skipped}\n`);
@@ -151,7 +160,8 @@ async function measureFigure(figure) {
     }
     const row = { ...base, ...figure.row(results) };
     process.stdout.write(`  ${key.padEnd(26)} ${row.value} ${row.unit}\n`);
-    return { ...row, raw: compact(results) };
+    // A figure built `from` another shares its results: the JSON has them once, with that figure.
+    return figure.from ? row : { ...row, raw: compact(results) };
   });
 }
 
@@ -175,15 +185,19 @@ function addRatios(figure, rows) {
   if (!raw || raw.value === undefined) return;
   for (const row of rows) {
     if (row.value === undefined) continue;
-    // A lag floor of ~0 ms would make any ratio meaningless: never divide by less than the 0.1 ms.
-    row.ratio = round(row.value / Math.max(raw.value, figure.id === 'lag' ? 0.1 : Number.EPSILON), 2);
+    row.ratio = round(row.value / Math.max(raw.value, figure.ratioFloor ?? Number.EPSILON), 2);
     if (row.peakRssMiB !== undefined && raw.peakRssMiB) row.rssRatio = round(row.peakRssMiB / raw.peakRssMiB, 2);
   }
 }
 
 /** Worker results for the JSON, samples rounded to µs. */
 function compact(results) {
-  return results.map((r) => ({ ...r, ...(r.samples ? { samples: r.samples.map((s) => round(s, 3)) } : {}) }));
+  const toMicroseconds = (samples) => samples?.map((s) => round(s, 3));
+  return results.map((r) => ({
+    ...r,
+    ...(r.samples ? { samples: toMicroseconds(r.samples) } : {}),
+    ...(r.aloneSamples ? { aloneSamples: toMicroseconds(r.aloneSamples) } : {}),
+  }));
 }
 
 function runWorker(job) {

@@ -11,7 +11,7 @@ import { buildEnv } from '../../dist/spawn/env.js';
 import { killPty, makeWorkspace, trackPty } from '../lib/cleanup.mjs';
 import { profileHome } from '../lib/login-profile.mjs';
 import { idle } from '../lib/stats.mjs';
-import { sampleRss } from '../lib/proc.mjs';
+import { idleCpuMs, sampleRss, settledRss } from '../lib/proc.mjs';
 import {
   LOGIN_COMMAND,
   REPLS,
@@ -39,7 +39,10 @@ function launch(file, args, policy) {
 /** The sandbox of this worker's runs: undefined without `sandbox`; else a fresh workspace, removed at cleanup. */
 const policyFor = (sandbox) => (sandbox ? sandboxPolicy(makeWorkspace()) : undefined);
 
-/** One raw terminal: collects output as text and resolves waits on it. */
+/** Output text a terminal keeps: waits only look at the end of it, and a flood must not make them scan megabytes. */
+const TEXT_KEPT = 4096;
+
+/** One raw terminal: collects output as text (the last TEXT_KEPT characters at least) and resolves waits on it. */
 class RawTerminal {
   constructor({ file, args, cwd, env, release }, { collect = true } = {}) {
     this.text = '';
@@ -52,6 +55,7 @@ class RawTerminal {
       this.bytes += data.length;
       if (!collect) return;
       this.text += data;
+      if (this.text.length > 2 * TEXT_KEPT) this.text = this.text.slice(-TEXT_KEPT);
       if (this.waiter?.pattern.test(this.text)) this.waiter.resolve();
     });
   }
@@ -92,6 +96,13 @@ export async function roundTrip({ repl: name, iterations, warmup, sandbox }) {
   const repl = REPLS[name];
   const term = new RawTerminal(launch(repl.file, repl.args, policyFor(sandbox)));
   await term.waitFor(promptAtEnd(repl.prompt));
+  const samples = await timeRoundTrips(term, repl, { iterations, warmup });
+  term.kill();
+  return { samples, wrong: 0 };
+}
+
+/** Write `repl.input`, wait for reply + prompt: `iterations` times after `warmup`; the times in ms. */
+async function timeRoundTrips(term, repl, { iterations, warmup }) {
   const done = replyThenPrompt(repl);
   const samples = [];
   for (let i = 0; i < warmup + iterations; i++) {
@@ -100,8 +111,7 @@ export async function roundTrip({ repl: name, iterations, warmup, sandbox }) {
     await term.waitFor(done);
     if (i >= warmup) samples.push(performance.now() - t0);
   }
-  term.kill();
-  return { samples, wrong: 0 };
+  return samples;
 }
 
 export async function shortExec({ iterations, warmup, gapMs = 0, sandbox }) {
@@ -195,4 +205,63 @@ export const LAG_RESOLUTION_MS = 2;
 export function lagOf(histogram) {
   const lag = (ns) => Math.max(0, ns / 1e6 - LAG_RESOLUTION_MS);
   return { p50: lag(histogram.percentile(50)), p99: lag(histogram.percentile(99)), max: lag(histogram.max) };
+}
+
+/** The prompt back after a `yes` flood: the last `y` line, then the prompt. */
+const FLOOD_DONE = /y\r\n\$ $/;
+
+/**
+ * Many idle shells (figure 13): a round trip on one shell alone; then `count` shells spawned at once (timed until
+ * every prompt), this worker's RSS and CPU while they sit idle, a round trip on one of them, and the event-loop lag
+ * while `floods` of the others print `floodBytes` each. Every shell is killed by its process group at the end.
+ */
+export async function scale({ count, floods, floodBytes, iterations, warmup }) {
+  const bash = REPLS.bash;
+  const prompt = promptAtEnd(bash.prompt);
+  const alone = new RawTerminal(launch(bash.file, bash.args));
+  await alone.waitFor(prompt);
+  const aloneSamples = await timeRoundTrips(alone, bash, { iterations, warmup });
+  alone.kill();
+  await alone.exited;
+
+  const rssBefore = settledRss();
+  const t0 = performance.now();
+  const terms = [];
+  for (let i = 0; i < count; i++) terms.push(new RawTerminal(launch(bash.file, bash.args)));
+  await Promise.all(terms.map((t) => t.waitFor(prompt, 120_000)));
+  const openMs = performance.now() - t0;
+  const idleCpu = await idleCpuMs(1000);
+  const rssIdle = settledRss();
+  const samples = await timeRoundTrips(terms[0], bash, { iterations, warmup });
+
+  const histogram = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+  histogram.enable();
+  const t1 = performance.now();
+  await Promise.all(
+    terms.slice(1, 1 + floods).map((t) => {
+      t.write(`${lagFloodCommand(floodBytes)}\r`);
+      return t.waitFor(FLOOD_DONE, 120_000);
+    }),
+  );
+  const floodMs = performance.now() - t1;
+  histogram.disable();
+
+  const t2 = performance.now();
+  for (const t of terms) t.kill();
+  await Promise.all(terms.map((t) => t.exited));
+  const closeMs = performance.now() - t2;
+  return {
+    count,
+    openMs,
+    aloneSamples,
+    samples,
+    lag: lagOf(histogram),
+    floods,
+    floodMs,
+    rssBefore,
+    rssIdle,
+    idleCpuMs: idleCpu,
+    closeMs,
+    mode: 'all spawned at once (pty.spawn is synchronous), then wait for every prompt',
+  };
 }

@@ -4,9 +4,10 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LocalExecutor, UnifiedExecManager } from '../../dist/index.js';
+import { ProbeBudget } from '../../dist/input-wait/probe-budget.js';
 import { makeWorkspace, shutdownManager, trackManager } from '../lib/cleanup.mjs';
 import { idle } from '../lib/stats.mjs';
-import { sampleRss } from '../lib/proc.mjs';
+import { idleCpuMs, sampleRss, settledRss } from '../lib/proc.mjs';
 import { profileHome } from '../lib/login-profile.mjs';
 import { BASH, LOGIN_COMMAND, REPLS, SHORT_COMMAND, floodCommand, lagFloodCommand } from '../lib/workloads.mjs';
 import { LAG_RESOLUTION_MS, lagOf } from './raw.mjs';
@@ -49,21 +50,23 @@ export async function roundTrip({ repl: name, iterations, warmup, returnOn, sand
   const yields = yieldsFor(returnOn);
   const manager = newManager(returnOn, sandboxOptions(sandbox));
   const opened = await manager.execCommand({ cmd: repl.cmd, ...BASH, tty: true, yieldTimeMs: yields.exec });
+  const result = await timeRoundTrips(manager, opened.sessionId, repl, { iterations, warmup, yieldMs: yields.write });
+  await shutdownManager(manager);
+  return result;
+}
+
+/** `writeStdin` of `repl.input`, `iterations` times after `warmup`: the times, wrong replies, answers not waiting. */
+async function timeRoundTrips(manager, sessionId, repl, { iterations, warmup, yieldMs }) {
   const samples = [];
   let wrong = 0;
   let notWaiting = 0;
   for (let i = 0; i < warmup + iterations; i++) {
     const t0 = performance.now();
-    const res = await manager.writeStdin({
-      sessionId: opened.sessionId,
-      chars: `${repl.input}\r`,
-      yieldTimeMs: yields.write,
-    });
+    const res = await manager.writeStdin({ sessionId, chars: `${repl.input}\r`, yieldTimeMs: yieldMs });
     if (i >= warmup) samples.push(performance.now() - t0);
     if (!replyLine(repl.reply).test(res.output)) wrong++;
     if (res.state !== 'waiting_for_input') notWaiting++;
   }
-  await shutdownManager(manager);
   return { samples, wrong, notWaiting };
 }
 
@@ -167,6 +170,82 @@ export async function openMany({ count, repeat, returnOn, sequential }) {
     ? 'sequential: one execCommand after another'
     : `concurrent: ${count} execCommand calls at once (Promise.all)`;
   return { samples, teardown, notWaiting, mode };
+}
+
+/**
+ * Many idle sessions (figure 13), as raw's `scale`: a round trip on one session alone (then closed); `count`
+ * execCommand calls at once (`maxSessions: count`, yield 30 s so each answers at its prompt); RSS and CPU while they
+ * sit idle; a round trip on one of them; the event-loop lag while `floods` of the others print `floodBytes` each
+ * (typed into the shell, polled until back at the prompt). Shuts the manager down (timed) at the end.
+ */
+export async function scale({ count, floods, floodBytes, iterations, warmup, returnOn }) {
+  const yields = yieldsFor(returnOn);
+  const manager = newManager(returnOn, { maxSessions: count });
+  const open = () => manager.execCommand({ cmd: REPLS.bash.cmd, ...BASH, tty: true, yieldTimeMs: 30_000 });
+  const alone = await open();
+  const aloneRun = await timeRoundTrips(manager, alone.sessionId, REPLS.bash, {
+    iterations,
+    warmup,
+    yieldMs: yields.write,
+  });
+  await manager.closeSession(alone.sessionId);
+
+  // Input-wait probes of /proc the sessions took from the process's shared budget, and how many waited for it.
+  const probes = ProbeBudget.shared().counts;
+  const probesSince = (before) => ({ granted: probes.granted - before.granted, waited: probes.waited - before.waited });
+  const rssBefore = settledRss();
+  const beforeOpen = { ...probes };
+  const t0 = performance.now();
+  const opened = await Promise.all(Array.from({ length: count }, open));
+  const openMs = performance.now() - t0;
+  const openProbes = probesSince(beforeOpen);
+  const idleCpu = await idleCpuMs(1000);
+  const rssIdle = settledRss();
+  const loaded = await timeRoundTrips(manager, opened[0].sessionId, REPLS.bash, {
+    iterations,
+    warmup,
+    yieldMs: yields.write,
+  });
+
+  const histogram = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+  const beforeFlood = { ...probes };
+  histogram.enable();
+  const t1 = performance.now();
+  await Promise.all(
+    opened.slice(1, 1 + floods).map((s) => typeUntilPrompt(manager, s.sessionId, lagFloodCommand(floodBytes))),
+  );
+  const floodMs = performance.now() - t1;
+  histogram.disable();
+  const floodProbes = probesSince(beforeFlood);
+
+  const t2 = performance.now();
+  await shutdownManager(manager);
+  const closeMs = performance.now() - t2;
+  return {
+    count,
+    openMs,
+    notWaiting: opened.filter((r) => r.state !== 'waiting_for_input').length + loaded.notWaiting,
+    wrong: loaded.wrong + aloneRun.wrong,
+    aloneSamples: aloneRun.samples,
+    samples: loaded.samples,
+    lag: lagOf(histogram),
+    floods,
+    floodMs,
+    rssBefore,
+    rssIdle,
+    idleCpuMs: idleCpu,
+    closeMs,
+    probes: { open: openProbes, flood: floodProbes },
+    mode: `concurrent: ${count} execCommand calls at once (Promise.all, maxSessions ${count})`,
+  };
+}
+
+/** Types `command` into a shell session and polls until the shell waits at its prompt again. */
+async function typeUntilPrompt(manager, sessionId, command) {
+  let res = await manager.writeStdin({ sessionId, chars: `${command}\r`, yieldTimeMs: 30_000 });
+  while (res.state !== 'waiting_for_input' && res.exitCode === undefined) {
+    res = await manager.writeStdin({ sessionId, chars: '', yieldTimeMs: 30_000 });
+  }
 }
 
 export async function lagFlood({ sessions, bytes, returnOn }) {

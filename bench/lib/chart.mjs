@@ -34,6 +34,7 @@ const COLORS = {
   'ue-login-real': '#ffbb78',
   'ue-login-snapshot': '#1f77b4',
   'ue-login-plain': '#aec7e8',
+  'ue-mcp': '#393b79',
 };
 
 const LEGEND = [
@@ -51,6 +52,7 @@ const LEGEND = [
   ['ue-container', 'in a container (Podman)'],
   ['ue-login-real', 'real login shell'],
   ['ue-login-plain', 'login: false'],
+  ['ue-mcp', 'over MCP stdio (SDK client)'],
 ];
 
 /** The chart's groups: which number of which figure, and which way is better. */
@@ -76,12 +78,19 @@ const GROUPS = [
   { figure: 'flood-elsewhere', label: 'flood via exec-server', what: 'MB/s', better: 'higher' },
   { figure: 'login-fixture', label: 'login, 300 ms profile', what: 'median', better: 'lower' },
   { figure: 'login-machine', label: 'login, this machine', what: 'median', better: 'lower' },
+  { figure: 'open-many', label: (count) => `open ${count} sessions`, what: 'wall time', better: 'lower' },
+  { figure: 'idle-rt', label: (count) => `round trip, ${count} idle`, what: 'median', better: 'lower' },
+  { figure: 'idle-lag', label: (count) => `lag p99, ${count} idle`, what: 'p99', better: 'lower' },
+  { figure: 'idle-rss', label: 'RSS per idle session', what: 'KiB', better: 'lower' },
+  { figure: 'rt-mcp', label: 'round trip over MCP', what: 'median', better: 'lower' },
 ];
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const num = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
 
 export function renderChart(report) {
+  // Figure 13's labels say how many sessions it opened (1024; fewer in a quick run).
+  const manyCount = report.figures.find((f) => f.id === 'open-many')?.rows.find((r) => r.opened)?.opened;
   const groups = GROUPS.map((g) => {
     const figure = report.figures.find((f) => f.id === g.figure);
     const bars = (figure?.rows ?? [])
@@ -94,13 +103,13 @@ export function renderChart(report) {
         absolute: g.absolute ? g.absolute(r) : `${num(r.value)} ${r.unit}`,
       }));
     const targets = g.field ? [] : (figure?.targets ?? []).filter((t) => t.field === 'ratio');
-    return { ...g, bars, targets };
+    return { ...g, label: typeof g.label === 'function' ? g.label(manyCount ?? 'many') : g.label, bars, targets };
   }).filter((g) => g.bars.length > 0);
 
   const ratios = groups.flatMap((g) => g.bars.map((b) => b.ratio));
   const lo = Math.min(0.1, 10 ** Math.floor(Math.log10(Math.min(...ratios))));
   const hi = Math.max(10, 10 ** Math.ceil(Math.log10(Math.max(...ratios) * 1.5)));
-  const W = 1800;
+  const W = 2400; // 17 groups: about 140 px each
   const H = 640;
   const left = 70;
   const right = 20;

@@ -1,5 +1,7 @@
 /** What the bench reads about processes from /proc: peak memory, descendants, and group kills. */
 import { readFileSync, readdirSync } from 'node:fs';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 
 /** A /proc/<pid>/status field in bytes (VmHWM = peak RSS, VmRSS = now), or null when it cannot be read. */
 export function statusBytes(pid, field) {
@@ -24,6 +26,30 @@ export function sampleRss(intervalMs = 20) {
       return Math.max(peak, process.memoryUsage.rss());
     },
   };
+}
+
+let collectGarbage;
+
+/**
+ * This process's RSS (bytes) after two full garbage collections: what it holds, not what it has yet to collect.
+ * Workers run without --expose-gc, so gc is exposed here, the first time it is needed.
+ */
+export function settledRss() {
+  if (!collectGarbage) {
+    v8.setFlagsFromString('--expose-gc');
+    collectGarbage = vm.runInNewContext('gc');
+  }
+  collectGarbage();
+  collectGarbage();
+  return process.memoryUsage.rss();
+}
+
+/** CPU time (user + system, ms) this process spends over `ms` of wall time in which the driver does nothing. */
+export async function idleCpuMs(ms) {
+  const before = process.cpuUsage();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
 }
 
 /** pid → ppid for every live process (a process can vanish mid-scan; it is skipped). */

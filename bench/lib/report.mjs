@@ -44,8 +44,19 @@ function notes(figureId, row) {
       `${row.opened} opened; closing all took ${fmt(row.closeMs, 'ms')}; ${row.listed} still listed, ${row.left} processes left`,
     );
   }
-  if (figureId === 'lag') {
+  if (figureId === 'lag' || figureId === 'idle-lag') {
     parts.push(`p50 ${row.p50} ms, max ${row.max} ms, ${row.seconds} s`);
+  }
+  if (figureId === 'open-many') {
+    parts.push(`${row.opened} sessions; closing them all took ${fmt(row.closeMs, 'ms')}`);
+  }
+  if (figureId === 'idle-rt') {
+    parts.push(
+      `p99 ${fmt(row.p99Ms, 'ms')}; one session alone ${fmt(row.aloneMs, 'ms')} (p99 ${fmt(row.aloneP99Ms, 'ms')}): ${formatNumber(row.medianVsAlone)}× / ${formatNumber(row.p99VsAlone)}× alone`,
+    );
+  }
+  if (figureId === 'idle-rss') {
+    parts.push(`RSS ${row.rssBeforeMiB} → ${row.rssIdleMiB} MiB; CPU while idle ${fmt(row.idleCpuMs, 'ms')} in 1 s`);
   }
   if (row.firstCallMs !== undefined) {
     parts.push(
@@ -55,12 +66,18 @@ function notes(figureId, row) {
   if (row.fellBack) parts.push(`${row.fellBack} calls ran a real login shell (snapshot failed)`);
   if (row.profileSeen !== undefined) parts.push(`profile seen: ${row.profileSeen}`);
   if (row.teardownMs !== undefined) parts.push(`shutdown ${row.teardownMs} ms`);
+  if (row.p99 !== undefined) parts.push(`p99 ${fmt(row.p99, row.unit)}`);
+  if (row.inManagerMs !== undefined) {
+    parts.push(
+      `per call ${fmt(row.inManagerMs, 'ms')} in the manager (wall_time_seconds), ${fmt(row.outsideMs, 'ms')} outside it (MCP, both processes)`,
+    );
+  }
   if (figureId === 'scenarios') {
     parts.push(
       `${row.premature} premature, wasted wait median ${row.wastedMedianMs} ms (p95 ${row.wastedP95Ms} ms), n=${row.n}`,
     );
     if (row.errors) parts.push(`${row.errors} errors`);
-  } else if (row.n !== undefined && !isFlood(figureId) && figureId !== 'lag' && figureId !== 'open-spread') {
+  } else if (row.n !== undefined && !isFlood(figureId) && !['lag', 'idle-lag', 'open-spread'].includes(figureId)) {
     parts.push(`n=${row.n}`);
   }
   return parts.join('; ');

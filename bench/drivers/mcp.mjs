@@ -1,0 +1,92 @@
+/**
+ * unified-exec served over MCP on stdio, as an agent's MCP client reaches it: the built CLI
+ * (`node dist/cli/index.js mcp --sandbox danger-full-access`, unsandboxed like the in-process rows beside it) started
+ * by the MCP SDK's own client (`StdioClientTransport`), the tools called with `Client.callTool` after `tools/list`,
+ * so the client checks every result against the tool's outputSchema as real clients do.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { fileURLToPath } from 'node:url';
+import { trackStop } from '../lib/cleanup.mjs';
+import { BASH, REPLS } from '../lib/workloads.mjs';
+
+/** The built CLI; UE_BENCH_MCP_CLI names another build's, to compare two by hand (worker.mjs, one row each). */
+const CLI = process.env.UE_BENCH_MCP_CLI ?? fileURLToPath(new URL('../../dist/cli/index.js', import.meta.url));
+/** Lines of the server's stderr kept to explain a failure. */
+const STDERR_LINES = 20;
+
+/** A line of output that is exactly `reply` (not the echoed input that contains it), as in drivers/unified.mjs. */
+const replyLine = (reply) => new RegExp(`(^|\\n)${reply}\\r?\\n`);
+
+/**
+ * The stdio server and a connected SDK client; the client's close (end of stdin, then SIGTERM after 2 s) runs at
+ * cleanup. The worker's environment goes to the server, so the run's marker finds anything it leaves behind.
+ */
+async function startServer() {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--sandbox', 'danger-full-access'],
+    env: { ...process.env },
+    stderr: 'pipe',
+  });
+  const stderr = [];
+  transport.stderr?.on('data', (chunk) => stderr.push(...chunk.toString().split('\n').filter(Boolean)));
+  const client = new Client({ name: 'unified-exec-bench', version: '1.0.0' });
+  trackStop(() => client.close());
+  try {
+    await client.connect(transport);
+  } catch (err) {
+    throw new Error(`mcp: the server did not start: ${err.message}\n${stderr.slice(-STDERR_LINES).join('\n')}`);
+  }
+  return client;
+}
+
+/** A tool call's structured result; a tool error (isError) is thrown with its text. */
+async function call(client, name, args) {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) throw new Error(`mcp: ${name} failed: ${result.content?.[0]?.text}`);
+  return result.structuredContent;
+}
+
+/**
+ * `write_stdin` of the REPL's input, timed in the client from callTool to its result, `iterations` times after
+ * `warmup`. Each sample is split by the reply's own `wall_time_seconds` (the manager's time for the call, from its
+ * start to its answer): `inManager`, and the rest, `outside` (both processes' JSON-RPC, validation, formatting and
+ * the two pipe hops).
+ */
+export async function roundTrip({ repl: name, iterations, warmup }) {
+  const repl = REPLS[name];
+  const client = await startServer();
+  await client.listTools();
+  const opened = await call(client, 'exec_command', {
+    cmd: repl.cmd,
+    shell: BASH.shell,
+    login: BASH.login,
+    tty: true,
+    yield_time_ms: 10_000,
+  });
+  if (opened.session_id === undefined) throw new Error(`mcp: ${repl.cmd} exited: ${JSON.stringify(opened)}`);
+  const samples = [];
+  const inManager = [];
+  const outside = [];
+  let wrong = 0;
+  let notWaiting = 0;
+  for (let i = 0; i < warmup + iterations; i++) {
+    const t0 = performance.now();
+    const res = await call(client, 'write_stdin', {
+      session_id: opened.session_id,
+      chars: `${repl.input}\r`,
+      yield_time_ms: 10_000,
+    });
+    const ms = performance.now() - t0;
+    if (i >= warmup) {
+      samples.push(ms);
+      inManager.push(res.wall_time_seconds * 1000);
+      outside.push(ms - res.wall_time_seconds * 1000);
+    }
+    if (!replyLine(repl.reply).test(res.output)) wrong++;
+    if (res.state !== 'waiting_for_input') notWaiting++;
+  }
+  await call(client, 'close_session', { session_id: opened.session_id });
+  return { samples, inManager, outside, wrong, notWaiting };
+}
