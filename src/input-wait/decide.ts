@@ -1,6 +1,6 @@
 /**
  * Is the program in a terminal blocked reading that terminal? A pure decision over what /proc said, so it can be
- * tested on recorded samples. The reader that gathers the samples lives in proc-sample.ts.
+ * tested on recorded samples. The reader that gathers the samples lives in sampler.ts.
  */
 
 /** Syscall numbers that matter, per architecture (they differ between x86-64 and arm64). */
@@ -156,6 +156,9 @@ function classifyWait(wait: WaitSample, ptsPath: string, table: SyscallTable): W
   return { kind: 'busy' }; // sleeping, connecting, accepting, writing...
 }
 
+const reading = (timerMs: number | undefined) =>
+  ({ activity: 'tty-read', ...(timerMs === undefined ? {} : { timerMs }) }) as const;
+
 /** What one member of the foreground group is doing, and its event loop's timer when it reads through one. */
 function assessMember(
   member: MemberSample,
@@ -177,10 +180,9 @@ function assessMember(
     const reader = member.otherThreads.some(
       (t) => t.wait !== undefined && classifyWait(t.wait, ptsPath, table).kind === 'tty-read',
     );
-    if (!reader) return { activity: 'busy' };
-    return { activity: 'tty-read', ...(main.timerMs === undefined ? {} : { timerMs: main.timerMs }) };
+    return reader ? reading(main.timerMs) : { activity: 'busy' };
   }
-  if (main.kind === 'tty-read') return { activity: 'tty-read', ...(main.timerMs === undefined ? {} : main) };
+  if (main.kind === 'tty-read') return reading(main.timerMs);
   return { activity: main.kind };
 }
 

@@ -25,6 +25,8 @@ const MAX_FLOW_QUIET_MS = 16;
 
 /** An event loop's timer due further off than this is not waited for (see loopTimerAllows). */
 export const FAR_TIMER_MS = 2000;
+/** Timing slack when telling a tick: our probes see a wait up to a few tens of ms after it began. */
+const TICK_SLACK_MS = 50;
 
 /** What the policy remembers of one session's event loops, from call to call. */
 export interface LoopTimers {
@@ -63,9 +65,6 @@ export function loopTimerAllows(loop: LoopTimers, timer: LoopTimer, now: number,
   const dueIn = seen!.timeoutMs - (now - seen!.seenAt);
   return dueIn >= FAR_TIMER_MS || timer.timeoutMs <= (loop.tickMs.get(timer.pid) ?? -1);
 }
-
-/** Timing slack when telling a tick: our probes see a wait up to a few tens of ms after it began. */
-const TICK_SLACK_MS = 50;
 
 /**
  * Returns once the terminal's foreground process is blocked reading the terminal and everything it printed
