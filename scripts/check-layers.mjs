@@ -11,6 +11,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 const ORDER = [
   'util',
   'buffer',
+  'screen',
   'linux',
   'sandbox',
   'spawn',

@@ -1,0 +1,106 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Screen } from '../../src/screen/screen.js';
+import { LocalExecutor } from '../../src/spawn/local-executor.js';
+import type { ExecProcess } from '../../src/spawn/types.js';
+
+const screens: Screen[] = [];
+const newScreen = (cols = 20, rows = 5) => {
+  const screen = new Screen(cols, rows);
+  screens.push(screen);
+  return screen;
+};
+afterEach(() => screens.splice(0).forEach((s) => s.dispose()));
+
+describe('Screen on written bytes', () => {
+  it('shows the text and the cursor of the normal screen', async () => {
+    const screen = newScreen();
+    screen.write('$ echo hi\r\nhi\r\n$ ');
+    const shot = await screen.snapshot();
+    expect(shot.lines).toEqual(['$ echo hi', 'hi', '$ ', '', '']); // a space the program wrote stays
+    expect(shot.cursor).toEqual({ row: 2, col: 2 });
+    expect(shot.alternate).toBe(false);
+    expect(shot).toMatchObject({ cols: 20, rows: 5, applicationCursorKeys: false });
+  });
+
+  it('keeps only the visible rows once output scrolls', async () => {
+    const screen = newScreen(10, 3);
+    screen.write(Array.from({ length: 50 }, (_, i) => `line${i}`).join('\r\n'));
+    expect((await screen.snapshot()).lines).toEqual(['line47', 'line48', 'line49']);
+  });
+
+  it('renders a full-screen redraw, and knows the alternate screen and application cursor keys', async () => {
+    const screen = newScreen();
+    screen.write('before\r\n');
+    // What vim sends, in short: alternate screen, cursor keys in application mode, clear, text at positions.
+    screen.write('\x1b[?1049h\x1b[?1h\x1b[H\x1b[2Jfirst\x1b[3;5Hthird\x1b[5;1H-- INSERT --\x1b[1;3H');
+    const shot = await screen.snapshot();
+    expect(shot.lines).toEqual(['first', '', '    third', '', '-- INSERT --']);
+    expect(shot.cursor).toEqual({ row: 0, col: 2 });
+    expect(shot.alternate).toBe(true);
+    expect(shot.applicationCursorKeys).toBe(true);
+    // Leaving it shows the normal screen as it was.
+    screen.write('\x1b[?1l\x1b[?1049l');
+    const after = await screen.snapshot();
+    expect(after.lines[0]).toBe('before');
+    expect(after).toMatchObject({ alternate: false, applicationCursorKeys: false });
+  });
+
+  it('puts back a UTF-8 character split between two writes, and a wide one', async () => {
+    const screen = newScreen();
+    const bytes = Buffer.from('é€漢x', 'utf8');
+    screen.write(bytes.subarray(0, 1));
+    screen.write(bytes.subarray(1, 4));
+    screen.write(bytes.subarray(4));
+    expect((await screen.snapshot()).lines[0]).toBe('é€漢x');
+  });
+
+  it('resizes', async () => {
+    const screen = newScreen();
+    screen.resize(40, 10);
+    const shot = await screen.snapshot();
+    expect(shot).toMatchObject({ cols: 40, rows: 10 });
+    expect(shot.lines).toHaveLength(10);
+  });
+});
+
+describe('Screen on a real full-screen program', () => {
+  let proc: ExecProcess | undefined;
+  afterEach(async () => {
+    await proc?.terminate();
+    proc = undefined;
+  });
+
+  it('shows what less displays, as a person would see it', async () => {
+    const file = join(tmpdir(), `ue-screen-${process.pid}.txt`);
+    writeFileSync(file, Array.from({ length: 100 }, (_, i) => `row ${i + 1}`).join('\n') + '\n');
+    const screen = newScreen(80, 24);
+    proc = await new LocalExecutor({ watchdog: false }).spawn({
+      argv: ['less', file],
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color', HOME: tmpdir(), LESS: '' },
+      tty: true,
+      cols: 80,
+      rows: 24,
+    });
+    proc.onData((chunk) => screen.write(chunk));
+    const deadline = Date.now() + 20_000;
+    let shot = await screen.snapshot();
+    while (!shot.lines.includes('row 23') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      shot = await screen.snapshot();
+    }
+    expect(shot.alternate).toBe(true);
+    expect(shot.lines.slice(0, 23)).toEqual(Array.from({ length: 23 }, (_, i) => `row ${i + 1}`));
+    expect(shot.lines[23]).toContain(file.slice(-10)); // less's prompt line names the file
+    // A page down shows the next page.
+    await proc.write(' ');
+    while (!shot.lines.includes('row 46') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      shot = await screen.snapshot();
+    }
+    expect(shot.lines[0]).toBe('row 24');
+  });
+});
