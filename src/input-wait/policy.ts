@@ -124,9 +124,11 @@ export class InputWaitPolicy implements ReturnPolicy {
       const probedAt = performance.now();
       const sample = sampleForeground(pid, table, terminal.supervisorDepth);
       const verdict = sample && decideInputWait(sample, terminal.path, table, baseline);
-      const timerAllows = (timer: LoopTimer | undefined) =>
-        timer === undefined || loopTimerAllows(this.loopsOf(process), timer, probedAt, context.lastOutputAt());
-      if (sample && verdict?.kind === 'waiting' && timerAllows(verdict.timer)) {
+      const waiting =
+        verdict?.kind === 'waiting' &&
+        (verdict.timer === undefined ||
+          loopTimerAllows(this.loopsOf(process), verdict.timer, probedAt, context.lastOutputAt()));
+      if (sample && waiting) {
         // Blocked reading does not mean its last output has reached us: the pty forwards it through a kernel
         // worker. After the drain barrier it must still be waiting, and no process of the group may have run since:
         // a pipe reader sampled just before data reached its pipe (`cat | tr`) runs, prints and reads again between

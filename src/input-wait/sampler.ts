@@ -110,9 +110,12 @@ const EPOLL_READ = EPOLLIN | EPOLLPRI | EPOLLRDNORM | EPOLLRDHUP;
 const EPOLL_WRITE = 0x4 | 0x100 | 0x200 | 0x400;
 const EPOLL_ANY = EPOLL_READ | EPOLL_WRITE;
 
-/** What a read, select, poll or epoll wait of `pid` (any of its threads: they share fds and memory) waits on. */
-function sampleWait(pid: number, syscallPath: string, table: SyscallTable): WaitSample {
-  const raw = readProcText(syscallPath)?.trim();
+/**
+ * What a read, select, poll or epoll wait of `pid` (any of its threads: they share fds and memory) waits on, from
+ * the text of the thread's /proc syscall file.
+ */
+function sampleWait(pid: number, syscallText: string | undefined, table: SyscallTable): WaitSample {
+  const raw = syscallText?.trim();
   if (raw === 'running') return { syscall: 'running', fdTargets: {} };
   if (!raw) return { syscall: undefined, fdTargets: {} };
   const [nr, ...args] = raw.split(' ');
@@ -163,7 +166,7 @@ function sampleMember(pid: number, table: SyscallTable): MemberSample | undefine
   const statText = readProcText(`/proc/${pid}/stat`);
   const stat = statText ? parseProcStat(statText) : undefined;
   if (!stat) return undefined;
-  const wait = sampleWait(pid, `/proc/${pid}/syscall`, table);
+  const wait = sampleWait(pid, readProcText(`/proc/${pid}/syscall`), table);
   const runCount = Number(readProcText(`/proc/${pid}/schedstat`)?.split(' ')[2] ?? Number.NaN);
   const otherThreads: ThreadSample[] = [];
   const threadCount = Number(statText?.slice(statText.lastIndexOf(')') + 2).split(' ')[17]);
@@ -172,12 +175,12 @@ function sampleMember(pid: number, table: SyscallTable): MemberSample | undefine
       if (Number(tid) === pid) continue;
       const t = parseProcStat(readProcText(`/proc/${pid}/task/${tid}/stat`) ?? '');
       if (!t) continue;
-      const path = `/proc/${pid}/task/${tid}/syscall`;
-      const nr = Number.parseInt(readProcText(path) ?? '', 10);
+      const syscallText = readProcText(`/proc/${pid}/task/${tid}/syscall`);
+      const nr = Number.parseInt(syscallText ?? '', 10);
       const thread: ThreadSample = { tid: t.pid, state: t.state, ...(Number.isInteger(nr) ? { syscall: nr } : {}) };
       // A thread that may read the terminal for the loop (python -m asyncio's REPL): what it waits on.
       const reads = table.read.includes(nr) || table.select.includes(nr) || table.poll.includes(nr);
-      if (reads) thread.wait = sampleWait(pid, path, table);
+      if (reads) thread.wait = sampleWait(pid, syscallText, table);
       otherThreads.push(thread);
     }
   }

@@ -179,15 +179,6 @@ export function readEpollSet(pid: number, epfd: number, terminal?: string): Epol
   });
 }
 
-/** readEpollSet, each fd with its kind only. */
-export function readEpollWatch(
-  pid: number,
-  epfd: number,
-  terminal: string | undefined,
-): { fd: number; kind: WatchedKind }[] | undefined {
-  return readEpollSet(pid, epfd, terminal)?.map(({ fd, kind }) => ({ fd, kind }));
-}
-
 /**
  * Which of `watched` (fds `pid` has open, e.g. the ones a poll or select waits on) only the process itself can make
  * readable: its eventfds, signalfds, timerfds, self-pipes and socketpairs. Empty when /proc cannot say.
@@ -207,7 +198,7 @@ function classifyIn(
   pid: number,
   targets: readonly EpollTarget[],
   terminal: string | undefined,
-  fds: ReadonlyMap<number, OpenFd> = readOpenFds(pid),
+  fds: ReadonlyMap<number, OpenFd>,
 ): { fd: number; kind: WatchedKind }[] {
   const held = socketInodes(fds);
   const pairs =

@@ -83,7 +83,7 @@ function ctrl(char: string): string | undefined {
 export function keyBytes(name: string, modes: KeyModes): string {
   const modifier = /^(ctrl|c|alt|m|meta)-(.+)$/i.exec(name);
   if (modifier) {
-    const [, mod, rest] = modifier as unknown as [string, string, string];
+    const [, mod = '', rest = ''] = modifier;
     if (/^(alt|m|meta)$/i.test(mod)) return ESC + (rest.length === 1 ? rest : keyBytes(rest, modes));
     const bytes = ctrl(rest);
     if (bytes !== undefined) return bytes;

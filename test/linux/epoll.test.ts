@@ -4,7 +4,7 @@ import {
   classifyWatched,
   parseEpollFdinfo,
   parseNetUnix,
-  readEpollWatch,
+  readEpollSet,
   socketPairs,
   type OpenFd,
 } from '../../src/linux/epoll.js';
@@ -119,7 +119,7 @@ describe('socketPairs', () => {
   });
 });
 
-describe('readEpollWatch on real event loops', () => {
+describe('readEpollSet on real event loops', () => {
   const live: ExecProcess[] = [];
   afterEach(async () => {
     await Promise.all(live.splice(0).map((p) => p.terminate()));
@@ -146,7 +146,7 @@ describe('readEpollWatch on real event loops', () => {
       // epoll_wait (232) or epoll_pwait (281): its first argument is the epoll fd.
       if (ready.test(out) && (syscall?.[0] === '232' || syscall?.[0] === '281')) {
         const terminal = readlinkSync(`/proc/${pid}/fd/0`);
-        const watched = readEpollWatch(pid, parseInt(syscall[1]!, 16), terminal);
+        const watched = readEpollSet(pid, parseInt(syscall[1]!, 16), terminal);
         if (watched?.some((w) => w.kind === 'terminal')) return watched;
       }
       if (Date.now() > deadline) throw new Error(`never waited in epoll on its terminal; printed: ${out}`);
@@ -172,6 +172,6 @@ describe('readEpollWatch on real event loops', () => {
   });
 
   it('says nothing for an fd that is not an epoll set', async () => {
-    expect(readEpollWatch(process.pid, 0, undefined)).toBeUndefined();
+    expect(readEpollSet(process.pid, 0, undefined)).toBeUndefined();
   });
 });
