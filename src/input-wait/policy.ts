@@ -47,7 +47,9 @@ export interface LoopTimers {
 export function loopTimerAllows(loop: LoopTimers, timer: LoopTimer, now: number, lastOutputAt: number): boolean {
   const previous = loop.waits.get(timer.pid);
   let seen = previous;
-  if (previous === undefined || previous.runCount !== timer.runCount) {
+  // A wait is known by its run count and its timeout together: the syscall and the run count are read one after the
+  // other, so a loop that wakes in between shows its next wait with the count already seen.
+  if (previous === undefined || previous.runCount !== timer.runCount || previous.timeoutMs !== timer.timeoutMs) {
     // A new wait. The one before was a tick if its timer had come due, nothing was printed since, and the loop
     // re-armed a timer of the same length.
     if (

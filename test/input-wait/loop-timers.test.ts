@@ -56,6 +56,13 @@ describe('loopTimerAllows', () => {
     expect(loop.tickMs.size).toBe(0);
   });
 
+  it('tells a new wait by its timeout too: its run count may have been read before the loop woke', () => {
+    const loop = fresh();
+    // The ~15 ms timer after a node REPL line, then V8's 8 s one, seen with the same run count.
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 14, runCount: 51 }, 0, quiet)).toBe(false);
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 8053, runCount: 51 }, 6, quiet)).toBe(true);
+  });
+
   it('keeps what it learned per process', () => {
     const loop = fresh();
     loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 1 }, 0, quiet);
