@@ -8,8 +8,11 @@ export type {
   ExecCommandRequest,
   ExecResponse,
   ManagerOptions,
+  ScreenView,
   SessionInfo,
   SessionState,
+  SessionWatch,
+  SessionWatcher,
   WriteStdinRequest,
 } from './manager/types.js';
 export type { ShellRequest, ShellResponse } from './manager/requests.js';

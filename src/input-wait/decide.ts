@@ -141,9 +141,10 @@ function classifyWait(wait: WaitSample, ptsPath: string, table: SyscallTable): W
     const all = [...fds, ...(wait.otherWatchedFds ?? [])];
     const own = new Set(wait.ownWakeupFds ?? []);
     const terminal = (fd: number) => isTerminal(wait.fdTargets[fd], ptsPath);
-    // An event loop's timer can wake it without input. A wait on the terminal alone keeps its old meaning: a
-    // program that reads keys and redraws on a schedule (top) is waiting for input.
-    const timer = own.size > 0 && wait.timeoutMs !== undefined && wait.timeoutMs >= 0 ? wait.timeoutMs : undefined;
+    // A timeout can wake it without input, an event loop's or a wait on the terminal alone: vim waiting to tell a
+    // lone Esc from the start of a key's sequence redraws when it ends. The policy decides which are worth waiting
+    // for; one far off (top's refresh, `read -t 30`) is not.
+    const timer = wait.timeoutMs !== undefined && wait.timeoutMs >= 0 ? wait.timeoutMs : undefined;
     const timed = timer === undefined ? {} : { timerMs: timer };
     if (all.length > 0 && all.every((fd) => own.has(fd))) return { kind: 'own-wait', ...timed };
     if (!fds.some(terminal)) return { kind: 'busy' };

@@ -21,3 +21,11 @@ export const CANONICAL_LINE_MAX_BYTES = 4095;
 
 /** The most `onOutput` deltas one call sends (Codex's MAX_EXEC_OUTPUT_DELTAS_PER_CALL); the reply has the rest. */
 export const MAX_OUTPUT_DELTAS = 10_000;
+
+/** The widest and tallest terminal a session may ask for: a screen of 500 x 500 cells takes a few MiB to emulate. */
+export const MAX_TERMINAL_SIDE = 500;
+
+/** How long the live view's state column watches a session for input-wait before calling it running. */
+export const STATE_PROBE_MS = 100;
+/** How long a person's typing (the live view) waits for the program to take it; the rest stays queued. */
+export const SEND_INPUT_WAIT_MS = 1000;

@@ -1,6 +1,10 @@
 import { HeadTailBuffer } from '../buffer/head-tail-buffer.js';
 import { Utf8StreamDecoder, decodeDrained } from '../buffer/utf8-decoder.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
+import { TerminalModes, outsideAlternateScreen } from '../screen/terminal-modes.js';
+import { RecentBytes } from '../screen/recent-bytes.js';
+import { RECENT_OUTPUT_BYTES, SessionScreen } from '../screen/session-screen.js';
+import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/pty-process.js';
 import type { ExecProcess, ExitInfo } from '../spawn/types.js';
 import { waitAtMost } from '../util/delay.js';
 import { Listeners, type Disposable } from '../util/listeners.js';
@@ -16,7 +20,23 @@ export type ExecSessionState = 'running' | 'exited' | 'closed';
 const EXIT_STATUS_WAIT_MS = 1000;
 const NO_BYTES = Buffer.alloc(0);
 
-/** One program as the manager keeps it: the process, its buffered output, its state, and bookkeeping. */
+/** How a session is kept, beside its process. */
+export interface ExecSessionOptions {
+  outputMaxBytes: number;
+  nowMs: number;
+  /** The sandbox it runs in; undefined: none (danger-full-access, or approved to run outside). */
+  sandbox?: SandboxPolicy | undefined;
+  /** The name of the executor it runs on (default `local`). */
+  executor?: string;
+  /** The terminal's size (tty sessions). */
+  terminalSize?: { cols: number; rows: number };
+  /** Keep a screen (tty sessions). */
+  screen?: boolean;
+  /** The `screen` its exec_command gave: what its replies do when a write_stdin leaves `screen` out. */
+  screenChoice?: boolean | undefined;
+}
+
+/** One program as the manager keeps it: the process, its buffered output, its screen, its state, and bookkeeping. */
 export class ExecSession {
   readonly startedAtMs: number;
   lastUsedMs: number;
@@ -33,26 +53,46 @@ export class ExecSession {
   private readonly exitStatus: Promise<ExitInfo>;
   private queue: Promise<unknown> = Promise.resolve();
   private closing: Promise<void> | undefined;
+  readonly sandbox: SandboxPolicy | undefined;
+  readonly executor: string;
+  /** Its terminal's modes as its output set them (tty sessions). */
+  readonly modes: TerminalModes | undefined;
+  /** What its terminal shows (tty sessions, unless screens are off). */
+  readonly screen: SessionScreen | undefined;
+  readonly screenChoice: boolean | undefined;
+  private size: { cols: number; rows: number };
+  /** The latest output, read or not, for watchers (the live view) and the screen. */
+  private readonly recent = new RecentBytes(RECENT_OUTPUT_BYTES);
+  /** The program was in the alternate screen when the output was last drained: the next drain begins there. */
+  private drainedInsideAlternate = false;
 
   constructor(
     readonly id: number,
     readonly command: string,
     readonly process: ExecProcess,
-    outputMaxBytes: number,
-    nowMs: number,
-    /** The sandbox it runs in; undefined: none (danger-full-access, or approved to run outside). */
-    readonly sandbox?: SandboxPolicy,
-    /** The name of the executor it runs on. */
-    readonly executor = 'local',
+    options: ExecSessionOptions,
   ) {
-    this.startedAtMs = nowMs;
-    this.lastUsedMs = nowMs;
-    this.buffer = new HeadTailBuffer(outputMaxBytes);
+    this.startedAtMs = options.nowMs;
+    this.lastUsedMs = options.nowMs;
+    this.sandbox = options.sandbox;
+    this.executor = options.executor ?? 'local';
+    this.screenChoice = options.screenChoice;
+    this.buffer = new HeadTailBuffer(options.outputMaxBytes);
+    const recent = this.recent;
+    this.size = options.terminalSize ?? { cols: DEFAULT_COLS, rows: DEFAULT_ROWS };
+    const modes = process.tty ? new TerminalModes() : undefined;
+    this.modes = modes;
+    const screen =
+      modes && options.screen ? new SessionScreen(this.size.cols, this.size.rows, recent, modes) : undefined;
+    this.screen = screen;
     let exited!: (info: ExitInfo) => void;
     this.exitStatus = new Promise((resolve) => (exited = resolve));
     this.subscriptions = [
       process.onData((chunk) => {
         this.buffer.push(chunk);
+        recent.push(chunk);
+        const entered = modes?.feed(chunk) ?? false;
+        screen?.write(chunk, entered);
         this.lastOutputAt = performance.now();
         this.unfinished = unfinishedCharacter(this.unfinished, chunk);
         // Before activity: the chunk that lets a waiter answer is streamed before the answer drains it.
@@ -79,6 +119,17 @@ export class ExecSession {
     return this.process.exitInfo;
   }
 
+  /** The terminal's size as last set (80x24 by default); meaningful for tty sessions. */
+  get terminalSize(): { cols: number; rows: number } {
+    return { ...this.size };
+  }
+
+  /** Records a resize of the process's terminal: the screen follows it. */
+  resize(cols: number, rows: number): void {
+    this.size = { cols, rows };
+    this.screen?.resize(cols, rows);
+  }
+
   get bufferedBytes(): number {
     return this.buffer.retainedBytes;
   }
@@ -103,13 +154,33 @@ export class ExecSession {
   }
 
   /**
+   * For a watcher that must not take the model's output (the live view): the latest output (up to
+   * RECENT_OUTPUT_BYTES, as text), and `listener` called with each chunk from now on (see onOutput).
+   */
+  watch(listener: (text: string) => void): { recent: string; subscription: Disposable } {
+    const bytes = this.recent.bytes();
+    // A character the output leaves unfinished comes whole in the listener's first text, not here.
+    const recent = bytes.subarray(0, bytes.length - Math.min(bytes.length, this.unfinished.length)).toString('utf8');
+    return { recent, subscription: this.onOutput(listener) };
+  }
+
+  /**
    * Everything printed since the last drain, as text, and how many bytes that was before any were dropped. Once the
    * process has ended, a character it left unfinished comes out as U+FFFD instead of being held for more bytes.
+   * `withoutAlternate`: the text less what a full-screen program drew in the alternate screen (see
+   * outsideAlternateScreen); the text itself for a session without a screen.
    */
-  drain(): { text: string; totalBytes: number } {
+  drain(): { text: string; totalBytes: number; withoutAlternate: () => string } {
     const drained = this.buffer.drain();
-    const text = decodeDrained(this.decoder, drained);
-    return { text: this.current === 'running' ? text : text + this.decoder.end(), totalBytes: drained.totalBytes };
+    const decoded = decodeDrained(this.decoder, drained);
+    const text = this.current === 'running' ? decoded : decoded + this.decoder.end();
+    const startsInside = this.drainedInsideAlternate;
+    this.drainedInsideAlternate = this.modes?.alternate ?? false;
+    return {
+      text,
+      totalBytes: drained.totalBytes,
+      withoutAlternate: () => (this.screen ? outsideAlternateScreen(text, startsInside) : text),
+    };
   }
 
   /** Runs calls on this session one after another, so concurrent writes never interleave. */
@@ -132,6 +203,7 @@ export class ExecSession {
       } finally {
         for (const subscription of this.subscriptions) subscription.dispose();
         this.output.clear();
+        this.screen?.dispose();
       }
     })();
     return this.closing;

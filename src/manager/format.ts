@@ -1,4 +1,4 @@
-import type { ExecResponse } from './types.js';
+import type { ExecResponse, ScreenView } from './types.js';
 
 /**
  * The text a model reads, line for line as Codex's unified exec writes it; our extra lines (waiting for input,
@@ -15,6 +15,25 @@ export function formatResponse(response: ExecResponse): string {
   if (response.secretPrompt) lines.push('Terminal echo is off (password prompt)');
   lines.push(`Original token count: ${response.originalTokenCount}`);
   lines.push(...response.warnings);
+  if (response.screen) lines.push(...screenSection(response.screen));
   lines.push('Output:');
   return `${lines.join('\n')}\n${response.output}`;
+}
+
+/**
+ * The screen as a fenced block under a line that says its size and where the cursor is (1-based, as a person counts).
+ * Rows keep their leading spaces and lose trailing ones; blank rows at the bottom are left out, down to the cursor.
+ */
+export function screenSection(screen: ScreenView): string[] {
+  const rows = screen.lines.map((line) => line.trimEnd());
+  let shown = rows.length;
+  while (shown > screen.cursor.row + 1 && rows[shown - 1] === '') shown--;
+  const what = screen.alternate ? '; a full-screen program, so Output leaves out what it drew' : '';
+  const blank = shown < rows.length ? `; rows ${shown + 1}-${rows.length} blank` : '';
+  return [
+    `Screen ${screen.cols}x${screen.rows} (cursor at row ${screen.cursor.row + 1}, column ${screen.cursor.col + 1}${blank}${what}):`,
+    '```',
+    ...rows.slice(0, shown),
+    '```',
+  ];
 }

@@ -6,12 +6,12 @@ import { InputWaitPolicy } from '../input-wait/policy.js';
 import { deadlinePolicy, type EarlyReturn, type ReturnPolicy, type WatchContext } from '../input-wait/return-policy.js';
 import { detectDenial } from '../sandbox/denial.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
-import { buildEnv, policyKeeps } from '../spawn/env.js';
+import { buildEnv, policyKeeps, type EnvPolicy } from '../spawn/env.js';
 import { ShellSnapshots } from '../spawn/shell-snapshot.js';
 import { resolveWorkdir } from '../spawn/resolve.js';
 import { findExecutable } from '../util/executable.js';
 import type { Disposable, ExecProcess } from '../spawn/types.js';
-import { MAX_OUTPUT_DELTAS, SESSION_WARNING_THRESHOLD } from './constants.js';
+import { MAX_OUTPUT_DELTAS, SEND_INPUT_WAIT_MS, SESSION_WARNING_THRESHOLD, STATE_PROBE_MS } from './constants.js';
 import { limitExceeded, shutDown, spawnFailed, stdinClosed } from './errors.js';
 import { CommandGate, retriedNote } from './gate.js';
 import { ExecSession } from './exec-session.js';
@@ -34,8 +34,25 @@ import {
 import { approvalPolicyOf, resolveSettings, sandboxPolicyOf, type ResolvedSettings } from './settings.js';
 import type { SessionBudget } from './budget.js';
 import { SessionStore } from './store.js';
+import {
+  checkTerminalFields,
+  keysToBytes,
+  resizeTerminal,
+  screenForReply,
+  sessionEnvPolicy,
+  terminalSize,
+  type ScreenChoice,
+} from './terminal.js';
 import { clampPollTime, clampYieldTime } from './timing.js';
-import type { CallOptions, ExecResponse, ManagerOptions, SessionInfo } from './types.js';
+import type {
+  CallOptions,
+  ExecResponse,
+  ManagerOptions,
+  SessionInfo,
+  SessionState,
+  SessionWatch,
+  SessionWatcher,
+} from './types.js';
 
 /** Exit code reported for a session whose tree was ended but whose exit status never came: as if SIGKILLed. */
 const UNKNOWN_EXIT_CODE = 128 + 9;
@@ -51,6 +68,8 @@ interface Collect {
   beforeInput?: unknown;
   /** The caller's subscription to the session's output: ended before the reply drains, so no delta comes after it. */
   output?: Disposable | undefined;
+  /** Whether the reply shows the terminal's screen. */
+  screen: ScreenChoice;
 }
 
 /** The caller's `onOutput` for one call: called at most MAX_OUTPUT_DELTAS times, and its throws are not the call's. */
@@ -118,10 +137,12 @@ export class UnifiedExecManager {
     this.assertOpen();
     const onOutput = boundedListener(options);
     const req = parseArguments(execCommandRequest, request);
+    checkTerminalFields(req, req.tty, this.settings.screens);
     const where = this.executors.get(req.executor);
     const shell = req.shell ?? this.settings.defaultShell;
     // Elsewhere the executor builds the environment and finds the shell and the directory on its own side.
-    const env = where.local ? buildEnv(this.settings.env) : {};
+    const envPolicy = sessionEnvPolicy(this.settings.env, req.screen);
+    const env = where.local ? buildEnv(envPolicy) : {};
     if (where.local && !findExecutable(shell, env.PATH)) {
       throw spawnFailed(
         `shell \`${shell}\` was not found or is not executable; pass an installed shell such as /bin/bash`,
@@ -141,7 +162,7 @@ export class UnifiedExecManager {
       permissions: req.sandboxPermissions,
       justification: req.justification,
     });
-    const run = { ...call, env, started, onOutput, where };
+    const run = { ...call, env, envPolicy, started, onOutput, where };
     // A container is the box its sessions run in: no sandbox is laid inside it.
     const response = await this.start(req, {
       ...run,
@@ -210,7 +231,8 @@ export class UnifiedExecManager {
     const onOutput = boundedListener(options);
     const req = parseArguments(writeStdinRequest, request);
     const session = this.store.get(req.sessionId);
-    if (req.chars !== '' && !session.process.tty) throw stdinClosed();
+    if ((req.chars !== '' || (req.keys?.length ?? 0) > 0) && !session.process.tty) throw stdinClosed();
+    checkTerminalFields(req, session.process.tty, this.settings.screens);
     const bytes = Buffer.byteLength(req.chars, 'utf8');
     if (bytes > this.settings.maxWriteBytes) {
       throw limitExceeded(
@@ -223,26 +245,30 @@ export class UnifiedExecManager {
         `The program has not read ${pending} bytes of earlier input; with \`chars\` that would be over the ${this.settings.maxWriteBytes}-byte limit. Poll, send Ctrl-C ("\\u0003") or close the session`,
       );
     }
+    // Keys and a resize are input too: the program answers them (a resize with a redraw).
+    const acts = req.chars !== '' || (req.keys?.length ?? 0) > 0 || req.cols !== undefined || req.rows !== undefined;
     return session.exclusive(async () => {
       const call: Collect = {
         started,
-        waitMs:
-          req.chars === ''
-            ? clampPollTime(req.yieldTimeMs, this.settings.maxBackgroundPollMs)
-            : clampYieldTime(req.yieldTimeMs),
+        waitMs: acts
+          ? clampYieldTime(req.yieldTimeMs)
+          : clampPollTime(req.yieldTimeMs, this.settings.maxBackgroundPollMs),
         maxOutputTokens: req.maxOutputTokens,
         warnings: [],
-        trigger: req.chars === '' ? 'poll' : 'input',
+        trigger: acts ? 'input' : 'poll',
         // From when this call has the session: a call queued behind another does not stream that one's output.
         output: onOutput && session.onOutput(onOutput),
+        screen: req.screen ?? session.screenChoice,
       };
       // Exited or closed while this call queued behind another: it answers with how the session ended, and types
       // nothing.
-      if (req.chars !== '' && session.state === 'running') {
-        const cut = canonicalLineWarning(req.chars, session.process.terminal?.localModes()?.canonical);
+      if (acts && session.state === 'running') {
+        const typed = req.chars + keysToBytes(session, req.keys ?? []);
+        const cut = canonicalLineWarning(typed, session.process.terminal?.localModes()?.canonical);
         if (cut) call.warnings.push(cut);
         call.beforeInput = this.returnPolicy.beforeInput?.(session.process);
-        await this.type(session, req.chars, call.started + call.waitMs);
+        resizeTerminal(session, req);
+        if (typed !== '') await this.type(session, typed, call.started + call.waitMs);
       }
       const response = await this.collect(session, call);
       if (response.sandboxDenial) response.warnings.push(this.gate.denialNote(response.sandboxDenial));
@@ -289,6 +315,75 @@ export class UnifiedExecManager {
     }));
   }
 
+  /**
+   * For a person watching (the live view): the session's latest output (up to 64 KiB, read by the model or not), then
+   * each chunk as it comes, none of it taken from the model's replies; `ended` once the session stops running.
+   */
+  watchSession(sessionId: number, watcher: SessionWatcher): SessionWatch {
+    this.assertOpen();
+    const session = this.store.get(sessionId);
+    const { recent, subscription } = session.watch((text) => watcher.output(text));
+    let done = false;
+    const stop = () => {
+      done = true;
+      activity.dispose();
+      subscription.dispose();
+    };
+    const check = () => {
+      if (session.state === 'running' || done) return;
+      stop();
+      // A closed session's exit status comes once its tree is gone.
+      void session.settled().then(() => watcher.ended(session.exitInfo?.exitCode));
+    };
+    const activity = session.onActivity(check);
+    queueMicrotask(check); // one that has already exited
+    return { recent, tty: session.process.tty, ...session.terminalSize, dispose: stop };
+  }
+
+  /**
+   * Types into a tty session for a person (the live view), without waiting for output or taking any: the model's
+   * next reply has what the program answered. Waits at most SEND_INPUT_WAIT_MS for the program to take it.
+   */
+  async sendInput(sessionId: number, chars: string): Promise<void> {
+    this.assertOpen();
+    const session = this.store.get(sessionId);
+    if (!session.process.tty) throw stdinClosed();
+    if (Buffer.byteLength(chars, 'utf8') > this.settings.maxWriteBytes) {
+      throw limitExceeded(`Input over the ${this.settings.maxWriteBytes}-byte limit of one write`);
+    }
+    if (session.state === 'running' && chars !== '') {
+      await this.type(session, chars, performance.now() + SEND_INPUT_WAIT_MS);
+    }
+  }
+
+  /** What each session is doing now: a live tty session is watched for input-wait for up to STATE_PROBE_MS. */
+  async sessionStates(): Promise<Map<number, SessionState>> {
+    const states = await Promise.all(this.store.list().map(async (s) => [s.id, await this.stateOf(s)] as const));
+    return new Map(states);
+  }
+
+  private async stateOf(session: ExecSession): Promise<SessionState> {
+    if (session.state !== 'running') return 'exited';
+    if (!session.process.tty) return 'running';
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), STATE_PROBE_MS);
+    try {
+      const early = await this.returnPolicy.watch({
+        process: session.process,
+        lastOutputAt: () => session.lastOutputAt,
+        onActivity: (listener) => session.onActivity(listener),
+        signal: abort.signal,
+        trigger: 'poll',
+      });
+      return early?.state ?? 'running';
+    } catch {
+      return 'running';
+    } finally {
+      clearTimeout(timer);
+      abort.abort();
+    }
+  }
+
   /** Ends a session's whole process tree and forgets it; a call waiting on it answers at once with the exit. */
   async closeSession(sessionId: number): Promise<{ sessionId: number; exitCode: number | undefined }> {
     this.assertOpen();
@@ -326,16 +421,22 @@ export class UnifiedExecManager {
       // In the same tick as the drain: what was streamed is exactly what this reply drains of the call's output.
       call.output?.dispose();
     }
-    const { text, totalBytes } = session.drain();
+    const { text, totalBytes, withoutAlternate } = session.drain();
+    // The state as of the drain: a process that exits while the screen is read reports that, and what it printed
+    // meanwhile, in the next reply.
+    const state = session.state;
+    const screen = await screenForReply(session, call.screen);
     session.lastUsedMs = this.clock();
     const base = {
       chunkId: newChunkId(),
       wallTimeSeconds: (performance.now() - call.started) / 1000,
-      output: truncateForModel(text, call.maxOutputTokens).text,
+      // What a full-screen program drew is on the screen; `screen: false` asks for the raw bytes, as Codex gives.
+      output: truncateForModel(call.screen === false ? text : withoutAlternate(), call.maxOutputTokens).text,
       originalTokenCount: Math.ceil(totalBytes / 4),
       warnings: call.warnings,
+      ...(screen ? { screen } : {}),
     };
-    if (session.state === 'running') {
+    if (state === 'running') {
       return {
         ...base,
         sessionId: session.id,
@@ -344,7 +445,7 @@ export class UnifiedExecManager {
       };
     }
     // Reported once, then gone: a later write_stdin gets UNKNOWN_SESSION.
-    if (session.state === 'exited') void this.store.close(session, { afterReply: true });
+    if (state === 'exited') void this.store.close(session, { afterReply: true });
     const exitCode = session.exitInfo?.exitCode ?? UNKNOWN_EXIT_CODE;
     if (session.exitInfo?.lost) base.warnings.push(session.exitInfo.lost);
     const denial = detectDenial(session.sandbox, exitCode, text);
@@ -358,6 +459,7 @@ export class UnifiedExecManager {
       argv: string[];
       cwd: string;
       env: Record<string, string>;
+      envPolicy: EnvPolicy;
       where: NamedExecutor;
       /** Undefined: outside any sandbox. */
       sandbox: SandboxPolicy | undefined;
@@ -381,12 +483,14 @@ export class UnifiedExecManager {
       if (plan.argv) argv = plan.argv(req.cmd);
       else if (plan.warning) warnings.push(plan.warning);
     }
+    const size = terminalSize(req);
     const spawnOptions = {
       argv,
       cwd,
       env,
-      envPolicy: this.settings.env,
+      envPolicy: run.envPolicy,
       tty: req.tty,
+      ...(req.tty ? size : {}),
       ...(sandbox ? { sandbox } : {}),
     };
     const { executor } = where;
@@ -406,7 +510,15 @@ export class UnifiedExecManager {
       }
       // Subscribed in the same tick as the spawn, so not one byte of output is missed; stored before any wait, so
       // it is reachable (and shutdown finds it) even if the caller goes away.
-      const made = new ExecSession(id, req.cmd, proc, this.settings.outputMaxBytes, this.clock(), sandbox, where.name);
+      const made = new ExecSession(id, req.cmd, proc, {
+        outputMaxBytes: this.settings.outputMaxBytes,
+        nowMs: this.clock(),
+        sandbox,
+        executor: where.name,
+        terminalSize: size,
+        screen: this.settings.screens,
+        screenChoice: req.screen,
+      });
       const subscription = onOutput && made.onOutput(onOutput);
       this.store.add(made);
       // A spawn blocks the event loop for a few ms: let other work run between the spawns of a burst.
@@ -420,6 +532,7 @@ export class UnifiedExecManager {
       warnings,
       trigger: 'start',
       output,
+      screen: req.screen,
     });
     // As in Codex, only a process that outlives its first yield takes a place: a command that exits at once never
     // prunes a live session.

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { DEFAULT_EXEC_YIELD_TIME_MS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_WRITE_YIELD_TIME_MS } from './constants.js';
+import {
+  DEFAULT_EXEC_YIELD_TIME_MS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_WRITE_YIELD_TIME_MS,
+  MAX_TERMINAL_SIDE,
+} from './constants.js';
 import { describeIssue, describeValue, expected, invalidArgument } from './errors.js';
 
 // The parameters of each tool, once. Wire names are snake_case, as models trained on the Codex contract type them;
@@ -32,6 +37,24 @@ const sessionId = (description: string) =>
         .positive(expected('a positive integer')),
     )
     .describe(description);
+
+/** A terminal's width or height, in cells. */
+const terminalSide = (description: string) =>
+  z
+    .number(expected(`a whole number from 1 to ${MAX_TERMINAL_SIDE}`))
+    .int(expected(`a whole number from 1 to ${MAX_TERMINAL_SIDE}`))
+    .min(1, expected(`a whole number from 1 to ${MAX_TERMINAL_SIDE}`))
+    .max(MAX_TERMINAL_SIDE, expected(`a whole number from 1 to ${MAX_TERMINAL_SIDE}`))
+    .optional()
+    .describe(description);
+
+/** Shared by exec_command and write_stdin: whether the reply shows the terminal's screen. */
+const screen = z
+  .boolean(expected('true or false'))
+  .optional()
+  .describe(
+    'tty only. Leave it out: the reply shows the rendered screen (rows of text and the cursor) while a full-screen program (vim, less, top) is in the alternate screen, and Output leaves out what such a program drew. true: show the screen in every reply. false: never; Output is the raw bytes, escape sequences and all.',
+  );
 
 /** Shared by exec_command and shell: the model may ask to leave the sandbox, and say why. */
 const sandboxPermissions = z
@@ -97,6 +120,9 @@ export const execCommandParams = z.object({
     .describe(
       'Where to run the command, for a server that offers more than one place (another machine, a container): the name of one of them, as list_sessions shows. Leave it out for the default.',
     ),
+  cols: terminalSide('tty only: width of the terminal in characters; default 80.'),
+  rows: terminalSide('tty only: height of the terminal in lines; default 24.'),
+  screen,
 });
 
 export const writeStdinParams = z.object({
@@ -111,6 +137,17 @@ export const writeStdinParams = z.object({
     'Milliseconds to wait for output before replying: 250 to 30000 after typing; an empty poll waits at least 5000 and at most 300000. Replies early when the process exits or is back waiting for input.',
   ),
   max_output_tokens: maxOutputTokens,
+  keys: z
+    .array(z.string(expected('a key name')), expected('an array of key names'))
+    .optional()
+    .describe(
+      'Keys to press after typing `chars`, in order, by name: Up, Down, Left, Right, Home, End, PageUp, PageDown, Insert, Delete, Enter, Tab, Backspace, Esc, Space, F1-F12, Ctrl-<key> (Ctrl-C, also C-c), Alt-<key> (also M-x). Arrow keys are sent as the program expects them (full-screen programs switch their encoding). Needs tty=true.',
+    ),
+  cols: terminalSide(
+    'Resize the terminal to this width before typing (the program is told, and redraws); leave out to keep it.',
+  ),
+  rows: terminalSide('Resize the terminal to this height before typing; leave out to keep it.'),
+  screen,
 });
 
 export const listSessionsParams = z.object({});

@@ -271,6 +271,18 @@ export const managerSettingsSchema = z.strictObject({
         shownDefault: 'the first --executor',
       }),
     ),
+  screens: z
+    .boolean(expected('true or false'))
+    .default(true)
+    .meta(
+      meta({
+        description:
+          'keep a screen for each tty session, so replies show what a full-screen program (vim, less, top) draws instead of its escape sequences; the flag turns that off, and Output is then always the raw bytes',
+        flag: 'no-screens',
+        negatedFlag: true,
+        shownDefault: 'screens on',
+      }),
+    ),
   shellSnapshot: z
     .boolean(expected('true or false'))
     .default(true)

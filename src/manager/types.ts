@@ -9,6 +9,18 @@ export type { ExecCommandRequest, WriteStdinRequest } from './requests.js';
 
 export type SessionState = 'exited' | 'waiting_for_input' | 'running';
 
+/** A terminal's screen as a reply shows it: what a person would see. */
+export interface ScreenView {
+  cols: number;
+  rows: number;
+  /** Every row's text, top to bottom, without trailing spaces. */
+  lines: string[];
+  /** Zero-based. */
+  cursor: { row: number; col: number };
+  /** A full-screen program (vim, less, top) is in the alternate screen. */
+  alternate: boolean;
+}
+
 export interface ExecResponse {
   /** 6 lowercase hex characters naming this response. */
   chunkId: string;
@@ -26,6 +38,11 @@ export interface ExecResponse {
   secretPrompt?: boolean;
   /** Lines for the model, e.g. the 60-session warning. */
   warnings: string[];
+  /**
+   * The terminal's screen: while a full-screen program is in the alternate screen (unless the call said
+   * `screen: false`), or always when it said `screen: true`.
+   */
+  screen?: ScreenView;
   /** The process failed because the sandbox refused something (a write, a connection); a warning line says so. */
   sandboxDenial?: SandboxDenial;
 }
@@ -57,6 +74,25 @@ export interface SessionInfo {
   exited: boolean;
   exitCode?: number;
   bufferedBytes: number;
+}
+
+/** Told about a watched session (see UnifiedExecManager.watchSession). */
+export interface SessionWatcher {
+  /** Each piece of output, as text, as it comes. */
+  output(text: string): void;
+  /** Once, when the session has stopped running; undefined when its exit status never came. */
+  ended(exitCode: number | undefined): void;
+}
+
+export interface SessionWatch {
+  /** The latest output (up to 64 KiB), read by the model or not; it begins at a line when older output was dropped. */
+  recent: string;
+  tty: boolean;
+  /** The terminal's size (tty sessions). */
+  cols: number;
+  rows: number;
+  /** Stops the watch. */
+  dispose(): void;
 }
 
 /** Code a caller plugs in, as opposed to settings (which have a CLI flag and a config key too). */

@@ -18,6 +18,18 @@ export const execResultOutput = z
       .describe('exited, waiting_for_input (blocked reading its terminal) or running.'),
     secret_prompt: z.boolean().optional().describe('true when the terminal has echo off, as at a password prompt.'),
     warnings: z.array(z.string()).optional().describe('Notes for the model, such as the open-session warning.'),
+    screen: z
+      .object({
+        cols: z.number(),
+        rows: z.number(),
+        lines: z.array(z.string()).describe('Every row of the terminal, top to bottom.'),
+        cursor: z.object({ row: z.number(), col: z.number() }).describe('Zero-based.'),
+        alternate: z.boolean().describe('A full-screen program (vim, less, top) is in the alternate screen.'),
+      })
+      .optional()
+      .describe(
+        'What the terminal shows: while a full-screen program is in the alternate screen, or always when asked with screen=true.',
+      ),
   })
   // The compat contract: a reply carries exactly one of the two.
   .refine((r) => (r.exit_code === undefined) !== (r.session_id === undefined), {

@@ -12,6 +12,7 @@ export function toExecResult(response: ExecResponse): ExecResult {
     state: response.state,
     ...(response.secretPrompt ? { secret_prompt: true } : {}),
     ...(response.warnings.length > 0 ? { warnings: response.warnings } : {}),
+    ...(response.screen ? { screen: response.screen } : {}),
   };
 }
 

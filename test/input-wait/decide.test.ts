@@ -149,10 +149,10 @@ describe('event loops (epoll, select, poll on the terminal and their own wake-up
     expect(v.kind === 'waiting' && v.timer).toBeUndefined();
   });
 
-  it('gives no timer to a wait on the terminal alone: a program redrawing on a schedule still waits for keys', () => {
+  it('gives a wait on the terminal alone its timer too: vim telling a lone Esc from a key redraws when it ends', () => {
     const { fx, m } = member('bash-prompt');
-    const v = decideInputWait(withMembers(fx, [{ ...m, timeoutMs: 3000 }]), fx.ptsPath, x64);
-    expect(v.kind === 'waiting' && v.timer).toBeUndefined();
+    const v = decideInputWait(withMembers(fx, [{ ...m, timeoutMs: 1000 }]), fx.ptsPath, x64);
+    expect(v.kind === 'waiting' && v.timer).toEqual({ pid: m.pid, timeoutMs: 1000, runCount: m.runCount });
   });
 
   it('cannot tell when the set holds something that is not its own wake-up', () => {

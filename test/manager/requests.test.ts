@@ -28,6 +28,9 @@ describe('execCommandRequest (the library, camelCase)', () => {
       'sandboxPermissions',
       'justification',
       'executor',
+      'cols',
+      'rows',
+      'screen',
     ]);
   });
 

@@ -115,6 +115,10 @@ describe('bad input through the MCP stdio server', () => {
       { tool: 'exec_command', args: { ...ok, justification: 42 }, says: field('justification') },
       { tool: 'exec_command', args: { ...ok, executor: 7 }, says: field('executor') },
       { tool: 'exec_command', args: { ...ok, executor: 'mars' }, says: /Unknown executor "mars".*`local`/ },
+      { tool: 'exec_command', args: { ...ok, tty: true, cols: 0 }, says: /`cols`: expected a whole number from 1/ },
+      { tool: 'exec_command', args: { ...ok, tty: true, rows: 'tall' }, says: field('rows') },
+      { tool: 'exec_command', args: { ...ok, screen: 'yes' }, says: field('screen') },
+      { tool: 'exec_command', args: { ...ok, rows: 30 }, says: /`rows` needs a terminal: start the session with tty/ },
       { tool: 'exec_command', args: { ...ok, workdir: 5 }, says: field('workdir') },
       { tool: 'exec_command', args: { ...ok, workdir: ['/tmp'] }, says: field('workdir') },
       {
@@ -210,6 +214,15 @@ describe('bad input through the MCP stdio server', () => {
         args: { session_id: () => victim, chars: '', max_output_tokens: -1 },
         says: field('max_output_tokens'),
       },
+      { tool: 'write_stdin', args: { session_id: () => victim, keys: 'Up' }, says: field('keys') },
+      {
+        tool: 'write_stdin',
+        args: { session_id: () => victim, keys: ['Up', 'Hyper'] },
+        says: /`keys`: unknown key "Hyper": use one of Up/,
+      },
+      { tool: 'write_stdin', args: { session_id: () => victim, cols: 1e6 }, says: field('cols') },
+      { tool: 'write_stdin', args: { session_id: () => victim, rows: -1 }, says: field('rows') },
+      { tool: 'write_stdin', args: { session_id: () => victim, screen: 1 }, says: field('screen') },
       // close_session
       { tool: 'close_session', args: {}, says: field('session_id') },
       { tool: 'close_session', args: { session_id: 'abc' }, says: field('session_id') },

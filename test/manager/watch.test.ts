@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { UnifiedExecManager } from '../../src/manager/manager.js';
+
+// What the live view builds on: watching a session without taking the model's output, typing for a person, and
+// each session's state now.
+
+const managers: UnifiedExecManager[] = [];
+const newManager = () => {
+  const manager = new UnifiedExecManager();
+  managers.push(manager);
+  return manager;
+};
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
+});
+
+const shell = { cmd: "PS1='$ ' bash --norc --noprofile -i", tty: true, login: false } as const;
+
+describe('watchSession', () => {
+  it('starts with the latest output, read or not, then streams what comes, and leaves it all to the model', async () => {
+    const manager = newManager();
+    const started = await manager.execCommand({ ...shell });
+    const id = started.sessionId!;
+    await manager.writeStdin({ sessionId: id, chars: 'echo first-$((40+2))\r' });
+    const seen: string[] = [];
+    const watch = manager.watchSession(id, { output: (text) => seen.push(text), ended: () => undefined });
+    expect(watch).toMatchObject({ tty: true, cols: 80, rows: 24 });
+    expect(watch.recent).toContain('first-42'); // already read by the model, still in the recent output
+    const reply = await manager.writeStdin({ sessionId: id, chars: 'echo second-$((40+3))\r' });
+    expect(reply.output).toContain('second-43'); // the watcher took nothing
+    await vi.waitFor(() => expect(seen.join('')).toContain('second-43'));
+    watch.dispose();
+  });
+
+  it('says once how the session ended, and stops', async () => {
+    const manager = newManager();
+    const started = await manager.execCommand({ ...shell });
+    const ended = vi.fn();
+    manager.watchSession(started.sessionId!, { output: () => undefined, ended });
+    await manager.writeStdin({ sessionId: started.sessionId!, chars: 'exit 3\r' });
+    await vi.waitFor(() => expect(ended).toHaveBeenCalledWith(3));
+    expect(ended).toHaveBeenCalledTimes(1);
+  });
+
+  it('says when a session closed by the model ended', async () => {
+    const manager = newManager();
+    const started = await manager.execCommand({ cmd: 'sleep 60', tty: true, login: false, yieldTimeMs: 250 });
+    const ended = vi.fn();
+    manager.watchSession(started.sessionId!, { output: () => undefined, ended });
+    await manager.closeSession(started.sessionId!);
+    await vi.waitFor(() => expect(ended).toHaveBeenCalledTimes(1));
+  });
+
+  it('refuses a session it does not hold', () => {
+    const manager = newManager();
+    expect(() => manager.watchSession(12345, { output: () => undefined, ended: () => undefined })).toThrow(
+      /Unknown process id 12345/,
+    );
+  });
+});
+
+describe('sendInput and sessionStates', () => {
+  it('types for a person; the model reads the answer in its next reply', async () => {
+    const manager = newManager();
+    const started = await manager.execCommand({ ...shell });
+    const id = started.sessionId!;
+    await manager.sendInput(id, 'echo typed-$((6*7))\r');
+    await vi.waitFor(async () => {
+      const states = await manager.sessionStates();
+      expect(states.get(id)).toBe('waiting_for_input');
+    });
+    const reply = await manager.writeStdin({ sessionId: id, chars: '', yieldTimeMs: 5000 });
+    expect(reply.output).toContain('typed-42');
+  });
+
+  it('tells running, waiting for input and exited apart', async () => {
+    const manager = newManager();
+    const prompt = await manager.execCommand({ ...shell });
+    const busy = await manager.execCommand({ cmd: 'sleep 60', tty: true, login: false, yieldTimeMs: 250 });
+    const done = await manager.execCommand({ cmd: 'sleep 0.3', tty: false, login: false, yieldTimeMs: 250 });
+    await vi.waitFor(async () => {
+      const states = await manager.sessionStates();
+      expect(states.get(prompt.sessionId!)).toBe('waiting_for_input');
+      expect(states.get(busy.sessionId!)).toBe('running');
+      expect(states.get(done.sessionId!)).toBe('exited');
+    });
+  });
+
+  it('refuses to type into a session without a terminal', async () => {
+    const manager = newManager();
+    const pipes = await manager.execCommand({ cmd: 'sleep 60', login: false, yieldTimeMs: 250 });
+    await expect(manager.sendInput(pipes.sessionId!, 'x')).rejects.toThrow(/stdin is closed/);
+  });
+});
