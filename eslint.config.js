@@ -1,4 +1,5 @@
-// One linter for src, test, bench and scripts: the recommended rules of ESLint and typescript-eslint.
+// One linter for src, test, bench, scripts and the live view's page (view/): the recommended rules of ESLint and
+// typescript-eslint.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -30,6 +31,20 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
       ],
+    },
+  },
+  {
+    // The live view's page: browser JS, served as it is.
+    files: ['view/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: {
+        document: 'readonly',
+        location: 'readonly',
+        history: 'readonly',
+        sessionStorage: 'readonly',
+        TextDecoderStream: 'readonly',
+      },
     },
   },
 );

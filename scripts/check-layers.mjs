@@ -7,7 +7,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 // util: tiny helpers; buffer: output data structures; linux: /proc, process trees, tags, kill; spawn: one running
 // program (PTY, pipes, env); input-wait: is it waiting for input; exec-server: the Codex exec-server protocol and
 // our server of it; executors: where else programs run (exec-servers, containers); manager: exec sessions; tools,
-// mcp, cli: surfaces.
+// mcp, cli: surfaces; view: the live view's page and API, which the CLI plugs into the MCP HTTP server.
 const ORDER = [
   'util',
   'buffer',
@@ -22,6 +22,7 @@ const ORDER = [
   'manager',
   'tools',
   'mcp',
+  'view',
   'cli',
 ];
 const root = resolve(new URL('..', import.meta.url).pathname, 'src');

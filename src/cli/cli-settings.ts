@@ -134,6 +134,24 @@ export const serveSettingsSchema = z.strictObject({
       placeholder: 'SECONDS',
     }),
   ),
+  noView: z
+    .boolean(expected('true or false'))
+    .default(false)
+    .meta(
+      meta({
+        description: "serve no live view: the web page at /view that lists every client's sessions and shows them",
+        flag: 'no-view',
+      }),
+    ),
+  viewInput: z
+    .boolean(expected('true or false'))
+    .default(false)
+    .meta(
+      meta({
+        description: 'let the live view type into tty sessions; without it the page only watches and closes them',
+        flag: 'view-input',
+      }),
+    ),
 });
 export type ServeSettings = z.output<typeof serveSettingsSchema>;
 

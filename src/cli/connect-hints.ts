@@ -74,3 +74,28 @@ export function stdioConnectHints(launch: string[]): string {
     `  claude mcp add ${CLIENT_NAME} -- ${line}`,
   ].join('\n');
 }
+
+/**
+ * Where to watch the sessions in a browser (the live view). The page reads the token from the address's fragment
+ * (`#token=`), which a browser never sends to a server; as above, a token the operator keeps in a file or the
+ * environment is not printed: the line that prints the address reads it.
+ */
+export function viewHints(viewUrl: string, auth: ServeAuth, input: boolean): string {
+  const typing = input ? ' (it can type into them: --view-input)' : '';
+  switch (auth.from) {
+    case 'none':
+      return [`Watch the sessions in a browser${typing}:`, `  ${viewUrl}`].join('\n');
+    case 'generated':
+      return [`Watch the sessions in a browser${typing}:`, `  ${viewUrl}#token=${encodeURIComponent(auth.token)}`].join(
+        '\n',
+      );
+    case 'file':
+    case 'env': {
+      const read = auth.from === 'env' ? `$${TOKEN_ENV}` : `$(cat ${shellQuote(auth.path)})`;
+      return [
+        `Watch the sessions in a browser${typing}, at the address this prints (or open ${viewUrl} and give it the token):`,
+        `  echo "${viewUrl}#token=${read}"`,
+      ].join('\n');
+    }
+  }
+}

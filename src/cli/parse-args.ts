@@ -69,6 +69,9 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
         const { values } = parseArgs({ args: rest, options: { ...flagOptions(leaves), ...helpOption } });
         if (values.help) return { kind: 'help' };
         const serve = resolveFlags(serveSettingsSchema, FLAG_TABLES.serve, values, env);
+        if (serve.noView && serve.viewInput) {
+          throw new UsageError('--no-view and --view-input contradict each other: give one of them');
+        }
         return { kind: 'serve', ...serve, manager: managerFlags(values) };
       }
       case 'run': {

@@ -2,7 +2,9 @@ import { userInfo } from 'node:os';
 import type { ManagerOptions } from '../manager/types.js';
 import { startHttpServer } from '../mcp/http-server.js';
 import type { ServeSettings } from './cli-settings.js';
-import { httpConnectHints } from './connect-hints.js';
+import { VIEW_PATH } from '../view/constants.js';
+import { viewRoutes } from '../view/view-routes.js';
+import { httpConnectHints, viewHints } from './connect-hints.js';
 import { log, writeTo } from './log.js';
 import { TOKEN_ENV, type ServeAuth } from './serve-auth.js';
 import { policyLine } from './server-policy.js';
@@ -53,6 +55,7 @@ export async function serve(
     headersTimeoutMs: options.headersTimeoutS * 1000,
     version: options.version,
     log,
+    ...(options.noView ? {} : { routes: (clients) => viewRoutes(clients, { input: options.viewInput, log }) }),
   });
   exitOnSignals(() => server.close(), log, 0);
   writeTo(
@@ -65,6 +68,7 @@ export async function serve(
       '',
       httpConnectHints(server.url, auth),
       '',
+      ...(options.noView ? [] : [viewHints(new URL(VIEW_PATH, server.url).href, auth, options.viewInput), '']),
     ].join('\n'),
   );
 }

@@ -18,7 +18,8 @@ ${synopsis('unified-exec mcp', `${flagSynopsis(FLAG_TABLES.mcp)} [session option
       MCP server on stdin/stdout (stdout carries only protocol; logs go to stderr).
 ${synopsis('unified-exec serve', `${flagSynopsis(FLAG_TABLES.serve)} [session options]`)}
       MCP server over Streamable HTTP at http://ADDR:N/mcp. Each MCP client session gets its own
-      shell sessions, ended (processes terminated) when the client session ends.
+      shell sessions, ended (processes terminated) when the client session ends. A web page at
+      http://ADDR:N/view shows every client's sessions live (the live view).
 ${synopsis('unified-exec run', `${flagSynopsis(FLAG_TABLES.run)} [session options] -- <command...>`)}
       Run one command line, print each reply as a model would see it, exit with its exit code.
   unified-exec exec-server [--listen ws://IP:PORT|stdio] [--token-file FILE]

@@ -23,6 +23,14 @@ export interface ClientRegistryOptions {
   maxClients?: number;
 }
 
+/** A client as a watcher of the server sees it (the live view): who it is and the manager of its exec sessions. */
+export interface ClientListing {
+  clientId: string;
+  /** The name it gave in its initialize request's clientInfo (e.g. "claude-code"); undefined if it gave none. */
+  clientName: string | undefined;
+  manager: UnifiedExecManager;
+}
+
 /** What an initialize request came to: a new client, or none (every client busy at the cap, or shutting down). */
 export type OpenOutcome = 'opened' | 'full' | 'closing';
 
@@ -71,6 +79,15 @@ export class ClientRegistry {
   /** The manager behind a client, for embedding and tests. */
   managerOf(clientId: string): UnifiedExecManager | undefined {
     return this.entries.get(clientId)?.manager;
+  }
+
+  /** Every client that has initialized and not ended, in the order they connected. */
+  listClients(): ClientListing[] {
+    return [...this.entries].map(([clientId, entry]) => ({
+      clientId,
+      clientName: entry.server.server.getClientVersion()?.name,
+      manager: entry.manager,
+    }));
   }
 
   /** Hands a request of a known client to its transport; false when no such client is held. */

@@ -16,6 +16,7 @@ import {
   MIN_TOKEN_BYTES,
 } from './defaults.js';
 import { buildGuardPolicy, checkRequest, hostWithPort, isLoopbackHost, isWildcardHost } from './request-guard.js';
+import { policyFor, type HttpRoutes } from './http-routes.js';
 import type { McpServerOptions } from './server.js';
 import { ClientRegistry } from './client-registry.js';
 import { requestIdsOf } from './open-calls.js';
@@ -43,6 +44,8 @@ export interface HttpServerOptions extends McpServerOptions {
   headersTimeoutMs?: number;
   /** Where log lines go (never stdout for a stdio server; the CLI uses stderr). */
   log?: (line: string) => void;
+  /** More endpoints beside /mcp (the CLI's live view), made once the clients exist; checked as /mcp is. */
+  routes?: (clients: ClientRegistry) => HttpRoutes;
 }
 
 export interface RunningHttpServer {
@@ -75,6 +78,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     ...(options.clientIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.clientIdleTimeoutMs }),
     maxClients,
   });
+  const routes = options.routes?.(registry);
   let policy = buildGuardPolicy({ host, port: 0 });
   const httpServer = createServer(
     connectionTimeouts(options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS),
@@ -89,9 +93,11 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   limitConnections(httpServer, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const extra = routes?.handles(url.pathname) ? routes : undefined;
     const verdict = checkRequest(
       { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization },
-      policy,
+      policyFor(policy, extra, url.pathname),
     );
     if (!verdict.ok) {
       res.writeHead(verdict.status, {
@@ -101,7 +107,8 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       res.end(`${verdict.message}\n`);
       return;
     }
-    if (new URL(req.url ?? '/', 'http://x').pathname !== MCP_PATH) {
+    if (extra) return extra.handle(req, res, url);
+    if (url.pathname !== MCP_PATH) {
       res
         .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
         .end(`Not found: the MCP endpoint is ${MCP_PATH}\n`);

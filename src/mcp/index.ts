@@ -2,7 +2,8 @@ export { createMcpServer, toCallToolResult, SERVER_NAME, type McpServerOptions }
 export { startStdioServer, type StdioServerOptions, type RunningStdioServer } from './stdio.js';
 export { startHttpServer, type HttpServerOptions, type RunningHttpServer } from './http-server.js';
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, MCP_PATH } from './defaults.js';
-export { ClientRegistry } from './client-registry.js';
+export { ClientRegistry, type ClientListing } from './client-registry.js';
+export type { HttpRoutes } from './http-routes.js';
 export {
   buildGuardPolicy,
   checkRequest,

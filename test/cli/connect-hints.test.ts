@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { httpConnectHints, shellQuote, stdioConnectHints } from '../../src/cli/connect-hints.js';
+import { httpConnectHints, shellQuote, stdioConnectHints, viewHints } from '../../src/cli/connect-hints.js';
 
 const URL = 'http://127.0.0.1:8765/mcp';
 const DIR = mkdtempSync(join(tmpdir(), 'ue-hints-'));
@@ -79,5 +79,38 @@ describe('connect hints', () => {
     expect(shellQuote('abc-1.2/x')).toBe('abc-1.2/x');
     expect(shellQuote('a b')).toBe(`'a b'`);
     expect(shellQuote(`a'b`)).toBe(`'a'\\''b'`);
+  });
+});
+
+describe('live view hints', () => {
+  const VIEW = 'http://127.0.0.1:8765/view';
+
+  it('gives the address with a token made at start in its fragment, percent-encoded', () => {
+    expect(viewHints(VIEW, { from: 'generated', token: 'Zm9v-YmFy_0123456789' }, false)).toBe(
+      `Watch the sessions in a browser:\n  ${VIEW}#token=Zm9v-YmFy_0123456789`,
+    );
+    expect(viewHints(VIEW, { from: 'generated', token: 'a+b/c=d&e' }, false)).toContain('#token=a%2Bb%2Fc%3Dd%26e');
+    expect(viewHints(VIEW, { from: 'none' }, false)).toBe(`Watch the sessions in a browser:\n  ${VIEW}`);
+  });
+
+  it('says when the page can type into sessions', () => {
+    expect(viewHints(VIEW, { from: 'none' }, true)).toContain('(it can type into them: --view-input)');
+  });
+
+  it('prints no token the operator keeps in a file or the environment: a line a shell turns into the address', () => {
+    for (const auth of [
+      { from: 'file', token: 'SECRET-SECRET-SECRET', path: FILE },
+      { from: 'env', token: 'SECRET-SECRET-SECRET' },
+    ] as const) {
+      const text = viewHints(VIEW, auth, false);
+      expect(text).not.toContain('SECRET');
+      const line = /^ {2}(echo .*)$/m.exec(text)?.[1] ?? '';
+      const shell = spawnSync('sh', ['-c', line], {
+        env: { PATH: process.env.PATH, UNIFIED_EXEC_TOKEN: 'from-env-from-env-0' },
+        encoding: 'utf8',
+      });
+      const token = auth.from === 'file' ? 'from-file-from-file' : 'from-env-from-env-0';
+      expect(shell.stdout, auth.from).toBe(`${VIEW}#token=${token}\n`);
+    }
   });
 });

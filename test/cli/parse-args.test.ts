@@ -55,6 +55,15 @@ describe('parseCli', () => {
     expect(parseCli(['serve'], { UNIFIED_EXEC_TOKEN: 'from-env' })).not.toHaveProperty('token');
   });
 
+  it('serves the live view read-only by default; --view-input lets it type, --no-view turns it off', () => {
+    expect(parseCli(['serve'])).toMatchObject({ noView: false, viewInput: false });
+    expect(parseCli(['serve', '--view-input'])).toMatchObject({ noView: false, viewInput: true });
+    expect(parseCli(['serve', '--no-view'])).toMatchObject({ noView: true, viewInput: false });
+    expect(() => parseCli(['serve', '--no-view', '--view-input'])).toThrow(
+      new UsageError('--no-view and --view-input contradict each other: give one of them'),
+    );
+  });
+
   it('joins the words after -- into one command line for run', () => {
     expect(parseCli(['run', '--', 'ls', '-la', '/tmp'])).toEqual({
       kind: 'run',

@@ -1,0 +1,65 @@
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { VIEW_PATH } from './constants.js';
+import { COMMON_HEADERS, ViewHttpError } from './http-io.js';
+
+/**
+ * The page's files: ours from the package's top-level view/ folder (plain browser JS, no build step; tsc does not
+ * copy non-TS files, so they live outside src/), and xterm.js's browser build from the @xterm/xterm package. Only
+ * these are served, so no path a request names can reach any other file. None holds a secret: they are served
+ * without the token.
+ */
+const PAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../view');
+const XTERM_DIR = dirname(createRequire(import.meta.url).resolve('@xterm/xterm/package.json'));
+
+const HTML = 'text/html; charset=utf-8';
+const JS = 'text/javascript; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
+
+const FILES = new Map<string, { file: string; type: string }>([
+  [VIEW_PATH, { file: join(PAGE_DIR, 'index.html'), type: HTML }],
+  [`${VIEW_PATH}/`, { file: join(PAGE_DIR, 'index.html'), type: HTML }],
+  [`${VIEW_PATH}/view.js`, { file: join(PAGE_DIR, 'view.js'), type: JS }],
+  [`${VIEW_PATH}/view.css`, { file: join(PAGE_DIR, 'view.css'), type: CSS }],
+  [`${VIEW_PATH}/xterm.js`, { file: join(XTERM_DIR, 'lib/xterm.js'), type: JS }],
+  [`${VIEW_PATH}/xterm.css`, { file: join(XTERM_DIR, 'css/xterm.css'), type: CSS }],
+]);
+
+/**
+ * Scripts and styles from this origin only, requests to this origin only, never in a frame. Inline styles stay
+ * allowed: xterm.js sizes its rows with a <style> element it writes.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+export function isStaticPath(pathname: string): boolean {
+  return FILES.has(pathname);
+}
+
+export async function serveStatic(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+  const entry = FILES.get(pathname);
+  if (entry === undefined) throw new ViewHttpError(404, 'NOT_FOUND', `Not found: ${pathname}`);
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    throw new ViewHttpError(405, 'METHOD_NOT_ALLOWED', `${pathname} takes GET`, { allow: 'GET, HEAD' });
+  }
+  // Read on each request: a few small files, and an edited page shows without a restart.
+  const body = await readFile(entry.file);
+  res.writeHead(200, {
+    ...COMMON_HEADERS,
+    'content-type': entry.type,
+    'content-length': String(body.length),
+    'content-security-policy': CONTENT_SECURITY_POLICY,
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
