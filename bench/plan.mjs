@@ -32,12 +32,20 @@ export const DRIVERS = {
   'ue-container': { module: 'elsewhere', label: 'unified-exec → container', params: { where: 'container' } },
   // The built `mcp` CLI on stdio, driven by the MCP SDK's client (drivers/mcp.mjs).
   'ue-mcp': { module: 'mcp', label: 'unified-exec over MCP stdio', params: {} },
+  // Screens turned off (the manager's `screens: false`, the CLI's --no-screens): the screen figures' baseline.
+  'ue-no-screens': {
+    module: 'unified',
+    label: 'unified-exec screens: false',
+    params: { returnOn: 'input-wait', screens: false },
+  },
 };
 
 /** Sandboxed rows are also divided by the same driver unsandboxed: what the sandbox adds to unified-exec. */
 const unsandboxed = (key) => ({ key, label: 'unsandboxed' });
 /** Rows of sessions elsewhere are also divided by the same figure on this machine: what the distance adds. */
 const local = (key) => ({ key, label: 'local' });
+/** Rows with screens are also divided by the same driver with screens off: what the screen costs. */
+const screensOff = (key) => ({ key, label: 'screens off' });
 
 const MB = 1e6;
 const MiB = 1024 * 1024;
@@ -239,6 +247,44 @@ const scaleRssRow = (results) => {
   };
 };
 
+/** Figure 14a–b: the flood, and this worker's CPU time per MB (less noisy than the rate on a busy machine). */
+const screenFloodRow = (results) => ({
+  ...floodRow(results),
+  cpuMsPerMB: round(median(results.map((r) => r.cpuMs / (r.bytes / MB))), 2),
+});
+
+/**
+ * Figure 14c: RSS per session (after GC, with them all open − before, ÷ count) at the moment `when` names: idle at
+ * the prompt after printing (`atPrompt`), or sitting in less (`inPager`; also what that added per session).
+ * `heldKiB`: the same for what the JavaScript holds (heap in use + external memory, Buffers included), which RSS
+ * overstates.
+ */
+const screenRssRow = (when) => (results) => {
+  const perSession = (r, field, from = 'before') => (r.memory[when][field] - r.memory[from][field]) / r.count / 1024;
+  const medianOf = (field, from) => round(median(results.map((r) => perSession(r, field, from))), 1);
+  return {
+    value: medianOf('rss'),
+    unit: 'KiB',
+    better: 'lower',
+    n: results.length,
+    count: results[0].count,
+    heldKiB: medianOf('held'),
+    rssBeforeMiB: round(results[0].memory.before.rss / MiB, 1),
+    rssMiB: round(results[0].memory[when].rss / MiB, 1),
+    ...(when === 'inPager'
+      ? {
+          addedKiB: medianOf('rss', 'atPrompt'),
+          addedHeldKiB: medianOf('held', 'atPrompt'),
+          shown: sum(results, 'shown'),
+        }
+      : {}),
+    notWaiting: sum(results, 'notWaiting'),
+  };
+};
+
+/** Figure 14d: a key's round trip in less, and how many replies showed the screen. */
+const pagerRow = (results) => ({ ...latencyRow(results), shown: sum(results, 'shown') });
+
 function sum(results, field) {
   const values = results.map((r) => r[field]).filter((v) => typeof v === 'number');
   return values.length ? values.reduce((a, b) => a + b, 0) : undefined;
@@ -304,6 +350,39 @@ export function figures(quick) {
   const idleTarget = (field, what) => ({ variant: 'ue-input-wait-concurrent', field, op: '<=', value: 1.5, what });
   // MCP round trips: the same bash and input as figure 1a, three interleaved repetitions of each row.
   const rtMcp = { repl: 'bash', iterations: q(300, 30), warmup: 20 };
+  // Screens (figure 14): the flood with screens on (the default) and off, raw beside them; then memory and keys.
+  const screenFlood = (alternate) => ({
+    figure: 'flood',
+    valueLabel: 'best MB/s',
+    row: screenFloodRow,
+    variants: [
+      { driver: 'raw', params: { bytes: floodBytes, alternate }, reps: q(3, 1) },
+      // Screens on and off do the same work on the normal screen, so their ratio is the rate's noise: the best of 6
+      // runs each, interleaved, keeps it under the 10 % the target allows.
+      {
+        key: 'ue-screens',
+        driver: 'ue-input-wait',
+        params: { bytes: floodBytes, alternate },
+        reps: q(6, 1),
+        note: 'screens on, the default',
+        compareTo: screensOff('ue-no-screens'),
+      },
+      { driver: 'ue-no-screens', params: { bytes: floodBytes, alternate }, reps: q(6, 1) },
+    ],
+  });
+  const screenRss = { count: q(64, 16), historyBytes: 100_000 };
+  const screenRssVariants = [
+    { driver: 'raw', params: screenRss },
+    {
+      key: 'ue-screens',
+      driver: 'ue-input-wait',
+      params: screenRss,
+      note: 'screens on',
+      compareTo: screensOff('ue-no-screens'),
+    },
+    { driver: 'ue-no-screens', params: screenRss },
+  ];
+  const pager = { iterations: q(200, 30), warmup: 10 };
   // A real login shell costs its profile every call (0.2–0.7 s here): few iterations, one repetition.
   const loginFast = { iterations: q(30, 10), warmup: q(3, 2), gapMs: 10 };
   const loginReal = { iterations: q(5, 2), warmup: 1, gapMs: 10 };
@@ -624,7 +703,100 @@ export function figures(quick) {
       variants: scaleVariants,
       targets: [],
     },
+    {
+      id: 'screen-flood',
+      title: `14a. Flood ${floodBytes / MB} MB through a tty on the normal screen: screens on and off (best run)`,
+      ...screenFlood(false),
+      targets: [{ variant: 'ue-screens', field: 'compared', op: '>=', value: 0.9 }],
+    },
+    {
+      id: 'screen-flood-alt',
+      title: `14b. The same flood in the alternate screen (\`printf '\\033[?1049h'\` first): screens on and off`,
+      ...screenFlood(true),
+      targets: [],
+    },
+    {
+      id: 'screen-rss',
+      title: `14c. RSS per idle \`bash -i\` tty session that printed ${screenRss.historyBytes / 1000} kB (after GC, ${screenRss.count} sessions)`,
+      figure: 'screenMemory',
+      valueLabel: 'per session',
+      row: screenRssRow('atPrompt'),
+      variants: screenRssVariants,
+      targets: [],
+    },
+    {
+      id: 'screen-rss-alt',
+      from: 'screen-rss',
+      title: `14c. … the same ${screenRss.count} sessions, each then in \`less\` (alternate screen; with screens on, a live emulator each)`,
+      valueLabel: 'per session',
+      row: screenRssRow('inPager'),
+      variants: screenRssVariants,
+      targets: [],
+    },
+    {
+      id: 'screen-keys',
+      title: '14d. A key in a full-screen program: `j` (or Down) in `less` on a long file, write_stdin until its reply',
+      figure: 'pagerKeys',
+      valueLabel: 'median',
+      row: pagerRow,
+      variants: [
+        { driver: 'raw', params: pager, reps: q(3, 1), note: 'j, until the redraw' },
+        { driver: 'ue-no-screens', params: { ...pager, chars: 'j' }, reps: q(3, 1), note: 'j' },
+        {
+          key: 'ue-no-screens-keys',
+          driver: 'ue-no-screens',
+          params: { ...pager, keys: ['Down'] },
+          reps: q(3, 1),
+          note: "keys: ['Down']",
+          compareTo: { key: 'ue-no-screens', label: 'chars j' },
+        },
+        {
+          key: 'ue-screen-false',
+          driver: 'ue-input-wait',
+          params: { ...pager, chars: 'j', screen: false },
+          reps: q(3, 1),
+          note: 'j, screen: false',
+          compareTo: screensOff('ue-no-screens'),
+        },
+        {
+          key: 'ue-screen-true',
+          driver: 'ue-input-wait',
+          params: { ...pager, chars: 'j', screen: true },
+          reps: q(3, 1),
+          note: 'j, screen: true',
+          compareTo: { key: 'ue-screen-false', label: 'screen: false' },
+        },
+        {
+          key: 'ue-screen-keys',
+          driver: 'ue-input-wait',
+          params: { ...pager, keys: ['Down'], screen: true },
+          reps: q(3, 1),
+          note: "keys: ['Down'], screen: true",
+          compareTo: { key: 'ue-screen-true', label: 'chars j' },
+        },
+      ],
+      targets: [],
+    },
   ].map((f) => ({ ...f, variants: f.variants.filter((v) => !(quick && v.skipQuick)) }));
+}
+
+/**
+ * The figures BENCH_ONLY names (a comma-separated list): a figure's id (`flood`, `screen-keys`), its number (`14`:
+ * 14a–d) or number and letter (`14b`). A figure built `from` another brings that one along. Keeps the plan's order.
+ */
+export function pickFigures(plan, only) {
+  const wanted = only
+    .split(',')
+    .map((w) => w.trim().toLowerCase())
+    .filter(Boolean);
+  const numberOf = (figure) => /^(\d+)([a-z]?)\./.exec(figure.title) ?? [];
+  const named = (figure) => {
+    const [, number, letter] = numberOf(figure);
+    return wanted.some((w) => w === figure.id || w === number || (letter && w === `${number}${letter}`));
+  };
+  const ids = new Set(plan.filter(named).flatMap((f) => (f.from ? [f.id, f.from] : [f.id])));
+  if (ids.size === 0) throw new Error(`BENCH_ONLY=${only} names no figure; ids: ${plan.map((f) => f.id).join(', ')}`);
+  return plan.filter((f) => ids.has(f.id));
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every figure for every driver, each in a worker process of its own, one after another (never
  * two at once on this 2-core machine). Prints a table with targets, writes bench/results/latest.json plus a
- * timestamped copy, and bench/results/chart.svg. BENCH_QUICK=1 runs a ~70 s smoke version into bench/results/quick/.
+ * timestamped copy, and bench/results/chart.svg. BENCH_QUICK=1 runs a ~2.5 min smoke version into
+ * bench/results/quick/; BENCH_ONLY=14,flood runs only the figures it names (into bench/results/only/).
  */
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -10,7 +11,7 @@ import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { probeSandbox } from '../dist/sandbox/launcher.js';
-import { DRIVERS, checkTarget, figures } from './plan.mjs';
+import { DRIVERS, checkTarget, figures, pickFigures } from './plan.mjs';
 import { renderChart } from './lib/chart.mjs';
 import { codexUnavailable } from './lib/elsewhere.mjs';
 import { TS_CACHE_VAR } from './lib/test-modules.mjs';
@@ -19,6 +20,8 @@ import { formatTable } from './lib/report.mjs';
 import { round } from './lib/stats.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
+// Some figures only (see pickFigures): the results go to results/only/, so latest.json stays a whole run's.
+const ONLY = process.env.BENCH_ONLY || undefined;
 const WORKER_TIMEOUT_MS = 150_000;
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 // Every process the bench starts inherits this, so the end-of-run check can find anything left behind.
@@ -49,7 +52,7 @@ const unavailable = {
   bwrap: sandbox.ok ? undefined : `the sandbox cannot run here: ${sandbox.reason}`,
   codex: await codexUnavailable(),
 };
-const plan = figures(QUICK);
+const plan = ONLY ? pickFigures(figures(QUICK), ONLY) : figures(QUICK);
 const out = [];
 /** Each figure's variants with their workers' results, for the figures built `from` it. */
 const measured = new Map();
@@ -78,6 +81,7 @@ const report = {
   startedAt: startedAt.toISOString(),
   durationSeconds,
   quick: QUICK,
+  ...(ONLY ? { only: ONLY } : {}),
   loadAverage: { start: loadAtStart, end: loadavg().map((l) => round(l, 2)) },
   library: libraryVersion(),
   machine: {
@@ -95,19 +99,22 @@ const report = {
 };
 
 process.stdout.write(`\n${formatTable(report)}\n`);
-// A quick run (tests, CI) must not overwrite the committed full results: it writes under results/quick/.
-const dir = QUICK ? `${RESULTS_DIR}quick/` : RESULTS_DIR;
-const shown = QUICK ? 'bench/results/quick/' : 'bench/results/';
+// A quick run (tests, CI) must not overwrite the committed full results: it writes under results/quick/. A run of
+// some figures writes its latest.json and chart under results/only/; a full-mode one also `<date>-only.json` here.
+const sub = QUICK ? 'quick/' : ONLY ? 'only/' : '';
+const dir = `${RESULTS_DIR}${sub}`;
 mkdirSync(dir, { recursive: true });
 const json = `${JSON.stringify(report, null, 2)}\n`;
 const stamp = startedAt
   .toISOString()
   .replace(/:/g, '-')
   .replace(/\.\d+Z$/, 'Z');
+const copy = QUICK ? undefined : `${stamp}${ONLY ? '-only' : ''}.json`;
 writeFileSync(`${dir}latest.json`, json);
-if (!QUICK) writeFileSync(`${dir}${stamp}.json`, json);
 writeFileSync(`${dir}chart.svg`, renderChart(report));
-process.stdout.write(`wrote ${shown}latest.json${QUICK ? '' : `, ${shown}${stamp}.json`}, ${shown}chart.svg\n`);
+if (copy) writeFileSync(`${RESULTS_DIR}${copy}`, json);
+const written = [`${sub}latest.json`, `${sub}chart.svg`, ...(copy ? [copy] : [])];
+process.stdout.write(`wrote ${written.map((file) => `bench/results/${file}`).join(', ')}\n`);
 process.stdout.write(
   `load average (1/5/15 min) at start ${report.loadAverage.start.join(' ')}, at end ${report.loadAverage.end.join(' ')}\n`,
 );

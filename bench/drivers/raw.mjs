@@ -11,12 +11,15 @@ import { buildEnv } from '../../dist/spawn/env.js';
 import { killPty, makeWorkspace, trackPty } from '../lib/cleanup.mjs';
 import { profileHome } from '../lib/login-profile.mjs';
 import { idle } from '../lib/stats.mjs';
-import { idleCpuMs, sampleRss, settledRss } from '../lib/proc.mjs';
+import { cpuMsSince, idleCpuMs, sampleRss, settledMemory, settledRss } from '../lib/proc.mjs';
+import { FIRST_SCREEN, pagerCommand, pagerFile, scrolledTo } from '../lib/pager.mjs';
 import {
   LOGIN_COMMAND,
   REPLS,
   SHORT_COMMAND,
+  alternateFloodCommand,
   floodCommand,
+  historyCommand,
   lagFloodCommand,
   replyThenPrompt,
   sandboxPolicy,
@@ -152,17 +155,21 @@ export async function loginExec({ profile, iterations, warmup, gapMs = 0 }) {
   return { samples, wrong };
 }
 
-export async function flood({ bytes }) {
+/** `alternate`: the program switches to the alternate screen first (figure 14b). */
+export async function flood({ bytes, alternate = false }) {
   const rssBefore = process.memoryUsage.rss();
   const rss = sampleRss(20);
+  const command = alternate ? alternateFloodCommand(bytes) : floodCommand(bytes);
+  const cpu = process.cpuUsage();
   const t0 = performance.now();
-  const term = new RawTerminal(launch('/bin/bash', ['-c', floodCommand(bytes)]), { collect: false });
+  const term = new RawTerminal(launch('/bin/bash', ['-c', command]), { collect: false });
   await term.exited;
   const ms = performance.now() - t0;
+  const cpuMs = cpuMsSince(cpu);
   const peakRss = rss.stop();
   const received = term.bytes;
   term.kill();
-  return { ms, bytes, received, rssBefore, peakRss };
+  return { ms, cpuMs, bytes, received, rssBefore, peakRss };
 }
 
 export async function openMany({ count, repeat }) {
@@ -264,4 +271,55 @@ export async function scale({ count, floods, floodBytes, iterations, warmup }) {
     closeMs,
     mode: 'all spawned at once (pty.spawn is synchronous), then wait for every prompt',
   };
+}
+
+/** The prompt back after historyCommand: the last `a`, the line break, the prompt. */
+const HISTORY_DONE = /a\r\n\$ $/;
+
+/**
+ * The memory of screens (figure 14c), the floor: `count` shells spawned at once, each prints `historyBytes` and sits
+ * at its prompt (RSS after GC); then each opens less on a file and sits in its first screen (RSS again). Raw node-pty
+ * keeps no screen: only the few KiB of text its waits look at.
+ */
+export async function screenMemory({ count, historyBytes }) {
+  const file = pagerFile();
+  const bash = REPLS.bash;
+  const before = settledMemory();
+  const terms = Array.from({ length: count }, () => new RawTerminal(launch(bash.file, bash.args)));
+  await Promise.all(terms.map((t) => t.waitFor(promptAtEnd(bash.prompt), 60_000)));
+  await Promise.all(
+    terms.map((t) => {
+      t.write(`${historyCommand(historyBytes)}\r`);
+      return t.waitFor(HISTORY_DONE, 60_000);
+    }),
+  );
+  const atPrompt = settledMemory();
+  await Promise.all(
+    terms.map((t) => {
+      t.write(`${pagerCommand(file)}\r`);
+      return t.waitFor(FIRST_SCREEN, 60_000);
+    }),
+  );
+  const inPager = settledMemory();
+  for (const t of terms) t.kill();
+  await Promise.all(terms.map((t) => t.exited));
+  return { count, historyBytes, memory: { before, atPrompt, inPager } };
+}
+
+/**
+ * A key in a full-screen program (figure 14d), the floor: less on a long file, `j` written, until the redraw (the
+ * new last line and the prompt) has come; `iterations` times after `warmup`.
+ */
+export async function pagerKeys({ iterations, warmup }) {
+  const term = new RawTerminal(launch('/bin/bash', ['-c', pagerCommand(pagerFile(), { exec: true })]));
+  await term.waitFor(FIRST_SCREEN);
+  const samples = [];
+  for (let i = 1; i <= warmup + iterations; i++) {
+    const t0 = performance.now();
+    term.write('j');
+    await term.waitFor(scrolledTo(i));
+    if (i > warmup) samples.push(performance.now() - t0);
+  }
+  term.kill();
+  return { samples, wrong: 0 };
 }

@@ -7,9 +7,19 @@ import { LocalExecutor, UnifiedExecManager } from '../../dist/index.js';
 import { ProbeBudget } from '../../dist/input-wait/probe-budget.js';
 import { makeWorkspace, shutdownManager, trackManager } from '../lib/cleanup.mjs';
 import { idle } from '../lib/stats.mjs';
-import { idleCpuMs, sampleRss, settledRss } from '../lib/proc.mjs';
+import { cpuMsSince, idleCpuMs, sampleRss, settledMemory, settledRss } from '../lib/proc.mjs';
 import { profileHome } from '../lib/login-profile.mjs';
-import { BASH, LOGIN_COMMAND, REPLS, SHORT_COMMAND, floodCommand, lagFloodCommand } from '../lib/workloads.mjs';
+import { pagerCommand, pagerFile, scrolledReply } from '../lib/pager.mjs';
+import {
+  BASH,
+  LOGIN_COMMAND,
+  REPLS,
+  SHORT_COMMAND,
+  alternateFloodCommand,
+  floodCommand,
+  historyCommand,
+  lagFloodCommand,
+} from '../lib/workloads.mjs';
 import { LAG_RESOLUTION_MS, lagOf } from './raw.mjs';
 import { OutputTap, capYields, loadScenarioSuite, measureScenario } from '../lib/scenarios.mjs';
 
@@ -17,6 +27,9 @@ import { OutputTap, capYields, loadScenarioSuite, measureScenario } from '../lib
 function yieldsFor(returnOn) {
   return returnOn === 'deadline' ? { exec: 500, write: 250 } : { exec: 10_000, write: 10_000 };
 }
+
+/** The manager's `screens` setting when the driver gives one (figure 14's `screens: false`); else its default, on. */
+const screensOption = (screens) => (screens === undefined ? {} : { screens });
 
 function newManager(returnOn, options = {}) {
   return trackManager(new UnifiedExecManager({ returnOn, defaultShell: '/bin/bash', ...options }));
@@ -123,25 +136,30 @@ export async function loginExec({ profile, mode, iterations, warmup, gapMs = 0, 
   return { samples, wrong, fellBack, firstCallMs, profileSeen };
 }
 
-export async function flood({ bytes, returnOn }) {
-  return timeFlood(newManager(returnOn), bytes);
+/** `alternate`: the program switches to the alternate screen first (figure 14b). */
+export async function flood({ bytes, returnOn, screens, alternate = false }) {
+  const command = alternate ? alternateFloodCommand(bytes) : floodCommand(bytes);
+  return timeFlood(newManager(returnOn, screensOption(screens)), bytes, undefined, command);
 }
 
 /**
- * Floods `bytes` through `manager` to the exit: the time, the bytes the replies counted and this process's RSS.
- * `beforeShutdown` adds what must be read while the manager still runs (a server's peak RSS). Shuts the manager down.
+ * Floods `bytes` through `manager` to the exit (`command`: the flood command that prints them): the time, this
+ * process's CPU time, the bytes the replies counted and this process's RSS. `beforeShutdown` adds what must be read
+ * while the manager still runs (a server's peak RSS). Shuts the manager down.
  */
-export async function timeFlood(manager, bytes, beforeShutdown = () => ({})) {
+export async function timeFlood(manager, bytes, beforeShutdown = () => ({}), command = floodCommand(bytes)) {
   const rssBefore = process.memoryUsage.rss();
   const rss = sampleRss(20);
+  const cpu = process.cpuUsage();
   const t0 = performance.now();
-  const res = await runToExit(manager, floodCommand(bytes));
+  const res = await runToExit(manager, command);
   const ms = performance.now() - t0;
+  const cpuMs = cpuMsSince(cpu);
   const peakRss = rss.stop();
   const extra = beforeShutdown();
   await shutdownManager(manager);
   // originalTokenCount is ceil(bytes/4) of everything printed, dropped bytes included: exact for a multiple of 4.
-  return { ms, bytes, received: res.bytes, exitCode: res.exitCode, rssBefore, peakRss, ...extra };
+  return { ms, cpuMs, bytes, received: res.bytes, exitCode: res.exitCode, rssBefore, peakRss, ...extra };
 }
 
 export async function openMany({ count, repeat, returnOn, sequential }) {
@@ -240,12 +258,83 @@ export async function scale({ count, floods, floodBytes, iterations, warmup, ret
   };
 }
 
-/** Types `command` into a shell session and polls until the shell waits at its prompt again. */
+/**
+ * Types `command` into a shell session and polls until it waits for input again (the shell at its prompt, or the
+ * program it started); returns the last reply.
+ */
 async function typeUntilPrompt(manager, sessionId, command) {
   let res = await manager.writeStdin({ sessionId, chars: `${command}\r`, yieldTimeMs: 30_000 });
   while (res.state !== 'waiting_for_input' && res.exitCode === undefined) {
     res = await manager.writeStdin({ sessionId, chars: '', yieldTimeMs: 30_000 });
   }
+  return res;
+}
+
+/**
+ * The memory of screens (figure 14c), as raw's `screenMemory`: `count` shells opened at once (`maxSessions: count`),
+ * each prints `historyBytes` (typed, polled back to its prompt) and sits idle; RSS after GC; then each opens less on
+ * a file, whose reply comes once less waits for a key (with screens on, the session's screen is live from the switch
+ * to the alternate screen on: an emulator parsing its output); RSS again. `shown`: replies that carried a screen.
+ */
+export async function screenMemory({ count, historyBytes, returnOn, screens }) {
+  const file = pagerFile();
+  const manager = newManager(returnOn, { maxSessions: count, ...screensOption(screens) });
+  const before = settledMemory();
+  const opened = await Promise.all(
+    Array.from({ length: count }, () =>
+      manager.execCommand({ cmd: REPLS.bash.cmd, ...BASH, tty: true, yieldTimeMs: 30_000 }),
+    ),
+  );
+  const ids = opened.map((r) => r.sessionId);
+  await Promise.all(ids.map((id) => typeUntilPrompt(manager, id, historyCommand(historyBytes))));
+  const atPrompt = settledMemory();
+  const paged = await Promise.all(ids.map((id) => typeUntilPrompt(manager, id, pagerCommand(file))));
+  const inPager = settledMemory();
+  await shutdownManager(manager);
+  return {
+    count,
+    historyBytes,
+    memory: { before, atPrompt, inPager },
+    shown: paged.filter((r) => r.screen).length,
+    notWaiting: paged.filter((r) => r.state !== 'waiting_for_input').length,
+  };
+}
+
+/**
+ * A key in a full-screen program (figure 14d): less on a long file, opened with exec_command (TERM=xterm-256color in
+ * its command line, so the screens-off manager runs the same), then `write_stdin` of `chars` (or `keys`) with the
+ * call's `screen` (undefined: left out), `iterations` times after `warmup`. Each reply is checked for the line less
+ * must have scrolled to, on the screen when it has one, else in the output bytes.
+ */
+export async function pagerKeys({ iterations, warmup, returnOn, screens, screen, chars = '', keys }) {
+  const manager = newManager(returnOn, screensOption(screens));
+  const opened = await manager.execCommand({
+    cmd: pagerCommand(pagerFile(), { exec: true }),
+    ...BASH,
+    tty: true,
+    yieldTimeMs: 10_000,
+  });
+  const samples = [];
+  let wrong = 0;
+  let notWaiting = 0;
+  let shown = 0;
+  for (let i = 1; i <= warmup + iterations; i++) {
+    const t0 = performance.now();
+    const res = await manager.writeStdin({
+      sessionId: opened.sessionId,
+      chars,
+      ...(keys ? { keys } : {}),
+      ...(screen === undefined ? {} : { screen }),
+      yieldTimeMs: 10_000,
+    });
+    if (i <= warmup) continue;
+    samples.push(performance.now() - t0);
+    if (!scrolledReply(res, i)) wrong++;
+    if (res.state !== 'waiting_for_input') notWaiting++;
+    if (res.screen) shown++;
+  }
+  await shutdownManager(manager);
+  return { samples, wrong, notWaiting, shown };
 }
 
 export async function lagFlood({ sessions, bytes, returnOn }) {

@@ -35,6 +35,12 @@ const COLORS = {
   'ue-login-snapshot': '#1f77b4',
   'ue-login-plain': '#aec7e8',
   'ue-mcp': '#393b79',
+  'ue-screens': '#1f77b4',
+  'ue-no-screens': '#637939',
+  'ue-screen-false': '#e7ba52',
+  'ue-screen-true': '#1f77b4',
+  'ue-screen-keys': '#7b4173',
+  'ue-no-screens-keys': '#a55194',
 };
 
 const LEGEND = [
@@ -53,6 +59,9 @@ const LEGEND = [
   ['ue-login-real', 'real login shell'],
   ['ue-login-plain', 'login: false'],
   ['ue-mcp', 'over MCP stdio (SDK client)'],
+  ['ue-no-screens', 'screens: false (manager)'],
+  ['ue-screen-false', 'screen: false (reply)'],
+  ['ue-screen-keys', "keys: ['Down']"],
 ];
 
 /** The chart's groups: which number of which figure, and which way is better. */
@@ -83,6 +92,11 @@ const GROUPS = [
   { figure: 'idle-lag', label: (count) => `lag p99, ${count} idle`, what: 'p99', better: 'lower' },
   { figure: 'idle-rss', label: 'RSS per idle session', what: 'KiB', better: 'lower' },
   { figure: 'rt-mcp', label: 'round trip over MCP', what: 'median', better: 'lower' },
+  { figure: 'screen-flood', label: 'flood, screens', what: 'MB/s', better: 'higher' },
+  { figure: 'screen-flood-alt', label: 'flood, alt. screen', what: 'MB/s', better: 'higher' },
+  { figure: 'screen-rss', label: 'RSS/session, prompt', what: 'KiB', better: 'lower' },
+  { figure: 'screen-rss-alt', label: 'RSS/session, less', what: 'KiB', better: 'lower' },
+  { figure: 'screen-keys', label: 'key in less', what: 'median', better: 'lower' },
 ];
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -109,7 +123,7 @@ export function renderChart(report) {
   const ratios = groups.flatMap((g) => g.bars.map((b) => b.ratio));
   const lo = Math.min(0.1, 10 ** Math.floor(Math.log10(Math.min(...ratios))));
   const hi = Math.max(10, 10 ** Math.ceil(Math.log10(Math.max(...ratios) * 1.5)));
-  const W = 2400; // 17 groups: about 140 px each
+  const W = Math.max(1400, 90 + 150 * groups.length); // about 150 px a group, enough for its label
   const H = 640;
   const left = 70;
   const right = 20;

@@ -35,21 +35,36 @@ let collectGarbage;
  * Workers run without --expose-gc, so gc is exposed here, the first time it is needed.
  */
 export function settledRss() {
+  return settledMemory().rss;
+}
+
+/**
+ * After two full garbage collections: this process's RSS, and what its JavaScript holds (`held`: the V8 heap in use
+ * plus memory outside it that objects own, Buffers included). RSS also counts memory freed but not yet given back
+ * to the system (the allocator keeps it for reuse), so after a burst of output it is the larger of the two.
+ */
+export function settledMemory() {
   if (!collectGarbage) {
     v8.setFlagsFromString('--expose-gc');
     collectGarbage = vm.runInNewContext('gc');
   }
   collectGarbage();
   collectGarbage();
-  return process.memoryUsage.rss();
+  const { rss, heapUsed, external } = process.memoryUsage();
+  return { rss, held: heapUsed + external };
+}
+
+/** CPU time (user + system, ms) this process has spent since `before` (a `process.cpuUsage()`). */
+export function cpuMsSince(before) {
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
 }
 
 /** CPU time (user + system, ms) this process spends over `ms` of wall time in which the driver does nothing. */
 export async function idleCpuMs(ms) {
   const before = process.cpuUsage();
   await new Promise((resolve) => setTimeout(resolve, ms));
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000;
+  return cpuMsSince(before);
 }
 
 /** pid → ppid for every live process (a process can vanish mid-scan; it is skipped). */

@@ -1,6 +1,8 @@
 /** The text table `npm run bench` prints: one block per figure, targets and PASS/MISS next to the numbers. */
 
 const fmt = (value, unit) => (value === null || value === undefined ? '—' : `${formatNumber(value)} ${unit}`);
+/** A difference, with its sign. */
+const signed = (value, unit) => `${value >= 0 ? '+' : '−'}${fmt(Math.abs(value), unit)}`;
 
 function formatNumber(value) {
   if (value === 0) return '0';
@@ -10,16 +12,14 @@ function formatNumber(value) {
   return value.toFixed(3);
 }
 
-const isFlood = (figureId) => figureId === 'flood' || figureId === 'flood-elsewhere';
+const isFlood = (figureId) => ['flood', 'flood-elsewhere', 'screen-flood', 'screen-flood-alt'].includes(figureId);
 
 /** What else a row should say, figure by figure. */
 function notes(figureId, row) {
   const parts = [];
   if (row.compared) {
     const { ratio, difference, label } = row.compared;
-    parts.push(
-      `${formatNumber(ratio)}× ${label} (${difference >= 0 ? '+' : '−'}${fmt(Math.abs(difference), row.unit)})`,
-    );
+    parts.push(`${formatNumber(ratio)}× ${label} (${signed(difference, row.unit)})`);
   }
   if (row.wrong) parts.push(`${row.wrong} wrong replies`);
   // The deadline rule never reports waiting_for_input; only say so for input-wait.
@@ -37,6 +37,7 @@ function notes(figureId, row) {
     if (row.rssOf !== 'bench worker (this driver only)') parts.push(`RSS of ${row.rssOf}`);
     if (row.serverPeakRssMiB !== undefined) parts.push(`exec-server peak RSS ${row.serverPeakRssMiB} MiB`);
     if (row.bytesLost) parts.push(`${row.bytesLost} bytes lost`);
+    if (row.cpuMsPerMB !== undefined) parts.push(`worker CPU ${fmt(row.cpuMsPerMB, 'ms')}/MB`);
     parts.push(`${row.seconds} s, ${row.n} run${row.n > 1 ? 's' : ''}`);
   }
   if (figureId === 'open-spread') {
@@ -58,6 +59,16 @@ function notes(figureId, row) {
   if (figureId === 'idle-rss') {
     parts.push(`RSS ${row.rssBeforeMiB} → ${row.rssIdleMiB} MiB; CPU while idle ${fmt(row.idleCpuMs, 'ms')} in 1 s`);
   }
+  if (figureId === 'screen-rss' || figureId === 'screen-rss-alt') {
+    parts.push(
+      `held ${fmt(row.heldKiB, 'KiB')} (heap + external); RSS ${row.rssBeforeMiB} → ${row.rssMiB} MiB with ${row.count}`,
+    );
+    if (row.addedKiB !== undefined)
+      parts.push(
+        `${signed(row.addedKiB, 'KiB')} RSS, ${signed(row.addedHeldKiB, 'KiB')} held a session over idle at the prompt`,
+      );
+  }
+  if (row.shown !== undefined) parts.push(`${row.shown} replies showed the screen`);
   if (row.firstCallMs !== undefined) {
     parts.push(
       `first call ${fmt(row.firstCallMs, 'ms')} (takes the snapshot; max ${fmt(row.firstCallMaxMs, 'ms')} of ${row.firstCalls})`,

@@ -34,6 +34,15 @@ export function replyThenPrompt(repl) {
 /** A flood without newlines, so the terminal's CRLF translation does not dominate: pure PTY throughput. */
 export const floodCommand = (bytes) => `head -c ${bytes} /dev/zero | tr '\\0' a`;
 
+/**
+ * The flood inside the alternate screen: the program first switches to it (`ESC [ ? 1049 h`, as vim and less do), so
+ * a session's screen is live and parses what follows (figure 14b).
+ */
+export const alternateFloodCommand = (bytes) => `printf '\\033[?1049h'; ${floodCommand(bytes)}`;
+
+/** Output a shell prints before it sits idle (figure 14c): `bytes` of `a`, then a line break. */
+export const historyCommand = (bytes) => `${floodCommand(bytes)}; echo`;
+
 /** A newline-heavy flood (y\n…), the kind of output that loads the terminal line discipline and the reader. */
 export const lagFloodCommand = (bytes) => `yes | head -c ${bytes}`;
 
