@@ -64,7 +64,14 @@ async function startMockModelServer(steps: readonly CodexStep[], outDir: string,
 }
 
 function runCodex(binary: string, dir: string, port: number, options: CodexRunOptions): Promise<void> {
-  const env: NodeJS.ProcessEnv = { ...directEnv(), CODEX_HOME: join(dir, 'home'), MOCK_API_KEY: 'dummy' };
+  // A HOME of its own, without this machine's login profile: root's runs `pyenv rehash`, and two login shells at once
+  // (Codex's and another test's) can make it print errors into a command's output.
+  const env: NodeJS.ProcessEnv = {
+    ...directEnv(),
+    HOME: join(dir, 'user'),
+    CODEX_HOME: join(dir, 'home'),
+    MOCK_API_KEY: 'dummy',
+  };
   delete env.CODEX_EXEC_SERVER_URL;
   if (options.execServerUrl !== undefined) env.CODEX_EXEC_SERVER_URL = options.execServerUrl;
   const stdout = openSync(join(dir, 'codex.jsonl'), 'w');
@@ -125,7 +132,7 @@ export async function runCodexScript(steps: readonly CodexStep[], options: Codex
   const binary = codexBinary(); // fails early, with the reason, where Codex cannot run
   const dir = makeStateDir('codex-run-');
   try {
-    for (const sub of ['home', 'work', 'out']) mkdirSync(join(dir, sub));
+    for (const sub of ['home', 'user', 'work', 'out']) mkdirSync(join(dir, sub));
     copyFileSync(CODEX_CONFIG, join(dir, 'home/config.toml'));
     const mock = await startMockModelServer(steps, join(dir, 'out'), join(dir, 'mock.stderr'));
     try {
