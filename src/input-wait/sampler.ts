@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
+import { closeSync, openSync, readSync, readdirSync, statSync } from 'node:fs';
 import {
   SYSCALLS,
   type ForegroundSample,
@@ -111,6 +111,32 @@ const EPOLL_WRITE = 0x4 | 0x100 | 0x200 | 0x400;
 const EPOLL_ANY = EPOLL_READ | EPOLL_WRITE;
 
 /**
+ * The name of the terminal an fd is, where a sandbox shows it under another: bubblewrap binds the terminal it was
+ * given at /dev/console, so a program that opens /dev/tty in there (less, man) holds it as `/dev/console`. Such an fd
+ * is the terminal when it is the same file as one of the process's standard fds that is a pty; it is then named as
+ * that one is. Any other target is returned as it is.
+ */
+function terminalAlias(pid: number, fd: number, target: string): string {
+  if (target !== '/dev/console') return target;
+  const same = fileId(`/proc/${pid}/fd/${fd}`);
+  for (const std of [0, 1, 2]) {
+    const link = readProcLink(`/proc/${pid}/fd/${std}`);
+    if (link?.startsWith('/dev/pts/') && same !== undefined && fileId(`/proc/${pid}/fd/${std}`) === same) return link;
+  }
+  return target;
+}
+
+/** Which file a path is (its device and inode), or undefined when it cannot be read. */
+function fileId(path: string): string | undefined {
+  try {
+    const { dev, ino } = statSync(path);
+    return `${dev}:${ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * What a read, select, poll or epoll wait of `pid` (any of its threads: they share fds and memory) waits on, from
  * the text of the thread's /proc syscall file.
  */
@@ -123,7 +149,7 @@ function sampleWait(pid: number, syscallText: string | undefined, table: Syscall
   const fdTargets: Record<number, string> = {};
   const link = (fd: number) => {
     const target = readProcLink(`/proc/${pid}/fd/${fd}`);
-    if (target !== undefined) fdTargets[fd] = target;
+    if (target !== undefined) fdTargets[fd] = terminalAlias(pid, fd, target);
   };
   if (table.read.includes(syscall.nr)) {
     link(Number.parseInt(args[0] ?? '', 16));
@@ -133,7 +159,7 @@ function sampleWait(pid: number, syscallText: string | undefined, table: Syscall
     const set = readEpollSet(pid, Number.parseInt(args[0] ?? '', 16));
     if (!set) return { syscall, fdTargets };
     const live = set.filter((w) => w.events & EPOLL_ANY); // events 0: disabled until re-armed
-    for (const w of live) if (w.link !== undefined) fdTargets[w.fd] = w.link;
+    for (const w of live) if (w.link !== undefined) fdTargets[w.fd] = terminalAlias(pid, w.fd, w.link);
     const timeout = timeoutMs(pid, syscall.nr, args, table);
     return {
       syscall,

@@ -54,6 +54,15 @@ describe.skipIf(NO_SANDBOX)('sessions inside the sandbox', () => {
     });
   });
 
+  it('knows less, which reads the terminal as /dev/tty (bubblewrap shows it as /dev/console), waiting for a key', async () => {
+    const m = sandboxed();
+    const started = await m.execCommand({ cmd: 'less /etc/hostname', ...BASH, tty: true, yieldTimeMs: 10_000 });
+    expect(started.state).toBe('waiting_for_input');
+    expect(started.wallTimeSeconds).toBeLessThan(5);
+    const quit = await m.writeStdin({ sessionId: started.sessionId!, chars: 'q', yieldTimeMs: 10_000 });
+    expect(quit.exitCode).toBe(0);
+  });
+
   it('input-wait and password detection work inside the sandbox', async () => {
     const m = sandboxed();
     const started = await m.execCommand({ cmd: 'python3 -q -i', ...BASH, tty: true, yieldTimeMs: 10_000 });
