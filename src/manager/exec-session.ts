@@ -1,5 +1,6 @@
 import { HeadTailBuffer } from '../buffer/head-tail-buffer.js';
 import { Utf8StreamDecoder, decodeDrained } from '../buffer/utf8-decoder.js';
+import type { WatchContext } from '../input-wait/return-policy.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { TerminalModes, outsideAlternateScreen } from '../screen/terminal-modes.js';
 import { RecentBytes } from '../screen/recent-bytes.js';
@@ -132,6 +133,18 @@ export class ExecSession {
 
   get bufferedBytes(): number {
     return this.buffer.retainedBytes;
+  }
+
+  /** What a return policy watches this session by, for one wait. */
+  watchContext(signal: AbortSignal, trigger: WatchContext['trigger'], beforeInput?: unknown): WatchContext {
+    return {
+      process: this.process,
+      lastOutputAt: () => this.lastOutputAt,
+      onActivity: (listener) => this.onActivity(listener),
+      signal,
+      trigger,
+      beforeInput,
+    };
   }
 
   /** Called on any output and on every change of state. */

@@ -368,13 +368,7 @@ export class UnifiedExecManager {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), STATE_PROBE_MS);
     try {
-      const early = await this.returnPolicy.watch({
-        process: session.process,
-        lastOutputAt: () => session.lastOutputAt,
-        onActivity: (listener) => session.onActivity(listener),
-        signal: abort.signal,
-        trigger: 'poll',
-      });
+      const early = await this.returnPolicy.watch(session.watchContext(abort.signal, 'poll'));
       return early?.state ?? 'running';
     } catch {
       return 'running';
@@ -563,19 +557,10 @@ export class UnifiedExecManager {
         if (session.state !== 'running') finish(undefined);
       });
       if (session.process.tty) {
-        this.returnPolicy
-          .watch({
-            process: session.process,
-            lastOutputAt: () => session.lastOutputAt,
-            onActivity: (listener) => session.onActivity(listener),
-            signal: abort.signal,
-            trigger: call.trigger,
-            beforeInput: call.beforeInput,
-          })
-          .then(
-            (result) => result && finish(result),
-            () => undefined,
-          );
+        this.returnPolicy.watch(session.watchContext(abort.signal, call.trigger, call.beforeInput)).then(
+          (result) => result && finish(result),
+          () => undefined,
+        );
       }
     });
   }
