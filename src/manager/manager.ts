@@ -568,7 +568,7 @@ export class UnifiedExecManager {
   private snapshotsOf(where: NamedExecutor): ShellSnapshots {
     let snapshots = this.snapshots.get(where.name);
     if (!snapshots) {
-      snapshots = new ShellSnapshots(where.executor, undefined, sandboxPolicyOf(this.settings));
+      snapshots = new ShellSnapshots(where.executor);
       this.snapshots.set(where.name, snapshots);
     }
     return snapshots;

@@ -2,14 +2,18 @@ import { PROTECTED_NAMES, type SandboxPolicy } from './policy.js';
 
 /** Where the command may write, and what stays read-only or masked inside those places. */
 export interface MountPlan {
-  /** Bound read-write over the read-only root. */
+  /** Bound read-write over the read-only root, outermost first: the writable roots, and the folders pinned. */
   writable: string[];
-  /** Existing protected paths inside writable roots: bound read-only. */
+  /** Existing protected paths inside writable roots, and our private folders there: bound read-only. */
   readOnly: string[];
   /** Missing protected paths inside writable roots: an empty read-only tmpfs, so they cannot be created. */
   masked: string[];
   /** Extra read-write binds (the allowlist proxy's socket folder). */
   binds: string[];
+  /** The kernel's files under /proc and /sys that stay read-only (those that exist here). */
+  kernelReadOnly: string[];
+  /** The kernel's files and folders under /proc and /sys that are hidden (those that exist here). */
+  kernelMasked: { path: string; dir: boolean }[];
   network: 'off' | 'on';
 }
 
@@ -35,31 +39,103 @@ export function writableRoots(
 export type PathKind = 'missing' | 'empty' | 'present';
 
 /**
+ * What a container runtime keeps from its containers (runc's read-only and masked paths). It matters most with the
+ * server running as root: the sandbox's uid 0 is then the host's, and the DAC checks of the kernel's knobs pass, so a
+ * writable /proc/sys/kernel/core_pattern would run any program as host root at the next crash. bubblewrap covers
+ * /proc/sys only when the directory itself tests writable, which it never does (mode 555).
+ */
+export const KERNEL_READ_ONLY = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'] as const;
+export const KERNEL_MASKED = [
+  '/proc/acpi',
+  '/proc/asound',
+  '/proc/interrupts',
+  '/proc/kcore',
+  '/proc/keys',
+  '/proc/key-users',
+  '/proc/kmsg',
+  '/proc/latency_stats',
+  '/proc/timer_list',
+  '/proc/timer_stats',
+  '/proc/sched_debug',
+  '/proc/scsi',
+  '/sys/firmware',
+  '/sys/devices/virtual/powercap',
+  '/sys/kernel/debug',
+] as const;
+
+/** What the mount plan needs to know about the machine; injected so that the plan stays pure. */
+export interface MountFacts {
+  /** What is at a protected path. */
+  kind: (path: string) => PathKind;
+  /** Whether a kernel path exists here, and if so whether it is a folder. */
+  kernelPath: (path: string) => 'file' | 'dir' | undefined;
+  /** Folders of the server that no sandboxed command may change (its private root), wherever they lie. */
+  keepReadOnly?: readonly string[];
+}
+
+const isInside = (path: string, root: string) => root === '/' || path.startsWith(`${root}/`);
+
+/** The folders strictly between `outer` and `inner` (inner inside outer), outermost first. */
+function between(outer: string, inner: string): string[] {
+  const parts = inner.slice(outer === '/' ? 1 : outer.length + 1).split('/');
+  const dirs: string[] = [];
+  for (let i = 1; i < parts.length; i++) dirs.push(`${outer === '/' ? '' : outer}/${parts.slice(0, i).join('/')}`);
+  return dirs;
+}
+
+const depth = (path: string) => (path === '/' ? 0 : path.split('/').length);
+
+/**
  * Which mounts make up the sandbox. A protected path with content is bound read-only; a missing one or an empty
  * folder gets an empty read-only tmpfs (bubblewrap makes the mount point if it is gone by then, so a folder another
  * sandbox made and removed meanwhile cannot make the start fail).
+ *
+ * Mounts travel with their folder when it is renamed, so a command could rename the folder holding a protected path
+ * (`/tmp/a` of a workspace `/tmp/a/ws`) and make a new `.git` at the old place. A mount point cannot be renamed
+ * (EBUSY): every folder between a writable root and a writable root, or a read-only folder, inside it is bound over
+ * itself, which pins the whole chain.
  */
-export function planMounts(
-  roots: readonly string[],
-  network: 'off' | 'on',
-  kind: (path: string) => PathKind,
-): MountPlan {
-  const plan: MountPlan = { writable: [...roots], readOnly: [], masked: [], binds: [], network };
+export function planMounts(roots: readonly string[], network: 'off' | 'on', facts: MountFacts): MountPlan {
+  const plan: MountPlan = {
+    writable: [],
+    readOnly: [],
+    masked: [],
+    binds: [],
+    kernelReadOnly: KERNEL_READ_ONLY.filter((path) => facts.kernelPath(path) !== undefined),
+    kernelMasked: KERNEL_MASKED.flatMap((path) => {
+      const at = facts.kernelPath(path);
+      return at === undefined ? [] : [{ path, dir: at === 'dir' }];
+    }),
+    network,
+  };
+  const writable = new Set(roots);
+  const pin = (inner: string) => {
+    const outer = roots.filter((root) => root !== inner && isInside(inner, root));
+    for (const root of outer) for (const dir of between(root, inner)) writable.add(dir);
+  };
+  for (const root of roots) pin(root);
   for (const root of roots) {
     for (const name of PROTECTED_NAMES) {
       const path = root === '/' ? `/${name}` : `${root}/${name}`;
-      if (kind(path) === 'present') plan.readOnly.push(path);
+      if (facts.kind(path) === 'present') plan.readOnly.push(path);
       else plan.masked.push(path);
     }
   }
+  for (const dir of facts.keepReadOnly ?? []) {
+    if (!roots.some((root) => isInside(dir, root))) continue; // read-only already
+    pin(dir);
+    plan.readOnly.push(dir);
+  }
+  plan.writable = [...writable].sort((a, b) => depth(a) - depth(b));
   return plan;
 }
 
 /**
  * The bubblewrap command line that runs `argv` under `plan` in `cwd`: the whole file system read-only, a fresh
- * /dev and /proc, its own user, PID and IPC namespaces (and network namespace when the network is off), no
- * capabilities, and killed with its parent. No --new-session: a tty session keeps its terminal as controlling
- * terminal, so job control and input-wait work; the terminal is the session's own, not the server's.
+ * /dev and /proc with the kernel's knobs read-only or hidden, its own user, PID, IPC, UTS and cgroup namespaces (and
+ * network namespace when the network is off), no capabilities, and killed with its parent. No --new-session: a tty
+ * session keeps its terminal as controlling terminal, so job control and input-wait work; the terminal is the
+ * session's own, not the server's.
  */
 export function bwrapArgv(bwrap: string, plan: MountPlan, cwd: string, argv: readonly string[]): string[] {
   const args = [bwrap, '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev'];
@@ -67,8 +143,15 @@ export function bwrapArgv(bwrap: string, plan: MountPlan, cwd: string, argv: rea
   for (const path of plan.readOnly) args.push('--ro-bind', path, path);
   for (const path of plan.masked) args.push('--perms', '555', '--tmpfs', path, '--remount-ro', path);
   for (const path of plan.binds) args.push('--bind', path, path);
-  args.push('--unshare-user', '--unshare-pid', '--unshare-ipc');
+  args.push('--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (plan.network === 'off') args.push('--unshare-net');
-  args.push('--proc', '/proc', '--cap-drop', 'ALL', '--chdir', cwd, '--', ...argv);
+  args.push('--proc', '/proc');
+  // After --proc: the read-only binds cover the fresh /proc's own entries (the host's are the same kernel's).
+  for (const path of plan.kernelReadOnly) args.push('--ro-bind', path, path);
+  for (const { path, dir } of plan.kernelMasked) {
+    if (dir) args.push('--perms', '000', '--tmpfs', path, '--remount-ro', path);
+    else args.push('--ro-bind', '/dev/null', path);
+  }
+  args.push('--cap-drop', 'ALL', '--chdir', cwd, '--', ...argv);
   return args;
 }

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { lstatSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { findExecutable } from '../util/executable.js';
+import { makePrivateDir, stateRoot } from '../util/private-dir.js';
 import { MaskRegistry } from './mask-registry.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
 import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
@@ -68,6 +68,21 @@ const realPath = (path: string) => {
   }
 };
 
+/** Which of the kernel's paths exist here, looked up once: the same kernel answers the same. */
+const kernelPaths = new Map<string, 'file' | 'dir' | undefined>();
+function kernelPath(path: string): 'file' | 'dir' | undefined {
+  if (!kernelPaths.has(path)) {
+    let at: 'file' | 'dir' | undefined;
+    try {
+      at = statSync(path).isDirectory() ? 'dir' : 'file';
+    } catch {
+      at = undefined;
+    }
+    kernelPaths.set(path, at);
+  }
+  return kernelPaths.get(path);
+}
+
 function pathKind(path: string): PathKind {
   try {
     const stat = lstatSync(path);
@@ -130,7 +145,7 @@ export class SandboxLauncher {
     if (this.bwrap === undefined)
       throw new Error(`the sandbox needs bubblewrap (bwrap), which is not installed: ${SANDBOX_HELP}`);
     const roots = writableRoots(policy, command.env.TMPDIR, realPath);
-    const plan = planMounts(roots, policy.network, pathKind);
+    const plan = planMounts(roots, policy.network, { kind: pathKind, kernelPath, keepReadOnly: [stateRoot()] });
     let argv = [...command.argv];
     const env = { ...command.env };
     if (usesProxy(policy)) {
@@ -164,9 +179,12 @@ export class SandboxLauncher {
     this.proxyDir = undefined;
   }
 
-  /** A private folder for the proxies' sockets, removed by close() or, at the latest, when this process exits. */
+  /**
+   * A folder for the proxies' sockets in our private root (out of every sandbox's reach, so no command can put a
+   * socket of its own in their place), removed by close() or, at the latest, when this process exits.
+   */
   private makeProxyDir(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'unified-exec-proxy-'));
+    const dir = makePrivateDir(stateRoot(), 'proxy-');
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     return dir;
   }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readlinkSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readlinkSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readProcText } from '../linux/proc-read.js';
+import { ensurePrivateDir, stateRoot } from '../util/private-dir.js';
 
 /**
  * The empty folders bubblewrap makes on the host as mount points for masks (a missing `.git`, `.agents`, … inside a
@@ -10,10 +10,16 @@ import { readProcText } from '../linux/proc-read.js';
  * servers sharing /tmp or a workspace) a marker file per process in a folder of the user's, made before the sandbox
  * starts. The last user removes the folder, if it is still empty, no other live process has a marker for it, and no
  * sandbox on the machine has a mount on it: removing it under a starting sandbox would make that one fail to start.
+ * The markers live in the user's private root (see private-dir.ts): what the registry deletes is only ever a marker
+ * it can read a live process id from the name of, in a folder nobody else can write.
  */
 export class MaskRegistry {
   private readonly users = new Map<string, number>();
-  private readonly root = join(tmpdir(), `unified-exec-masks-${process.getuid?.() ?? 'user'}`);
+  private rootDir: string | undefined;
+
+  private get root(): string {
+    return (this.rootDir ??= ensurePrivateDir(join(stateRoot(), 'masks')));
+  }
 
   private swept = false;
 
@@ -24,8 +30,8 @@ export class MaskRegistry {
     this.users.set(path, count + 1);
     if (count > 0) return;
     try {
-      mkdirSync(this.markers(path), { recursive: true, mode: 0o700 });
-      writeFileSync(join(this.markers(path), String(process.pid)), path);
+      ensurePrivateDir(this.markers(path));
+      writeFileSync(join(this.markers(path), String(process.pid)), path, { flag: 'wx' });
     } catch {
       // Without a marker another process may remove the folder early; its own checks still apply.
     }
@@ -93,6 +99,7 @@ export class MaskRegistry {
       return false;
     }
     return names.some((name) => {
+      if (!/^[1-9]\d*$/.test(name)) return false; // not a marker: never ours to delete
       const pid = Number(name);
       if (pid === process.pid || !isAlive(pid)) {
         if (pid !== process.pid) unlinkQuietly(join(markers, name));

@@ -9,21 +9,12 @@
  * policy's filter: a variable the policy drops never reaches the disk.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { PROCESS_TAG_VAR } from '../linux/process-tag.js';
-import { writableRoots } from '../sandbox/bwrap.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
+import { makePrivateDir, stateRoot } from '../util/private-dir.js';
 import type { ExecProcess, Executor } from './types.js';
 
 /** The shells a snapshot can stand in for; any other runs as a real login shell. */
@@ -208,21 +199,15 @@ export class ShellSnapshots {
   constructor(
     private readonly executor: Executor,
     private readonly timeoutMs = SNAPSHOT_TIMEOUT_MS,
-    /**
-     * The sandbox the manager's commands run in: snapshots are kept out of every folder it lets them write, or a
-     * sandboxed command could change what a later command (one approved to run outside) loads.
-     */
-    private readonly sandbox?: SandboxPolicy,
   ) {}
 
-  /** Where snapshots are written (made on first use, 0700); throws when no place is out of the sandbox's reach. */
+  /**
+   * Where snapshots are written (made on first use): a folder of this manager's own in the user's private root,
+   * which every sandbox keeps read-only (see private-dir.ts).
+   */
   get directory(): string {
     // Made again when a /tmp cleaner removed it.
-    if (!this.dir || !existsSync(this.dir)) {
-      const root = snapshotRoot(this.sandbox);
-      mkdirSync(root, { recursive: true, mode: 0o700 });
-      this.dir = mkdtempSync(join(root, 'm-'));
-    }
+    if (!this.dir || !existsSync(this.dir)) this.dir = makePrivateDir(stateRoot(), 'snapshots-');
     return this.dir;
   }
 
@@ -266,7 +251,7 @@ export class ShellSnapshots {
     const capture = parseCapture(output, marker);
     if (!capture) throw new Error('the profile ended the shell before it could be captured');
     const file = join(dir, `${kind}-${key.slice(0, 16)}.sh`);
-    writeFileSync(file, snapshotText(capture, request.env, request.keep), { mode: 0o600 });
+    writeFileSync(file, snapshotText(capture, request.env, request.keep), { mode: 0o600, flag: 'wx' });
     return file;
   }
 
@@ -299,28 +284,6 @@ export class ShellSnapshots {
     }
     return Buffer.concat(chunks).toString('utf8');
   }
-}
-
-/**
- * The folder for snapshots: the temp dir, else /var/tmp, else ~/.cache, whichever the sandbox cannot write (under
- * workspace-write the temp dir is writable inside it).
- */
-export function snapshotRoot(sandbox: SandboxPolicy | undefined): string {
-  const real = (path: string) => {
-    try {
-      return realpathSync(path);
-    } catch {
-      return undefined;
-    }
-  };
-  const writable = sandbox ? writableRoots(sandbox, process.env.TMPDIR, real) : [];
-  const name = `unified-exec-snapshots-${process.getuid?.() ?? 'user'}`;
-  for (const base of [tmpdir(), '/var/tmp', join(homedir(), '.cache')]) {
-    const at = real(base);
-    if (at === undefined) continue;
-    if (!writable.some((root) => at === root || at.startsWith(`${root}/`))) return join(at, name);
-  }
-  throw new Error('every place for a snapshot is writable inside the sandbox');
 }
 
 /** What a snapshot depends on: the shell, its starting environment, the sandbox, and the profile files as they are. */

@@ -4,11 +4,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { stateRoot } from '../../src/util/private-dir.js';
 
-/** Where every ShellSnapshots of this user makes its directory (one `m-*` folder per instance). */
-export const SNAPSHOT_ROOT = join(tmpdir(), `unified-exec-snapshots-${process.getuid?.() ?? 'user'}`);
-/** Where a manager under workspace-write keeps them instead: out of the sandbox's writable /tmp. */
-export const SANDBOXED_SNAPSHOT_ROOT = join('/var/tmp', `unified-exec-snapshots-${process.getuid?.() ?? 'user'}`);
+/** Where every ShellSnapshots of this user makes its directory (one `snapshots-*` folder per instance). */
+export const SNAPSHOT_ROOT = stateRoot();
 
 /**
  * Returns a maker of fresh home directories holding `files` (name → content, relative to the home); all of them
@@ -31,15 +30,13 @@ export function useHomes(): (files: Record<string, string>) => string {
 
 /** The snapshot files (of any ShellSnapshots of this user) whose text contains `text`. */
 export function snapshotsContaining(text: string): string[] {
-  const found: string[] = [];
-  for (const root of [SNAPSHOT_ROOT, SANDBOXED_SNAPSHOT_ROOT]) found.push(...filesContaining(root, text));
-  return found;
+  return filesContaining(SNAPSHOT_ROOT, text);
 }
 
 function filesContaining(root: string, text: string): string[] {
   if (!existsSync(root)) return [];
   const found: string[] = [];
-  for (const dir of readdirSync(root)) {
+  for (const dir of readdirSync(root).filter((name) => name.startsWith('snapshots-'))) {
     let names: string[];
     try {
       names = readdirSync(join(root, dir));

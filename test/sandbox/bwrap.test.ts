@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { bwrapArgv, planMounts, writableRoots } from '../../src/sandbox/bwrap.js';
+import { bwrapArgv, planMounts, writableRoots, type MountFacts, type PathKind } from '../../src/sandbox/bwrap.js';
 import { sandboxPolicy } from './sandbox-helpers.js';
 
 const policy = sandboxPolicy;
 const same = (path: string) => path;
+/** A machine whose protected paths are as `kind` says and whose kernel has /proc/sys and /proc/keys only. */
+const facts = (kind: (path: string) => PathKind, more: Partial<MountFacts> = {}): MountFacts => ({
+  kind,
+  kernelPath: (path) => ({ '/proc/sys': 'dir' as const, '/proc/keys': 'file' as const })[path],
+  ...more,
+});
 
 describe('writableRoots', () => {
   it('workspace-write: workspace, /tmp, $TMPDIR and extra roots, resolved, existing, once each', () => {
@@ -22,26 +28,83 @@ describe('writableRoots', () => {
 
 describe('planMounts', () => {
   it('binds protected names with content read-only and masks missing ones', () => {
-    const plan = planMounts(['/w'], 'off', (path) => (path === '/w/.git' ? 'present' : 'missing'));
+    const plan = planMounts(
+      ['/w'],
+      'off',
+      facts((path) => (path === '/w/.git' ? 'present' : 'missing')),
+    );
     expect(plan.readOnly).toEqual(['/w/.git']);
     expect(plan.masked).toEqual(['/w/.agents', '/w/.codex', '/w/.aws']);
   });
 
   it('masks an empty folder (a mount point another sandbox made, maybe gone by the time it starts)', () => {
-    const plan = planMounts(['/w'], 'off', (path) => (path === '/w/.codex' ? 'empty' : 'present'));
+    const plan = planMounts(
+      ['/w'],
+      'off',
+      facts((path) => (path === '/w/.codex' ? 'empty' : 'present')),
+    );
     expect(plan.masked).toEqual(['/w/.codex']);
+  });
+});
+
+describe('planMounts: what a command cannot move or change', () => {
+  const none = facts(() => 'missing');
+
+  it('pins every folder between an outer writable root and one inside it, outermost first', () => {
+    const plan = planMounts(['/tmp/a/b/ws', '/tmp'], 'off', none);
+    expect(plan.writable).toEqual(['/tmp', '/tmp/a', '/tmp/a/b', '/tmp/a/b/ws']);
+    expect(plan.masked).toContain('/tmp/a/b/ws/.git');
+  });
+
+  it('pins nothing for roots side by side', () => {
+    expect(planMounts(['/w', '/tmp'], 'off', none).writable).toEqual(['/w', '/tmp']);
+  });
+
+  it('keeps a private folder read-only, pinned, when it lies inside a writable root', () => {
+    const plan = planMounts(
+      ['/w', '/tmp'],
+      'off',
+      facts(() => 'missing', { keepReadOnly: ['/tmp/x/ue-0'] }),
+    );
+    expect(plan.readOnly).toEqual(['/tmp/x/ue-0']);
+    expect(plan.writable).toEqual(['/w', '/tmp', '/tmp/x']);
+  });
+
+  it('leaves a private folder outside every writable root to the read-only root', () => {
+    const plan = planMounts(
+      ['/w'],
+      'off',
+      facts(() => 'present', { keepReadOnly: ['/run/ue-0'] }),
+    );
+    expect(plan.readOnly).toEqual(['/w/.git', '/w/.agents', '/w/.codex', '/w/.aws']);
+    expect(plan.writable).toEqual(['/w']);
+  });
+
+  it("covers the kernel's knobs that exist here: folders read-only, files hidden", () => {
+    const plan = planMounts([], 'off', none);
+    expect(plan.kernelReadOnly).toEqual(['/proc/sys']);
+    expect(plan.kernelMasked).toEqual([{ path: '/proc/keys', dir: false }]);
+    const argv = bwrapArgv('bwrap', { ...plan, kernelMasked: [{ path: '/proc/acpi', dir: true }] }, '/', ['true']);
+    expect(argv.join(' ')).toContain('--perms 000 --tmpfs /proc/acpi --remount-ro /proc/acpi');
   });
 });
 
 describe('bwrapArgv', () => {
   it('read-only root, writable binds, then protections, namespaces, and the command', () => {
-    const plan = planMounts(['/w'], 'off', (path) => (path === '/w/.git' ? 'present' : 'missing'));
+    const plan = planMounts(
+      ['/w'],
+      'off',
+      facts((path) => (path === '/w/.git' ? 'present' : 'missing')),
+    );
     const argv = bwrapArgv('/usr/bin/bwrap', plan, '/w/sub', ['bash', '-c', 'ls']);
     const text = argv.join(' ');
     expect(argv[0]).toBe('/usr/bin/bwrap');
     expect(text).toContain('--die-with-parent --ro-bind / / --dev /dev --bind /w /w --ro-bind /w/.git /w/.git');
     expect(text).toContain('--perms 555 --tmpfs /w/.agents --remount-ro /w/.agents');
-    expect(text).toContain('--unshare-user --unshare-pid --unshare-ipc --unshare-net --proc /proc --cap-drop ALL');
+    expect(text).toContain(
+      '--unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --unshare-net --proc /proc',
+    );
+    expect(text).toContain('--proc /proc --ro-bind /proc/sys /proc/sys --ro-bind /dev/null /proc/keys --cap-drop ALL');
     expect(argv.slice(-5)).toEqual(['/w/sub', '--', 'bash', '-c', 'ls']);
     expect(text.indexOf('--bind /w /w')).toBeLessThan(text.indexOf('--ro-bind /w/.git'));
   });
@@ -49,7 +112,11 @@ describe('bwrapArgv', () => {
   it('network on: no network namespace of its own', () => {
     const argv = bwrapArgv(
       'bwrap',
-      planMounts([], 'on', () => 'missing'),
+      planMounts(
+        [],
+        'on',
+        facts(() => 'missing'),
+      ),
       '/',
       ['true'],
     );

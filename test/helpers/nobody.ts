@@ -1,0 +1,51 @@
+// Running the server as another, unprivileged user (nobody, uid 65534) from a root test. The checkout may sit under
+// a folder nobody cannot enter (a clone under `mktemp -d` is 0700), so the command runs in a mount namespace of its
+// own where the checkout is also bound at a path everyone can reach.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../mcp/cli-process.js';
+
+export const NOBODY = 65534;
+export const NOBODY_IDS = [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'];
+
+/** Why a root test cannot switch to nobody here, or undefined when it can. Under CI=true CI makes it possible. */
+export const CANNOT_SWITCH_USER = (() => {
+  if (process.getuid?.() !== 0) return 'the tests do not run as root';
+  for (const tool of ['setpriv', 'unshare'])
+    if (spawnSync(tool, ['--version']).status !== 0) return `${tool} (util-linux) is not installed`;
+  return undefined;
+})();
+
+/** Where the checkout is bound for nobody: an empty folder anyone may enter (made once per test process). */
+let mounted: string | undefined;
+const mountPoint = () => {
+  if (mounted === undefined) {
+    mounted = mkdtempSync('/var/tmp/ue-checkout-');
+    chmodSync(mounted, 0o755);
+  }
+  return mounted;
+};
+
+/** Removes the (empty) folder the checkout was bound at; the binds lived in the commands' own namespaces. */
+export function removeMountPoint(): void {
+  if (mounted !== undefined) rmdirSync(mounted);
+  mounted = undefined;
+}
+
+/**
+ * `command` and `args` that run `argv(checkout)` as nobody, where `checkout` is where the checkout is seen from
+ * there (e.g. `(at) => [process.execPath, join(at, 'dist/cli/index.js'), 'mcp']`).
+ */
+export function asNobody(argv: (checkout: string) => string[]): { command: string; args: string[] } {
+  const at = mountPoint();
+  const script = 'mount --bind "$1" "$2" && shift 2 && exec setpriv "$@"';
+  return {
+    command: 'unshare',
+    args: ['-m', '--propagation', 'private', 'sh', '-c', script, 'as-nobody', ROOT, at, ...NOBODY_IDS, ...argv(at)],
+  };
+}
+
+/** `command` and `args` that run `node <file of the checkout> ...args` as nobody (`file` relative to the checkout). */
+export const nodeAsNobody = (file: string, args: readonly string[]) =>
+  asNobody((at) => [process.execPath, join(at, file), ...args]);

@@ -1,0 +1,225 @@
+// The sandbox against an attacker: each test runs the attack itself, as a model typing commands into the default
+// sandbox of the real server (root, and an unprivileged user), or as another local user, and checks what it left.
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { CLI, cleanEnv } from '../mcp/cli-process.js';
+import { CANNOT_SWITCH_USER, NOBODY, NOBODY_IDS, nodeAsNobody, removeMountPoint } from '../helpers/nobody.js';
+import { textOf } from '../reliability/harness.js';
+import { NO_SANDBOX } from './sandbox-helpers.js';
+
+type ServerUser = 'root' | 'nobody';
+
+interface Server {
+  call(cmd: string, extra?: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** `unified-exec mcp` with its defaults (workspace-write, network off, on-request) in `cwd`, run as `user`. */
+async function startMcp(user: ServerUser, cwd: string, args: string[] = [], env: Record<string, string> = {}) {
+  const command =
+    user === 'root'
+      ? { command: process.execPath, args: [CLI, 'mcp', ...args] }
+      : nodeAsNobody('dist/cli/index.js', ['mcp', ...args]);
+  const transport = new StdioClientTransport({
+    ...command,
+    cwd,
+    env: cleanEnv(user === 'nobody' ? { HOME: '/nonexistent', ...env } : env) as Record<string, string>,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name: 'escapes', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    throw new Error(`the server did not start: ${String(error)}\n${stderr}`);
+  }
+  const server: Server = {
+    call: async (cmd, extra = {}) =>
+      textOf(
+        await client.callTool({ name: 'exec_command', arguments: { cmd, login: false, ...extra } }, undefined, {
+          timeout: 60_000,
+        }),
+      ),
+    close: () => client.close(),
+  };
+  return server;
+}
+
+/** A folder of `user`'s own made by the test (root's, or handed to nobody). */
+function folderOf(user: ServerUser, path: string): string {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  if (user === 'nobody') execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, path]);
+  return path;
+}
+
+const uidOf = (user: ServerUser) => (user === 'root' ? 0 : NOBODY);
+const hostNamespace = (kind: string) => readlinkSync(`/proc/self/ns/${kind}`);
+
+const users: ServerUser[] = CANNOT_SWITCH_USER === undefined ? ['root', 'nobody'] : ['root'];
+const cleanup: string[] = [];
+afterAll(() => {
+  for (const path of cleanup) rmSync(path, { recursive: true, force: true });
+  removeMountPoint();
+});
+
+describe.skipIf(NO_SANDBOX)('a sandboxed command against the server that runs it', () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  const start = async (...args: Parameters<typeof startMcp>) => {
+    const server = await startMcp(...args);
+    servers.push(server);
+    return server;
+  };
+  /** A workspace of `user`'s: `<fresh folder in /tmp>/ws`, a git repository, inside the writable /tmp. */
+  const nestedWorkspace = (user: ServerUser) => {
+    const outer = folderOf(user, mkdtempSync('/tmp/ue-escape-'));
+    cleanup.push(outer, `${outer}-moved`);
+    const ws = join(outer, 'ws');
+    execFileSync('git', ['init', '-q', ws]);
+    folderOf(user, outer);
+    return { outer, ws };
+  };
+
+  describe.each(users)('served as %s', (user) => {
+    it("cannot write the kernel's knobs, and has a hostname and cgroups of its own", async () => {
+      const { ws } = nestedWorkspace(user);
+      const server = await start(user, ws);
+      // Each write puts back the value already there: harmless if it ever got through.
+      const out = await server.call(
+        [
+          'for k in kernel/core_pattern kernel/panic vm/overcommit_memory; do',
+          '  v=$(cat /proc/sys/$k); printf "%s\\n" "$v" > /proc/sys/$k && echo "WROTE $k"',
+          'done',
+          'echo "uts $(readlink /proc/self/ns/uts) cgroup $(readlink /proc/self/ns/cgroup)"',
+          'for f in /proc/keys /proc/timer_list /proc/kcore; do [ -e $f ] && echo "$f $(head -c 64 $f | wc -c)"; done',
+          'ls /sys/firmware | wc -l',
+        ].join('\n'),
+      );
+      expect(out).not.toContain('WROTE');
+      expect(out.match(/Read-only file system/g)?.length, out).toBe(3);
+      expect(out).not.toContain(hostNamespace('uts'));
+      expect(out).not.toContain(hostNamespace('cgroup'));
+      expect(out).toMatch(/\/proc\/keys 0\n/);
+      if (existsSync('/proc/timer_list')) expect(out).toMatch(/\/proc\/timer_list 0\n/);
+    });
+
+    it('cannot carry the protected .git away by renaming the folder around the workspace', async () => {
+      const { outer, ws } = nestedWorkspace(user);
+      const server = await start(user, ws);
+      const out = await server.call(
+        [
+          `mv ${outer} ${outer}-moved && echo MOVED`,
+          `mv ${ws} ${outer}/elsewhere && echo MOVED_WS`,
+          `mkdir -p ${ws}/.git/hooks; echo 'touch /tmp/pwned' > ${ws}/.git/hooks/pre-commit && echo PLANTED`,
+          `mkdir ${ws}/.codex && echo MADE_CODEX`,
+        ].join('\n'),
+      );
+      expect(out).not.toMatch(/MOVED|PLANTED|MADE_CODEX/);
+      expect(out).toContain('Device or resource busy');
+      await server.close(); // and with it the empty folders bubblewrap made as mount points
+      expect(existsSync(`${outer}-moved`)).toBe(false);
+      expect(existsSync(`${ws}/.git/hooks/pre-commit`)).toBe(false);
+      expect(existsSync(`${ws}/.codex`)).toBe(false);
+      expect(readdirSync(outer)).toEqual(['ws']);
+    });
+
+    it("cannot change the server's private folder, even when it lies inside a writable root", async () => {
+      const { ws } = nestedWorkspace(user);
+      const runtime = folderOf(user, join(ws, 'run')); // $XDG_RUNTIME_DIR: the server's first choice
+      const root = join(runtime, `unified-exec-${uidOf(user)}`);
+      const victim = folderOf('root', mkdtempSync('/var/tmp/ue-victim-'));
+      cleanup.push(victim);
+      writeFileSync(join(victim, 'precious'), 'keep me');
+      const server = await start(user, ws, [], { XDG_RUNTIME_DIR: runtime });
+      // A login command takes a snapshot there; a sandboxed one makes mask markers there.
+      expect(await server.call('echo first', { login: true })).toContain('first');
+      const out = await server.call(
+        [
+          `R=${root}`,
+          'ls "$R"',
+          'for f in "$R"/snapshots-*/*.sh; do echo "echo PWNED" >> "$f" && echo "WROTE $f"; done',
+          // The mask registry: markers replaced by links to a folder of the attacker's choice.
+          `for d in "$R"/masks/* /tmp/unified-exec-masks-*/*; do rm -r "$d" && ln -s ${victim} "$d" && echo LINKED; done`,
+          'mv "$R" "$R.x" && echo MOVED_ROOT',
+          `mv ${runtime} ${runtime}.x && echo MOVED_PARENT`,
+          'mkdir "$R/evil" && echo MADE',
+        ].join('\n'),
+      );
+      expect(out).toMatch(/snapshots-\w+\n/);
+      expect(out).not.toMatch(/WROTE|MOVED_ROOT|MOVED_PARENT|MADE/); // a link in a folder of old versions is no harm: the victim below tells
+      expect(await server.call('echo second', { login: true })).not.toContain('PWNED');
+      await server.close();
+      expect(readFileSync(join(victim, 'precious'), 'utf8')).toBe('keep me');
+      expect(existsSync(join(root, 'evil'))).toBe(false);
+    });
+  });
+
+  it("cannot take the allowlist proxy's socket to read another command's requests", async () => {
+    const { ws } = nestedWorkspace('root');
+    const server = await start('root', ws, ['--allowed-domain', 'example.com']);
+    const out = await server.call(
+      [
+        "S=$(cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n' | sed -n 's/^UNIX-CONNECT://p' | head -n1)",
+        'echo "socket: $S"',
+        'rm -f "$S" && echo REMOVED',
+        'mv "$(dirname "$S")" "$(dirname "$S").x" && echo MOVED',
+      ].join('\n'),
+    );
+    expect(out).toMatch(/socket: \/\S+\.sock\n/);
+    expect(out).not.toMatch(/REMOVED|MOVED/);
+  });
+});
+
+describe.skipIf(NO_SANDBOX || CANNOT_SWITCH_USER !== undefined)('another local user against a root server', () => {
+  it("squats the server's folders in a shared temp dir: refused, and nothing of its is deleted or run", async () => {
+    const shared = mkdtempSync('/var/tmp/ue-shared-tmp-');
+    chmodSync(shared, 0o1777);
+    cleanup.push(shared);
+    const ws = mkdtempSync('/var/tmp/ue-squat-ws-');
+    cleanup.push(ws);
+    execFileSync('git', ['init', '-q', ws]);
+    const victim = mkdtempSync('/var/tmp/ue-victim-');
+    cleanup.push(victim);
+    writeFileSync(join(victim, 'precious'), 'keep me');
+    // As nobody: the names a root server would pick in the shared folder, made first. The mask registry's folder for
+    // the workspace's missing `.agents` is a link to root's folder; the private root's name is taken.
+    const hash = createHash('sha256').update(join(ws, '.agents')).digest('hex').slice(0, 24);
+    const squat = [
+      `mkdir -p ${shared}/unified-exec-masks-0 ${shared}/unified-exec-0/masks ${shared}/unified-exec-snapshots-0`,
+      `ln -s ${victim} ${shared}/unified-exec-masks-0/${hash}`,
+      `ln -s ${victim} ${shared}/unified-exec-0/masks/${hash}`,
+      `chmod -R 777 ${shared}/unified-exec-0 ${shared}/unified-exec-snapshots-0`,
+    ].join(' && ');
+    execFileSync('setpriv', [...NOBODY_IDS, 'sh', '-c', squat]);
+
+    const server = await startMcp('root', ws, [], { TMPDIR: shared, XDG_RUNTIME_DIR: shared });
+    try {
+      expect(await server.call('echo login', { login: true })).toContain('login');
+      expect(await server.call('echo sandboxed')).toContain('sandboxed');
+    } finally {
+      await server.close();
+    }
+    expect(readFileSync(join(victim, 'precious'), 'utf8')).toBe('keep me');
+    // Nothing of root's went into the squatted folders.
+    const owners = execFileSync('find', [shared, '-uid', '0', '-mindepth', '1']).toString().trim();
+    expect(owners).toBe('');
+  });
+});
