@@ -2,7 +2,9 @@
  * Classifies commands for the approval layer. Pure: an argv in, a verdict out; nothing is run or looked up.
  *
  * Known-safe: every simple command the argv runs is on SAFE_COMMANDS (read-only, harmless programs) and passes that
- * program's option rule (no writing files, no running other programs). Dangerous: some simple command is destructive
+ * program's option rule (no writing files, no running other programs). Known-safe only ever spares the question for
+ * a command that runs where it was asked to: the approval layer never lets it skip a request to leave the sandbox.
+ * Dangerous: some simple command is destructive
  * or gains privileges (forced or recursive `rm`, `sudo`, `git reset --hard`, ...). Most commands are neither, and the
  * two never overlap. Anything this module does not recognise is not safe, so the caller asks a person.
  *
@@ -148,9 +150,11 @@ const SAFE_COMMANDS: ReadonlyMap<string, ArgsRule> = new Map([
 ]);
 
 /**
- * git reads, with no global option before the subcommand (`-c`, `-C`, `--git-dir` ... change what runs) except
- * `--no-pager`. Caveat: a repository's own config can make even these run programs (core.fsmonitor, core.pager,
- * diff textconv), so they are safe only in a repository whose config is trusted.
+ * git reads, with no global option before the subcommand (`-c`, `-C`, `--git-dir`, `--exec-path` ... change what
+ * runs or which repository is read) except `--no-pager`; `GIT_*=` assignments and `env` never pass the script check.
+ * A repository's own config still makes even these run programs (core.fsmonitor, core.pager, diff.external,
+ * textconv), and anyone who can write a directory can plant one: so git is known-safe only inside the sandbox
+ * (HOST_UNSAFE), where whatever the config runs is held too.
  */
 function isSafeGit(args: readonly string[]): boolean {
   const [subcommand, ...rest] = args[0] === '--no-pager' || args[0] === '-P' ? args.slice(1) : args;
@@ -164,18 +168,28 @@ function isSafeGit(args: readonly string[]): boolean {
   );
 }
 
-/** True when every simple command `argv` runs is known to be read-only and harmless; unknown ⇒ false. */
-export function isKnownSafeCommand(argv: readonly string[]): boolean {
+/**
+ * Where a command would run: in the sandbox, or on the host with no sandbox around it (no sandbox is configured).
+ * A command that asks to leave the sandbox is never judged known-safe at all (see assess).
+ */
+export type SafetyScope = 'sandbox' | 'host';
+
+/** Read-only programs that files they find can steer into running others: known-safe only in the sandbox. */
+const HOST_UNSAFE = words('git');
+
+/** True when every simple command `argv` runs is known to be read-only and harmless in `scope`; unknown ⇒ false. */
+export function isKnownSafeCommand(argv: readonly string[], scope: SafetyScope): boolean {
   const commands = commandArgv(argv);
-  return commands !== undefined && commands.every(isSafeSimple);
+  return commands !== undefined && commands.every((command) => isSafeSimple(command, scope));
 }
 
-function isSafeSimple(command: readonly string[]): boolean {
+function isSafeSimple(command: readonly string[], scope: SafetyScope): boolean {
   // A nested script is shorter than the one holding it, so the recursion ends.
-  if (shellScript(command) !== undefined) return isKnownSafeCommand(command);
+  if (shellScript(command) !== undefined) return isKnownSafeCommand(command, scope);
   const [argv0, ...args] = command;
   const name = argv0 === undefined ? undefined : trustedProgramName(argv0);
-  const rule = name === undefined ? undefined : SAFE_COMMANDS.get(name);
+  if (name === undefined || (scope === 'host' && HOST_UNSAFE.has(name))) return false;
+  const rule = SAFE_COMMANDS.get(name);
   return rule !== undefined && rule(args);
 }
 
@@ -391,43 +405,18 @@ function isDangerousGit(args: readonly string[]): boolean {
   }
 }
 
-// ── canonical form ───────────────────────────────────────────────────────────────────────────────────────────────
+// ── command line ─────────────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * A stable key for remembering approvals: a shell invocation's script with blanks outside quotes collapsed (a
- * newline stays a newline: it separates commands), otherwise the argv shell-quoted and joined with spaces.
+ * The command as the person asked reads it: a shell invocation's script exactly as it will run (no blank is
+ * dropped: inside a heredoc or a quote, blanks are part of the program), otherwise the argv shell-quoted and joined
+ * with spaces. For display only: approvals are keyed by the argv itself (ApprovalCache).
  */
-export function canonicalCommand(argv: readonly string[]): string {
+export function commandLine(argv: readonly string[]): string {
   const script = shellScript(argv);
-  return script === undefined ? argv.map(shellQuote).join(' ') : collapseBlanks(script);
+  return script ?? argv.map(shellQuote).join(' ');
 }
 
 function shellQuote(arg: string): string {
   return PLAIN_WORD.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
-}
-
-function collapseBlanks(script: string): string {
-  let out = '';
-  let gap: '' | ' ' | '\n' = '';
-  let quote: string | undefined;
-  for (let i = 0; i < script.length; i++) {
-    const c = script.charAt(i);
-    if (quote === undefined && (c === ' ' || c === '\t' || c === '\n')) {
-      if (c === '\n') gap = '\n';
-      else if (gap === '') gap = ' ';
-      continue;
-    }
-    if (out !== '') out += gap;
-    gap = '';
-    out += c;
-    if (c === '\\' && quote !== "'") {
-      out += script.charAt(i + 1); // an escaped character, blank or quote, is kept as it is
-      i++;
-    } else if (quote === undefined && (c === "'" || c === '"')) {
-      quote = c;
-    } else if (c === quote) {
-      quote = undefined;
-    }
-  }
-  return out;
 }

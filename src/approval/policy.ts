@@ -1,10 +1,27 @@
-import { canonicalCommand, isDangerousCommand, isKnownSafeCommand } from './command-safety.js';
+import { isDangerousCommand, isKnownSafeCommand } from './command-safety.js';
 
 /**
  * When to ask the person before running a command, as Codex names the policies. untrusted: every command that is
  * not known-safe. on-request: only when the model asks to run outside the sandbox, or the command is dangerous.
  * on-failure: run in the sandbox, and ask to run again outside it after the sandbox denied something. never: never
  * ask; dangerous commands and requests to leave the sandbox are refused.
+ *
+ * The decisions, by policy, for a command in the sandbox / one that asks to leave it (escalated):
+ *
+ *   policy       known-safe        dangerous         other             escalated (any command)
+ *   untrusted    run               ask               ask               ask (dangerous: ask, as dangerous)
+ *   on-request   run               ask               run               ask
+ *   on-failure   run               ask               run, ask on deny  ask
+ *   never        run               refuse            run               refuse
+ *
+ * This follows Codex (codex-rs/core exec_policy.rs, render_decision_for_unmatched_command, and the shell handlers'
+ * check on escalation), where known-safe never spares the question for an escalated command. Where we differ:
+ * - Codex refuses an escalation request outright under every policy but on-request ("you should not ask for
+ *   escalated permissions"); under untrusted and on-failure we ask instead: a person is there to answer, and asking
+ *   is never looser than refusing.
+ * - Codex no longer counts any git command known-safe, because a repository's config can make git run programs.
+ *   We keep read-only git known-safe in the sandbox, which holds whatever that config runs; outside a sandbox (none
+ *   configured) git is not known-safe, and an escalated git always asks.
  */
 export const APPROVAL_POLICIES = ['untrusted', 'on-request', 'on-failure', 'never'] as const;
 export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
@@ -35,7 +52,7 @@ export interface ApprovalRequest {
   denial?: string;
 }
 
-/** approve: this once; approve-for-session: this and every identical call (same command, cwd, permissions). */
+/** approve: this once; approve-for-session: this and every identical call (same argv, cwd and escalation). */
 export interface ApprovalDecision {
   decision: 'approve' | 'approve-for-session' | 'deny';
   /** The person's words, passed on to the model. */
@@ -44,43 +61,51 @@ export interface ApprovalDecision {
 
 export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalDecision | undefined>;
 
-/**
- * Whether a command runs as asked, needs a person's yes first, or is refused. `policy` undefined: approvals are off
- * and every command runs as asked. Known-safe commands never ask; dangerous ones always do (never: refused).
- */
-export function assess(
-  policy: ApprovalPolicy | undefined,
-  argv: readonly string[],
-  permissions: SandboxPermissions,
-): Assessment {
-  const escalated = permissions === 'require_escalated';
-  if (policy === undefined) return { action: 'run', escalated };
-  if (isKnownSafeCommand(argv)) return { action: 'run', escalated };
-  if (isDangerousCommand(argv)) {
-    if (policy === 'never') {
-      return {
-        action: 'refuse',
-        message:
-          'Refused: this command is destructive (it can delete or overwrite work, or gain privileges) and the approval policy is `never`, so nobody can approve it. Do it another way, or ask the user to run it.',
-      };
-    }
-    return { action: 'ask', escalated, reason: 'dangerous' };
-  }
-  if (escalated) {
-    if (policy === 'never') {
-      return {
-        action: 'refuse',
-        message:
-          'Refused: running outside the sandbox needs approval, and the approval policy is `never`. Run it inside the sandbox (leave out sandbox_permissions), or ask the user to run it.',
-      };
-    }
-    return { action: 'ask', escalated, reason: 'escalation' };
-  }
-  if (policy === 'untrusted') return { action: 'ask', escalated: false, reason: 'untrusted' };
-  return { action: 'run', escalated: false };
+/** A command about to run, as the approval policy sees it. */
+export interface AssessedCall {
+  argv: readonly string[];
+  permissions: SandboxPermissions;
+  /** Whether a sandbox is configured. Without one there is nothing to leave: escalation changes nothing. */
+  sandboxed: boolean;
 }
 
-/** Approvals a person gave "for this session", keyed by canonical command, cwd and permissions. */
+const REFUSED_DANGEROUS =
+  'Refused: this command is destructive (it can delete or overwrite work, or gain privileges) and the approval policy is `never`, so nobody can approve it. Do it another way, or ask the user to run it.';
+const REFUSED_ESCALATION =
+  'Refused: running outside the sandbox needs approval, and the approval policy is `never`. Run it inside the sandbox (leave out sandbox_permissions), or ask the user to run it.';
+
+/**
+ * Whether a command runs as asked, needs a person's yes first, or is refused. `policy` undefined: approvals are off
+ * and every command runs as asked. Escalation always goes through the policy: known-safe spares the question only
+ * for a command that stays where it was going to run (in the sandbox, or on a host with none), because what makes
+ * a command harmless is often the sandbox around it (git running a planted repository's core.fsmonitor, reading
+ * files the sandbox hides). Dangerous commands always ask (never: refused).
+ */
+export function assess(policy: ApprovalPolicy | undefined, call: AssessedCall): Assessment {
+  const escalated = call.sandboxed && call.permissions === 'require_escalated';
+  if (policy === undefined) return { action: 'run', escalated };
+  if (!escalated && isKnownSafeCommand(call.argv, call.sandboxed ? 'sandbox' : 'host')) {
+    return { action: 'run', escalated };
+  }
+  if (isDangerousCommand(call.argv)) {
+    return policy === 'never'
+      ? { action: 'refuse', message: REFUSED_DANGEROUS }
+      : { action: 'ask', escalated, reason: 'dangerous' };
+  }
+  if (escalated) {
+    return policy === 'never'
+      ? { action: 'refuse', message: REFUSED_ESCALATION }
+      : { action: 'ask', escalated, reason: 'escalation' };
+  }
+  if (policy === 'untrusted') return { action: 'ask', escalated, reason: 'untrusted' };
+  return { action: 'run', escalated };
+}
+
+/**
+ * Approvals a person gave "for this session": each is the exact call they saw, argv string for string, working
+ * directory and escalation. Nothing looser: blanks a canonical form would fold are part of the program inside a
+ * heredoc or a quote, so a call that differs anywhere is asked about again.
+ */
 export class ApprovalCache {
   private readonly approved = new Set<string>();
 
@@ -93,8 +118,8 @@ export class ApprovalCache {
   }
 }
 
-const key = (argv: readonly string[], cwd: string, escalated: boolean) =>
-  JSON.stringify([canonicalCommand(argv), cwd, escalated]);
+// JSON keeps each argument whole and distinct (["a b"] is not ["a", "b"]); lone surrogates are escaped, not lost.
+const key = (argv: readonly string[], cwd: string, escalated: boolean) => JSON.stringify([argv, cwd, escalated]);
 
 /** The reply when a person said no. */
 export function deniedMessage(decision: ApprovalDecision): string {

@@ -12,7 +12,7 @@ export function words(list: string): ReadonlySet<string> {
 /** Characters that mean themselves in an unquoted bash word (no globbing, expansion, redirection or syntax). */
 const PLAIN_CHARS = String.raw`A-Za-z0-9_\-./,:+=@%^\]`;
 const PLAIN_CHAR = new RegExp(`^[${PLAIN_CHARS}]$`);
-/** A word that needs no quoting; canonicalCommand quotes every other. */
+/** A word that needs no quoting; commandLine quotes every other. */
 export const PLAIN_WORD = new RegExp(`^[${PLAIN_CHARS}]+$`);
 /** `NAME=value` before a command sets a variable for it (or for the shell). */
 export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;

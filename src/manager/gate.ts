@@ -48,8 +48,11 @@ export class CommandGate {
   async admit(
     call: GateCall & { permissions: SandboxPermissions; justification?: string | undefined },
   ): Promise<SandboxPolicy | undefined> {
-    // Without a sandbox there is nothing to leave: escalation changes nothing, so it asks for nothing.
-    const assessment = assess(this.policy, call.argv, this.sandbox ? call.permissions : 'use_default');
+    const assessment = assess(this.policy, {
+      argv: call.argv,
+      permissions: call.permissions,
+      sandboxed: this.sandbox !== undefined,
+    });
     if (assessment.action === 'refuse') throw notApproved(assessment.message);
     if (assessment.action === 'ask') {
       await this.ask({

@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { z } from 'zod';
-import { canonicalCommand } from '../approval/command-safety.js';
+import { commandLine } from '../approval/command-safety.js';
 import { truncateForModel } from '../buffer/truncate.js';
 import { InputWaitPolicy } from '../input-wait/policy.js';
 import { deadlinePolicy, type EarlyReturn, type ReturnPolicy, type WatchContext } from '../input-wait/return-policy.js';
@@ -194,7 +194,7 @@ export class UnifiedExecManager {
     } catch (err) {
       throw spawnFailed(`${(err as Error).message}; pass an existing \`workdir\``, err);
     }
-    const call = { argv: req.command, command: canonicalCommand(req.command), cwd };
+    const call = { argv: req.command, command: commandLine(req.command), cwd };
     const sandbox = await this.gate.admit({
       ...call,
       permissions: req.sandboxPermissions,

@@ -18,6 +18,8 @@ const WHY: Record<ApprovalRequest['reason'], string> = {
 /** The question as the person reads it. */
 export function approvalMessage(request: ApprovalRequest): string {
   const lines = [`Allow this command?`, '', `  ${request.command}`, '', `in ${request.cwd}`, WHY[request.reason]];
+  // A dangerous command can also ask to leave the sandbox: the person must see both.
+  if (request.escalated && request.reason === 'dangerous') lines.push(WHY.escalation);
   if (request.denial) lines.push(`The sandbox said: ${request.denial}`);
   if (request.justification) lines.push(`The agent's reason: ${request.justification}`);
   return lines.join('\n');

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  canonicalCommand,
-  commandArgv,
-  isDangerousCommand,
-  isKnownSafeCommand,
-} from '../../src/approval/command-safety.js';
+import { commandArgv, commandLine, isDangerousCommand, isKnownSafeCommand } from '../../src/approval/command-safety.js';
 import { parseShellScript } from '../../src/approval/shell-script.js';
 
 const bash = (script: string): string[] => ['bash', '-lc', script];
@@ -278,6 +273,22 @@ const NOT_SAFE: string[][] = [
   ['git', 'grep', '-O', 'x'],
   ['git', 'grep', '-nOvim', 'x'],
   ['git', 'grep', '--open-files-in-pager=vim', 'x'],
+  // Ways to point a git read at another repository, config or git: none passes.
+  ['git', '-c', 'core.fsmonitor=/tmp/x/hook', 'status'],
+  ['git', '--no-pager', '-c', 'core.fsmonitor=/tmp/x/hook', 'status'],
+  ['git', '-P', '-C', '/tmp/x', 'status'],
+  ['git', '--config-env=core.fsmonitor=HOOK', 'status'],
+  ['git', '--exec-path', '/tmp/x', 'status'],
+  ['git', '--work-tree=/tmp/x', 'status'],
+  ['git', '--namespace=x', 'log'],
+  ['env', 'GIT_DIR=/tmp/x/.git', 'git', 'status'],
+  ['env', 'GIT_CONFIG_PARAMETERS=core.fsmonitor=/tmp/x/hook', 'git', 'status'],
+  bash('GIT_DIR=/tmp/x/.git git status'),
+  bash('GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=/tmp/x/hook git status'),
+  bash('ls && GIT_EXEC_PATH=/tmp/x git status'),
+  bash('export GIT_DIR=/tmp/x/.git; git status'),
+  ['./git', 'status'],
+  ['/tmp/x/git', 'status'],
   bash(''),
   bash('   '),
   bash('ls > out.txt'),
@@ -299,12 +310,26 @@ const NOT_SAFE: string[][] = [
 ];
 
 describe('isKnownSafeCommand', () => {
-  it.each(SAFE)('accepts %j', (...argv) => {
-    expect(isKnownSafeCommand(argv)).toBe(true);
+  it.each(SAFE)('accepts %j in the sandbox', (...argv) => {
+    expect(isKnownSafeCommand(argv, 'sandbox')).toBe(true);
   });
 
-  it.each(NOT_SAFE)('does not accept %j', (...argv) => {
-    expect(isKnownSafeCommand(argv)).toBe(false);
+  it.each(NOT_SAFE)('does not accept %j anywhere', (...argv) => {
+    expect(isKnownSafeCommand(argv, 'sandbox')).toBe(false);
+    expect(isKnownSafeCommand(argv, 'host')).toBe(false);
+  });
+
+  it('outside a sandbox, does not accept git: a repository it reads can make it run programs', () => {
+    for (const argv of [['git', 'status'], ['/usr/bin/git', 'log', '-1'], bash('ls && git status | head -n 5')]) {
+      expect(isKnownSafeCommand(argv, 'sandbox'), JSON.stringify(argv)).toBe(true);
+      expect(isKnownSafeCommand(argv, 'host'), JSON.stringify(argv)).toBe(false);
+    }
+  });
+
+  it('outside a sandbox, still accepts the other read-only programs', () => {
+    for (const argv of SAFE.filter((argv) => !JSON.stringify(argv).includes('git'))) {
+      expect(isKnownSafeCommand(argv, 'host'), JSON.stringify(argv)).toBe(true);
+    }
   });
 });
 
@@ -462,7 +487,7 @@ describe('isDangerousCommand', () => {
 
 describe('safe and dangerous', () => {
   it('never calls a dangerous command known-safe', () => {
-    for (const argv of DANGEROUS) expect(isKnownSafeCommand(argv), JSON.stringify(argv)).toBe(false);
+    for (const argv of DANGEROUS) expect(isKnownSafeCommand(argv, 'sandbox'), JSON.stringify(argv)).toBe(false);
   });
 
   it('never calls a known-safe command dangerous', () => {
@@ -470,34 +495,24 @@ describe('safe and dangerous', () => {
   });
 });
 
-describe('canonicalCommand', () => {
-  it('keys a shell invocation by its script, blanks collapsed and trimmed', () => {
-    expect(canonicalCommand(bash('  ls   -la \t&&  pwd  '))).toBe('ls -la && pwd');
-    expect(canonicalCommand(['/bin/bash', '-c', 'ls  -la'])).toBe('ls -la');
-    expect(canonicalCommand(['zsh', '-lc', 'ls -la'])).toBe(canonicalCommand(['bash', '-c', 'ls   -la']));
+describe('commandLine', () => {
+  it('shows a shell invocation as its script, exactly as it runs', () => {
+    expect(commandLine(bash('  ls   -la \t&&  pwd  '))).toBe('  ls   -la \t&&  pwd  ');
+    expect(commandLine(['/bin/bash', '-c', 'ls  -la'])).toBe('ls  -la');
   });
 
-  it('keeps newlines, which separate commands', () => {
-    expect(canonicalCommand(bash('ls\n\n   rm -rf x\n'))).toBe('ls\nrm -rf x');
-    expect(canonicalCommand(bash('ls\nrm x'))).not.toBe(canonicalCommand(bash('ls rm x')));
-  });
-
-  it('keeps blanks inside quotes and after backslashes', () => {
-    expect(canonicalCommand(bash('echo  \'a   b\'  "c   d"  e\\  f'))).toBe('echo \'a   b\' "c   d" e\\  f');
-    expect(canonicalCommand(bash('echo "a  \\"  b"   x'))).toBe('echo "a  \\"  b" x');
+  it('keeps the indentation inside a heredoc, which is part of the program', () => {
+    const script = "python3 - <<'EOF'\nfor i in range(2):\n    print(i)\n    print('done')\nEOF";
+    expect(commandLine(bash(script))).toBe(script);
   });
 
   it('joins a plain argv with spaces, quoting arguments that need it', () => {
-    expect(canonicalCommand(['ls', '-la', 'src/x.ts'])).toBe('ls -la src/x.ts');
-    expect(canonicalCommand(['echo', 'a b', '', "it's", '$HOME', '*'])).toBe(`echo 'a b' '' 'it'\\''s' '$HOME' '*'`);
-    expect(canonicalCommand([])).toBe('');
+    expect(commandLine(['ls', '-la', 'src/x.ts'])).toBe('ls -la src/x.ts');
+    expect(commandLine(['echo', 'a b', '', "it's", '$HOME', '*'])).toBe(`echo 'a b' '' 'it'\\''s' '$HOME' '*'`);
+    expect(commandLine([])).toBe('');
   });
 
-  it('keys a shell outside the standard bin directories by its whole argv', () => {
-    expect(canonicalCommand(['/tmp/bash', '-lc', 'ls'])).toBe('/tmp/bash -lc ls');
-  });
-
-  it('gives the same key to an argv and the equivalent plain script', () => {
-    expect(canonicalCommand(['echo', 'a b'])).toBe(canonicalCommand(bash("echo  'a b'")));
+  it('shows a shell outside the standard bin directories with its whole argv', () => {
+    expect(commandLine(['/tmp/bash', '-lc', 'ls'])).toBe('/tmp/bash -lc ls');
   });
 });

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { mcpTransport } from '../mcp/cli-process.js';
+import { connectApprovalClient, decide, type Answer } from '../helpers/approval-client.js';
 import {
   childrenOf,
   commandLineOf,
@@ -15,37 +15,6 @@ import {
 } from '../reliability/harness.js';
 import { NO_SANDBOX, useWorkspace } from './sandbox-helpers.js';
 
-type Answer = (request: ElicitRequest) => ElicitResult;
-
-/** `unified-exec mcp` with its defaults (workspace-write, on-request) in `cwd`, and an SDK client. */
-async function connect(cwd: string, answer?: Answer, args: string[] = []) {
-  const transport = mcpTransport(args, { cwd });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client(
-    { name: 'sandbox-e2e', version: '1.0.0' },
-    answer ? { capabilities: { elicitation: {} } } : {},
-  );
-  const asked: ElicitRequest[] = [];
-  if (answer) {
-    client.setRequestHandler(ElicitRequestSchema, (request) => {
-      asked.push(request);
-      return answer(request);
-    });
-  }
-  await client.connect(transport);
-  const call = async (name: string, args: Record<string, unknown>) =>
-    client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
-  return { client, pid: transport.pid!, stderr: () => stderr, asked, call };
-}
-
-const decide =
-  (decision: string, reason?: string): Answer =>
-  () => ({
-    action: 'accept',
-    content: { decision, ...(reason ? { reason } : {}) },
-  });
-
 describe.skipIf(NO_SANDBOX)('unified-exec mcp: sandboxed by default, approvals through elicitation', () => {
   const ws = useWorkspace();
   const clients: { client: Client }[] = [];
@@ -54,7 +23,7 @@ describe.skipIf(NO_SANDBOX)('unified-exec mcp: sandboxed by default, approvals t
     await Promise.all(clients.splice(0).map((c) => c.client.close()));
   });
   const open = async (answer?: Answer, args?: string[]) => {
-    const c = await connect(ws.dir, answer, args);
+    const c = await connectApprovalClient(ws.dir, answer, args);
     clients.push(c);
     return c;
   };
@@ -140,7 +109,7 @@ describe.skipIf(NO_SANDBOX)('SIGKILL of the sandboxed server and its watchdog to
   afterEach(() => doomed.splice(0).forEach(killIfRunning));
 
   it('leaves no session process alive: each sandbox dies with its parent', async () => {
-    const c = await connect(ws.dir);
+    const c = await connectApprovalClient(ws.dir);
     const holder = 'sleep 1000 & nohup sleep 1001 >/dev/null 2>&1 & setsid sleep 1002 & exec sleep 1003';
     for (const tty of [true, false]) {
       for (let i = 0; i < 2; i++) {
@@ -168,7 +137,7 @@ describe.skipIf(NO_SANDBOX)('SIGKILL of the sandboxed server and its watchdog to
     // again (an empty folder counts as missing) and removes them when it ends.
     const masks = () => readdirSync(ws.dir).filter((name) => ['.agents', '.codex', '.aws'].includes(name));
     expect(masks()).toEqual(['.agents', '.aws', '.codex']);
-    const next = await connect(ws.dir);
+    const next = await connectApprovalClient(ws.dir);
     expect(textOf(await next.call('exec_command', { cmd: 'true', login: false }))).toContain('exited with code 0');
     await next.client.close();
     await vi.waitFor(() => expect(masks()).toEqual([]));
