@@ -12,11 +12,13 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CLI, cleanEnv } from '../mcp/cli-process.js';
 import { CANNOT_SWITCH_USER, NOBODY, NOBODY_IDS, nodeAsNobody, removeMountPoint } from '../helpers/nobody.js';
 import { textOf } from '../reliability/harness.js';
@@ -221,5 +223,91 @@ describe.skipIf(NO_SANDBOX || CANNOT_SWITCH_USER !== undefined)('another local u
     // Nothing of root's went into the squatted folders.
     const owners = execFileSync('find', [shared, '-uid', '0', '-mindepth', '1']).toString().trim();
     expect(owners).toBe('');
+  });
+});
+
+describe.skipIf(NO_SANDBOX)('what held keeps holding, network off', () => {
+  const servers: Server[] = [];
+  const owned: { close(): void }[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+    for (const thing of owned.splice(0)) thing.close();
+  });
+  const workspace = () => {
+    const ws = mkdtempSync('/var/tmp/ue-held-');
+    cleanup.push(ws);
+    return ws;
+  };
+
+  it('no TCP, no UDP, no abstract unix socket reaches the host', async () => {
+    const tcp = createServer((socket) => socket.end('hello'));
+    const abstractName = `\0ue-abstract-${process.pid}`;
+    const abstract = createServer((socket) => socket.end('hello'));
+    const udp = createSocket('udp4');
+    const datagrams: string[] = [];
+    udp.on('message', (message) => datagrams.push(message.toString()));
+    await Promise.all([
+      new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve)),
+      new Promise<void>((resolve) => abstract.listen(abstractName, resolve)),
+      new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve)),
+    ]);
+    owned.push(tcp, abstract, { close: () => udp.close() });
+    const server = await startMcp('root', workspace());
+    servers.push(server);
+    const python = [
+      'import socket',
+      'def attempt(name, fn):',
+      '    try:',
+      '        fn(); print(name, "REACHED")',
+      '    except OSError as e:',
+      '        print(name, "refused", e.errno)',
+      `attempt("tcp", lambda: socket.create_connection(("127.0.0.1", ${(tcp.address() as AddressInfo).port}), 2).recv(5) or 1/0)`,
+      `attempt("abstract", lambda: socket.socket(socket.AF_UNIX).connect("\\0${abstractName.slice(1)}"))`,
+      // UDP says nothing either way: what counts is whether the host's socket received the datagram.
+      `socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"leak", ("127.0.0.1", ${udp.address().port}))`,
+    ].join('\n');
+    const out = await server.call(`python3 -c '${python}'`);
+    expect(out).toMatch(/tcp refused/);
+    expect(out).toMatch(/abstract refused/);
+    expect(out).not.toContain('REACHED');
+    await new Promise((resolve) => setTimeout(resolve, 200)); // a datagram, had one left, would be here by now
+    expect(datagrams).toEqual([]);
+  });
+
+  it("cannot see or signal the host's processes", async () => {
+    const sleeper = spawn('sleep', ['300'], { stdio: 'ignore' });
+    owned.push({ close: () => sleeper.kill('SIGKILL') });
+    const server = await startMcp('root', workspace());
+    servers.push(server);
+    const out = await server.call(`kill -0 ${sleeper.pid} && echo SIGNALLED; kill -TERM ${sleeper.pid} && echo KILLED`);
+    expect(out).not.toMatch(/SIGNALLED|KILLED/);
+    expect(out).toContain('No such process');
+    expect(sleeper.exitCode).toBeNull();
+    expect(sleeper.signalCode).toBeNull();
+  });
+
+  it('a fork storm leaves another client responsive, and ends whole with its client', async () => {
+    const marker = `300.${process.pid}${Date.now() % 1000}`;
+    const storm = await startMcp('root', workspace());
+    const other = await startMcp('root', workspace());
+    servers.push(other);
+    const hosts = () =>
+      execFileSync('ps', ['-eo', 'args'])
+        .toString()
+        .split('\n')
+        .filter((line) => line === `sleep ${marker}`).length;
+    // 400 processes that each fork a sleeper and leave it behind (setsid, double fork), as fast as bash can.
+    // The session stays: when its command ends, its sandbox (a PID namespace) ends with everything in it.
+    const started = await storm.call(
+      `for i in $(seq 400); do (setsid sleep ${marker} &) ; done; echo spawned; sleep 600`,
+      { yield_time_ms: 5000 },
+    );
+    expect(started).toContain('spawned');
+    const began = performance.now();
+    expect(await other.call('echo alive')).toContain('alive');
+    expect(performance.now() - began).toBeLessThan(10_000);
+    expect(hosts(), started).toBe(400);
+    await storm.close();
+    await vi.waitFor(() => expect(hosts()).toBe(0), { timeout: 15_000, interval: 100 });
   });
 });
