@@ -300,6 +300,31 @@ function sum(results, field) {
  */
 export function figures(quick) {
   const q = (full, quickValue) => (quick ? quickValue : full);
+  // Raw node-pty spawning the sandbox's bubblewrap command line as it is (the launcher installs the filter, then
+  // execs the command), and with the launcher step taken out.
+  const seccompCost = (figure, params) => ({
+    figure,
+    valueLabel: 'median',
+    row: latencyRow,
+    variants: [
+      { driver: 'raw', params, reps: q(3, 1) },
+      {
+        key: 'raw-bwrap-no-seccomp',
+        driver: 'raw-bwrap',
+        params: { ...params, seccomp: false },
+        reps: q(3, 1),
+        note: 'without the filter',
+      },
+      {
+        driver: 'raw-bwrap',
+        params,
+        reps: q(3, 1),
+        note: 'with the filter (network off)',
+        compareTo: { key: 'raw-bwrap-no-seccomp', label: 'without the filter' },
+      },
+    ],
+    targets: [],
+  });
   const rt = (repl) => ({
     figure: 'roundTrip',
     valueLabel: 'median',
@@ -776,6 +801,16 @@ export function figures(quick) {
         },
       ],
       targets: [],
+    },
+    {
+      id: 'seccomp-exec',
+      title: "15a. The seccomp filter's cost, spawn→exit: bash -c 'echo hi' under bwrap, with and without it",
+      ...seccompCost('shortExec', { ...exec }),
+    },
+    {
+      id: 'seccomp-rt',
+      title: "15b. The seccomp filter's cost, round trip: bash -i `echo hi` under bwrap, with and without it",
+      ...seccompCost('roundTrip', { repl: 'bash', iterations: q(200, 30), warmup: 5 }),
     },
   ].map((f) => ({ ...f, variants: f.variants.filter((v) => !(quick && v.skipQuick)) }));
 }

@@ -7,6 +7,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pty from 'node-pty';
 import { SandboxLauncher } from '../../dist/sandbox/launcher.js';
+import { SANDBOX_EXEC_PATH } from '../../dist/sandbox/sandbox-exec.js';
 import { buildEnv } from '../../dist/spawn/env.js';
 import { killPty, makeWorkspace, trackPty } from '../lib/cleanup.mjs';
 import { profileHome } from '../lib/login-profile.mjs';
@@ -28,14 +29,18 @@ import {
 /**
  * What to spawn for `file args`: as is, or wrapped in bubblewrap under `policy`. `release` (the launcher's
  * bookkeeping of the masked folders bubblewrap creates) runs when the terminal is killed, after any timing.
+ * `seccomp: false` takes the launcher step (`unified-exec-sandbox-exec --seccomp <filter> --`) out of the command
+ * line, to measure what the filter adds.
  */
-function launch(file, args, policy) {
+function launch(file, args, policy, { seccomp = true } = {}) {
   // The session environment unified-exec would give (TERM=dumb, LANG=C.UTF-8, ...), so both run the same thing.
   const env = buildEnv();
   if (policy === undefined) return { file, args, cwd: process.cwd(), env, release: () => undefined };
   const cwd = policy.workspace;
   const wrapped = SandboxLauncher.shared().wrap(policy, { argv: [file, ...args], cwd, env });
   const [bwrap, ...rest] = wrapped.argv;
+  const step = rest.indexOf(SANDBOX_EXEC_PATH);
+  if (!seccomp && step >= 0) rest.splice(step, 4);
   return { file: bwrap, args: rest, cwd, env: wrapped.env, release: wrapped.release };
 }
 
@@ -95,9 +100,9 @@ class RawTerminal {
 
 const promptAtEnd = (prompt) => new RegExp(`${prompt.replace(/[$.*+?^(){}|[\]\\]/g, '\\$&')}$`);
 
-export async function roundTrip({ repl: name, iterations, warmup, sandbox }) {
+export async function roundTrip({ repl: name, iterations, warmup, sandbox, seccomp }) {
   const repl = REPLS[name];
-  const term = new RawTerminal(launch(repl.file, repl.args, policyFor(sandbox)));
+  const term = new RawTerminal(launch(repl.file, repl.args, policyFor(sandbox), { seccomp }));
   await term.waitFor(promptAtEnd(repl.prompt));
   const samples = await timeRoundTrips(term, repl, { iterations, warmup });
   term.kill();
@@ -117,7 +122,7 @@ async function timeRoundTrips(term, repl, { iterations, warmup }) {
   return samples;
 }
 
-export async function shortExec({ iterations, warmup, gapMs = 0, sandbox }) {
+export async function shortExec({ iterations, warmup, gapMs = 0, sandbox, seccomp }) {
   const policy = policyFor(sandbox);
   const args = ['-c', SHORT_COMMAND];
   const samples = [];
@@ -126,7 +131,7 @@ export async function shortExec({ iterations, warmup, gapMs = 0, sandbox }) {
     await idle(gapMs);
     // Under bwrap the command line is built before the clock starts (bubblewrap's own cost is the point); without,
     // the environment is built inside the timed spawn as it always was.
-    const wrapped = policy && launch('/bin/bash', args, policy);
+    const wrapped = policy && launch('/bin/bash', args, policy, { seccomp });
     const t0 = performance.now();
     const term = new RawTerminal(wrapped ?? launch('/bin/bash', args));
     await term.exited;

@@ -7,6 +7,7 @@ import { MaskRegistry } from './mask-registry.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
 import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
 import { isNetworkRestricted, isSandboxed, type SandboxPolicy } from './policy.js';
+import { SANDBOX_EXEC_HELP, SANDBOX_EXEC_PATH, findSandboxExec, seccompArgv } from './sandbox-exec.js';
 
 /** Where the allowlist proxy listens inside a sandbox: its own loopback, so any port is free. */
 const PROXY_PORT = 3128;
@@ -27,10 +28,19 @@ export interface SandboxedCommand {
 export const SANDBOX_HELP =
   'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) on a kernel that allows user namespaces, or choose `--sandbox danger-full-access` knowingly to run commands unsandboxed';
 
-/** Is bubblewrap here and able to make the namespaces we use? `reason` says why not. */
-export function probeSandbox(pathVar = process.env.PATH): { ok: true; bwrap: string } | { ok: false; reason: string } {
+/**
+ * Is bubblewrap here and able to make the namespaces we use, and does our launcher install its seccomp filter in
+ * there? `reason` says why not.
+ */
+export function probeSandbox(
+  pathVar = process.env.PATH,
+  sandboxExec = SANDBOX_EXEC_PATH,
+): { ok: true; bwrap: string } | { ok: false; reason: string } {
   const bwrap = findBwrap(pathVar);
   if (bwrap === undefined) return { ok: false, reason: 'bubblewrap (bwrap) is not installed' };
+  const exec = findSandboxExec(sandboxExec);
+  if (exec === undefined)
+    return { ok: false, reason: `the sandbox's launcher ${sandboxExec} is not built: ${SANDBOX_EXEC_HELP}` };
   const result = spawnSync(
     bwrap,
     [
@@ -45,12 +55,14 @@ export function probeSandbox(pathVar = process.env.PATH): { ok: true; bwrap: str
       '--proc',
       '/proc',
       '--',
-      'true',
+      ...seccompArgv(exec, 'off', ['true']),
     ],
     { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   if (result.status === 0) return { ok: true, bwrap };
   const detail = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
+  if (detail.startsWith('unified-exec-sandbox-exec:'))
+    return { ok: false, reason: `the sandbox's seccomp filter cannot be installed here (${detail})` };
   return { ok: false, reason: `bubblewrap cannot create namespaces here (${detail})` };
 }
 
@@ -100,6 +112,7 @@ function pathKind(path: string): PathKind {
 export class SandboxLauncher {
   private static instance: SandboxLauncher | undefined;
   private bwrap: string | undefined;
+  private sandboxExec: string | undefined;
   private readonly masks = new MaskRegistry();
   /** Allowlist proxies by their sorted domains, started once and kept while this process runs. */
   private readonly proxies = new Map<string, Promise<DomainProxy>>();
@@ -144,14 +157,20 @@ export class SandboxLauncher {
     this.bwrap ??= findBwrap(process.env.PATH);
     if (this.bwrap === undefined)
       throw new Error(`the sandbox needs bubblewrap (bwrap), which is not installed: ${SANDBOX_HELP}`);
+    this.sandboxExec ??= findSandboxExec();
+    if (this.sandboxExec === undefined)
+      throw new Error(`the sandbox's launcher ${SANDBOX_EXEC_PATH} is not built: ${SANDBOX_EXEC_HELP}`);
     const roots = writableRoots(policy, command.env.TMPDIR, realPath);
     const plan = planMounts(roots, policy.network, { kind: pathKind, kernelPath, keepReadOnly: [stateRoot()] });
-    let argv = [...command.argv];
+    let argv = seccompArgv(this.sandboxExec, policy.network, command.argv);
     const env = { ...command.env };
     if (usesProxy(policy)) {
       const proxy = this.started.get(proxyKey(policy));
       if (proxy === undefined) throw new Error('the allowlist proxy is not running: call ready(policy) before wrap');
-      argv = bridgedArgv(proxy.socketPath, argv);
+      // socat needs connect, bind and listen: the bridge runs under the every-mode filter only, and the command
+      // under a second one (filters stack) that leaves it IP sockets, which reach nothing but the bridge.
+      const inner = seccompArgv(this.sandboxExec, 'proxy', command.argv);
+      argv = seccompArgv(this.sandboxExec, 'on', bridgedArgv(proxy.socketPath, inner));
       for (const name of PROXY_UNSET_ENV) delete env[name];
       Object.assign(env, proxyEnvironment(PROXY_PORT));
     }

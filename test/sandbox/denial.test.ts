@@ -22,6 +22,23 @@ describe('detectDenial', () => {
     expect(detectDenial(policy({ network: 'on' }), 7, curl)).toBeUndefined();
   });
 
+  it("finds the seccomp filter's EPERM only on a socket call, while the network is off", () => {
+    const bash =
+      '/bin/bash: socket: Operation not permitted\n/bin/bash: line 1: /dev/tcp/127.0.0.1/9: Operation not permitted';
+    expect(detectDenial(policy(), 1, bash)).toEqual({
+      kind: 'network',
+      evidence: '/bin/bash: socket: Operation not permitted',
+    });
+    expect(detectDenial(policy(), 1, 'Error: connect EPERM 127.0.0.1:80 - Local (undefined:undefined)')?.kind).toBe(
+      'network',
+    );
+    expect(
+      detectDenial(policy(), 1, 'urllib.error.URLError: <urlopen error [Errno 1] Operation not permitted>')?.kind,
+    ).toBe('network');
+    expect(detectDenial(policy({ network: 'on' }), 1, bash)).toBeUndefined();
+    expect(detectDenial(policy(), 1, 'kill: (1) - Operation not permitted')).toBeUndefined();
+  });
+
   it('names a domain the allowlist proxy blocked', () => {
     const out = 'unified-exec sandbox: network access to example.org is blocked (not in the domain allowlist: a.com)';
     expect(detectDenial(policy({ allowedDomains: ['a.com'] }), 22, out)?.kind).toBe('domain');

@@ -1,0 +1,236 @@
+/**
+ * The seccomp filter every sandboxed command runs under, as a classic BPF program (what `seccomp(2)` takes). Pure:
+ * it builds bytes; native/sandbox-exec.c installs them.
+ *
+ * Every mode denies what no workload needs and that widens the kernel's surface (new namespaces, mounts, keyrings,
+ * eBPF, io_uring, modules, the clock, …). With the network off, a command also cannot reach a unix socket on the
+ * file system (an ssh-agent, a Docker socket): the network namespace does not cover those.
+ */
+
+/**
+ * What the filter lets sockets do. `on`: anything. `off`: no socket reaches anything outside the process tree.
+ * `proxy` (the domain allowlist): IP sockets in the sandbox's own empty network namespace, where only the bridge
+ * to the proxy listens, and no unix socket but socketpairs.
+ */
+export type SeccompNetwork = 'on' | 'off' | 'proxy';
+
+/** The architectures we build for, named as `process.arch` names them. */
+export type SeccompArch = 'x64' | 'arm64';
+
+const AUDIT_ARCH: Record<SeccompArch, number> = { x64: 0xc000003e, arm64: 0xc00000b7 };
+
+/** x32 system calls on x86_64 carry this bit in their number: another ABI, denied as a whole. */
+const X32_SYSCALL_BIT = 0x40000000;
+
+/** Syscall numbers by name: x86_64's own table, and the generic table aarch64 uses (some legacy calls it lacks). */
+const SYSCALLS: Record<string, Partial<Record<SeccompArch, number>>> = {
+  // New namespaces and mounts: the sandbox has made its own; a command needs no more.
+  unshare: { x64: 272, arm64: 97 },
+  setns: { x64: 308, arm64: 268 },
+  clone: { x64: 56, arm64: 220 },
+  clone3: { x64: 435, arm64: 435 },
+  mount: { x64: 165, arm64: 40 },
+  umount2: { x64: 166, arm64: 39 },
+  pivot_root: { x64: 155, arm64: 41 },
+  open_tree: { x64: 428, arm64: 428 },
+  move_mount: { x64: 429, arm64: 429 },
+  fsopen: { x64: 430, arm64: 430 },
+  fsconfig: { x64: 431, arm64: 431 },
+  fsmount: { x64: 432, arm64: 432 },
+  fspick: { x64: 433, arm64: 433 },
+  mount_setattr: { x64: 442, arm64: 442 },
+  // Kernel keyrings are not namespaced by our sandbox: a command could read or plant the user's keys.
+  keyctl: { x64: 250, arm64: 219 },
+  add_key: { x64: 248, arm64: 217 },
+  request_key: { x64: 249, arm64: 218 },
+  // Large kernel surfaces no build or test needs.
+  bpf: { x64: 321, arm64: 280 },
+  perf_event_open: { x64: 298, arm64: 241 },
+  userfaultfd: { x64: 323, arm64: 282 },
+  // io_uring runs socket operations (connect among them) without the system calls this filter sees.
+  io_uring_setup: { x64: 425, arm64: 425 },
+  io_uring_enter: { x64: 426, arm64: 426 },
+  io_uring_register: { x64: 427, arm64: 427 },
+  // Docker's default profile denies these too: the machine's, not a command's.
+  kexec_load: { x64: 246, arm64: 104 },
+  kexec_file_load: { x64: 320, arm64: 294 },
+  init_module: { x64: 175, arm64: 105 },
+  finit_module: { x64: 313, arm64: 273 },
+  delete_module: { x64: 176, arm64: 106 },
+  create_module: { x64: 174 },
+  get_kernel_syms: { x64: 177 },
+  query_module: { x64: 178 },
+  open_by_handle_at: { x64: 304, arm64: 265 },
+  name_to_handle_at: { x64: 303, arm64: 264 },
+  reboot: { x64: 169, arm64: 142 },
+  swapon: { x64: 167, arm64: 224 },
+  swapoff: { x64: 168, arm64: 225 },
+  acct: { x64: 163, arm64: 89 },
+  settimeofday: { x64: 164, arm64: 170 },
+  clock_settime: { x64: 227, arm64: 112 },
+  clock_adjtime: { x64: 305, arm64: 266 },
+  adjtimex: { x64: 159, arm64: 171 },
+  syslog: { x64: 103, arm64: 116 },
+  quotactl: { x64: 179, arm64: 60 },
+  quotactl_fd: { x64: 443, arm64: 443 },
+  iopl: { x64: 172 },
+  ioperm: { x64: 173 },
+  lookup_dcookie: { x64: 212, arm64: 18 },
+  vhangup: { x64: 153, arm64: 58 },
+  nfsservctl: { x64: 180, arm64: 42 },
+  sethostname: { x64: 170, arm64: 161 },
+  setdomainname: { x64: 171, arm64: 162 },
+  uselib: { x64: 134 },
+  ustat: { x64: 136 },
+  sysfs: { x64: 139 },
+  _sysctl: { x64: 156 },
+  // Sockets, checked only when the network is off or proxied.
+  socket: { x64: 41, arm64: 198 },
+  socketpair: { x64: 53, arm64: 199 },
+  connect: { x64: 42, arm64: 203 },
+  bind: { x64: 49, arm64: 200 },
+  listen: { x64: 50, arm64: 201 },
+  accept: { x64: 43, arm64: 202 },
+  accept4: { x64: 288, arm64: 242 },
+  sendto: { x64: 44, arm64: 206 },
+};
+
+/** Denied outright in every mode (clone and clone3 are handled apart). */
+export const ALWAYS_DENIED = Object.keys(SYSCALLS).filter(
+  (name) =>
+    !['clone', 'clone3', 'socket', 'socketpair', 'connect', 'bind', 'listen', 'accept', 'accept4', 'sendto'].includes(
+      name,
+    ),
+);
+
+/** Answers of a filter (`SECCOMP_RET_*`), and the errnos we answer with (the same numbers on both architectures). */
+export const SECCOMP_RET_ALLOW = 0x7fff0000;
+export const SECCOMP_RET_ERRNO = 0x00050000;
+export const EPERM = 1;
+export const ENOSYS = 38;
+
+const AF_UNIX = 1;
+const AF_INET = 2;
+const AF_INET6 = 10;
+const SOCK_STREAM = 1;
+const SOCK_SEQPACKET = 5;
+const SOCK_NONBLOCK = 0o4000;
+const SOCK_CLOEXEC = 0o2000000;
+/** CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (CLONE_NEWTIME is clone3 and unshare only). */
+const CLONE_NEW_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
+
+/** Offsets into `struct seccomp_data`: nr (u32), arch (u32), instruction_pointer (u64), args (6 × u64). */
+const NR = 0;
+const ARCH = 4;
+/** The low 32 bits of argument `i` (little-endian on both architectures): all an int argument is. */
+const argLow = (i: number) => 16 + 8 * i;
+const argHigh = (i: number) => 16 + 8 * i + 4;
+
+/** The opcodes we use: BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_JMP|BPF_JSET|BPF_K, BPF_ALU|BPF_AND|BPF_K, BPF_RET|BPF_K. */
+export const BPF = { LD_ABS: 0x20, JEQ: 0x15, JSET: 0x45, AND: 0x54, RET: 0x06 } as const;
+
+export interface Instruction {
+  code: number;
+  jt: number;
+  jf: number;
+  k: number;
+}
+
+const ld = (offset: number): Instruction => ({ code: BPF.LD_ABS, jt: 0, jf: 0, k: offset });
+const jeq = (k: number, jt: number, jf: number): Instruction => ({ code: BPF.JEQ, jt, jf, k });
+const jset = (k: number, jt: number, jf: number): Instruction => ({ code: BPF.JSET, jt, jf, k });
+const and = (k: number): Instruction => ({ code: BPF.AND, jt: 0, jf: 0, k });
+const ret = (k: number): Instruction => ({ code: BPF.RET, jt: 0, jf: 0, k });
+const deny = (errno = EPERM) => ret(SECCOMP_RET_ERRNO | errno);
+
+/**
+ * One rule on syscall `nr`: if A holds `nr`, run `body`, which either returns or falls off its end; then A is `nr`
+ * again for the next rule. Each rule jumps only within itself, by at most its own length, so no jump can outgrow
+ * the 255 a jt/jf byte holds however many rules there are.
+ */
+function rule(nr: number, body: Instruction[]): Instruction[] {
+  const block = [...body, ld(NR)];
+  if (block.length > 255) throw new Error('a seccomp rule is too long to jump over');
+  return [jeq(nr, 0, block.length), ...block];
+}
+
+/** Deny `nr` with `errno`. */
+const denyCall = (nr: number, errno = EPERM) => [jeq(nr, 0, 1), deny(errno)];
+
+/** clone with any CLONE_NEW* flag is denied; fork, vfork and threads (clone without them) go on. */
+const cloneRule = (nr: number) => rule(nr, [ld(argLow(0)), jset(CLONE_NEW_FLAGS, 0, 1), deny()]);
+
+/** socket(): `off` allows AF_UNIX SOCK_STREAM only (useless without connect and bind); `proxy` IP sockets only. */
+function socketRule(nr: number, network: 'off' | 'proxy'): Instruction[] {
+  if (network === 'proxy') return rule(nr, [ld(argLow(0)), jeq(AF_INET, 2, 0), jeq(AF_INET6, 1, 0), deny()]);
+  return rule(nr, [
+    ld(argLow(0)),
+    jeq(AF_UNIX, 0, 3), // not AF_UNIX: deny
+    ld(argLow(1)),
+    and(~(SOCK_NONBLOCK | SOCK_CLOEXEC) >>> 0),
+    jeq(SOCK_STREAM, 1, 0),
+    deny(),
+  ]);
+}
+
+/**
+ * socketpair(): AF_UNIX streams and seqpackets. Not datagrams: a datagram socket, connected or not, sends to any
+ * path named in sendmsg's msg_name (`/dev/log`, a notify socket), and seccomp cannot read msg_name. A stream or
+ * seqpacket socket ignores or refuses msg_name, and socket() cannot make a datagram socket, so sendmsg and
+ * sendmmsg stay allowed: fd passing (SCM_RIGHTS) over a socketpair keeps working.
+ */
+const socketpairRule = (nr: number) =>
+  rule(nr, [
+    ld(argLow(0)),
+    jeq(AF_UNIX, 0, 4), // not AF_UNIX: deny
+    ld(argLow(1)),
+    and(~(SOCK_NONBLOCK | SOCK_CLOEXEC) >>> 0),
+    jeq(SOCK_STREAM, 2, 0),
+    jeq(SOCK_SEQPACKET, 1, 0),
+    deny(),
+  ]);
+
+/** sendto() with a destination address is denied; send() on a connected socket is sendto with NULL, and allowed. */
+const sendtoRule = (nr: number) => rule(nr, [ld(argLow(4)), jeq(0, 0, 2), ld(argHigh(4)), jeq(0, 1, 0), deny()]);
+
+/** The filter for `network` on `arch` (default: this process's), as instructions. */
+export function seccompInstructions(network: SeccompNetwork, arch: SeccompArch = hostArch()): Instruction[] {
+  const nr = (name: string) => SYSCALLS[name]?.[arch];
+  const program: Instruction[] = [ld(ARCH), jeq(AUDIT_ARCH[arch], 1, 0), deny(), ld(NR)];
+  if (arch === 'x64') program.push(jset(X32_SYSCALL_BIT, 0, 1), deny());
+  for (const name of ALWAYS_DENIED) {
+    const number = nr(name);
+    if (number !== undefined) program.push(...denyCall(number));
+  }
+  program.push(...cloneRule(nr('clone')!));
+  // ENOSYS, not EPERM: libc then falls back to clone, whose flags we can read (clone3's are behind a pointer).
+  program.push(...denyCall(nr('clone3')!, ENOSYS));
+  if (network !== 'on') {
+    program.push(...socketRule(nr('socket')!, network), ...socketpairRule(nr('socketpair')!));
+    if (network === 'off') {
+      for (const name of ['connect', 'bind', 'listen', 'accept', 'accept4']) program.push(...denyCall(nr(name)!));
+      program.push(...sendtoRule(nr('sendto')!));
+    }
+  }
+  program.push(ret(SECCOMP_RET_ALLOW));
+  return program;
+}
+
+/** The filter as the kernel takes it: `struct sock_filter` (u16 code, u8 jt, u8 jf, u32 k), little-endian. */
+export function seccompProgram(network: SeccompNetwork, arch: SeccompArch = hostArch()): Buffer {
+  const instructions = seccompInstructions(network, arch);
+  const bytes = Buffer.alloc(instructions.length * 8);
+  instructions.forEach(({ code, jt, jf, k }, i) => {
+    bytes.writeUInt16LE(code, i * 8);
+    bytes.writeUInt8(jt, i * 8 + 2);
+    bytes.writeUInt8(jf, i * 8 + 3);
+    bytes.writeUInt32LE(k >>> 0, i * 8 + 4);
+  });
+  return bytes;
+}
+
+/** This process's architecture, when we have a filter for it. */
+export function hostArch(): SeccompArch {
+  if (process.arch === 'x64' || process.arch === 'arm64') return process.arch;
+  throw new Error(`the sandbox's seccomp filter supports x86_64 and aarch64, not ${process.arch}`);
+}

@@ -1,0 +1,217 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ALWAYS_DENIED,
+  ENOSYS,
+  EPERM,
+  SECCOMP_RET_ALLOW,
+  SECCOMP_RET_ERRNO,
+  seccompInstructions,
+  seccompProgram,
+  type SeccompArch,
+  type SeccompNetwork,
+} from '../../src/sandbox/seccomp.js';
+import { runSeccomp } from '../helpers/classic-bpf.js';
+
+const ARCH = { x64: 0xc000003e, arm64: 0xc00000b7 } as const;
+const I386 = 0x40000003;
+const ALLOW = SECCOMP_RET_ALLOW;
+const DENY = SECCOMP_RET_ERRNO | EPERM;
+
+/** Numbers from the kernel's tables (x86_64's unistd_64.h, the generic unistd.h aarch64 uses). */
+const NR = {
+  x64: {
+    read: 0,
+    write: 1,
+    socket: 41,
+    connect: 42,
+    accept: 43,
+    sendto: 44,
+    sendmsg: 46,
+    bind: 49,
+    listen: 50,
+    socketpair: 53,
+    clone: 56,
+    fork: 57,
+    ptrace: 101,
+    mount: 165,
+    unshare: 272,
+    accept4: 288,
+    keyctl: 250,
+    bpf: 321,
+    io_uring_setup: 425,
+    clone3: 435,
+    iopl: 172,
+    reboot: 169,
+    setns: 308,
+    fsopen: 430,
+  },
+  arm64: {
+    read: 63,
+    write: 64,
+    socket: 198,
+    connect: 203,
+    accept: 202,
+    sendto: 206,
+    sendmsg: 211,
+    bind: 200,
+    listen: 201,
+    socketpair: 199,
+    clone: 220,
+    fork: undefined,
+    ptrace: 117,
+    mount: 40,
+    unshare: 97,
+    accept4: 242,
+    keyctl: 219,
+    bpf: 280,
+    io_uring_setup: 425,
+    clone3: 435,
+    iopl: undefined,
+    reboot: 142,
+    setns: 268,
+    fsopen: 430,
+  },
+} as const;
+
+const AF_UNIX = 1n;
+const AF_INET = 2n;
+const AF_INET6 = 10n;
+const AF_NETLINK = 16n;
+const SOCK_STREAM = 1n;
+const SOCK_DGRAM = 2n;
+const SOCK_SEQPACKET = 5n;
+const SOCK_NONBLOCK_CLOEXEC = 0o4000n | 0o2000000n;
+/** glibc's fork() and pthread_create()'s flags, and `unshare -U`'s way through clone. */
+const FORK_FLAGS = 0x01200011n; // CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD
+const THREAD_FLAGS = 0x003d0f00n;
+const CLONE_NEWUSER = 0x10000000n;
+const CLONE_NEWNS = 0x00020000n;
+
+const cases = (['x64', 'arm64'] as const).flatMap((arch) =>
+  (['on', 'off', 'proxy'] as const).map((network) => ({ arch, network })),
+);
+
+function decide(arch: SeccompArch, network: SeccompNetwork, name: keyof (typeof NR)['x64'], args: bigint[] = []) {
+  const nr = NR[arch][name];
+  if (nr === undefined) throw new Error(`${name} is not a syscall on ${arch}`);
+  return runSeccomp(seccompProgram(network, arch), { arch: ARCH[arch], nr, args });
+}
+
+describe('the seccomp filter', () => {
+  describe.each(cases)('on $arch with the network $network', ({ arch, network }) => {
+    const program = seccompProgram(network, arch);
+
+    it('is whole sock_filter records, every jump landing inside the program', () => {
+      expect(program.length % 8).toBe(0);
+      const count = program.length / 8;
+      expect(count).toBeLessThan(4096); // BPF_MAXINSNS
+      seccompInstructions(network, arch).forEach(({ code, jt, jf }, i) => {
+        expect(jt).toBeLessThanOrEqual(255);
+        expect(jf).toBeLessThanOrEqual(255);
+        if ((code & 0x07) === 0x05) expect(i + 1 + Math.max(jt, jf)).toBeLessThan(count);
+      });
+      expect(program.readUInt16LE(program.length - 8)).toBe(0x06); // ends in a return
+    });
+
+    it('lays each instruction out as u16 code, u8 jt, u8 jf, u32 k, little-endian', () => {
+      const first = seccompInstructions(network, arch)[1]!;
+      expect(program.readUInt16LE(8)).toBe(first.code);
+      expect(program[10]).toBe(first.jt);
+      expect(program[11]).toBe(first.jf);
+      expect(program.readUInt32LE(12)).toBe(ARCH[arch]);
+    });
+
+    it('allows ordinary calls: read, write, fork, threads, ptrace', () => {
+      expect(decide(arch, network, 'read')).toBe(ALLOW);
+      expect(decide(arch, network, 'write')).toBe(ALLOW);
+      expect(decide(arch, network, 'clone', [FORK_FLAGS])).toBe(ALLOW);
+      expect(decide(arch, network, 'clone', [THREAD_FLAGS])).toBe(ALLOW);
+      expect(decide(arch, network, 'ptrace')).toBe(ALLOW);
+      if (arch === 'x64') expect(decide(arch, network, 'fork')).toBe(ALLOW);
+    });
+
+    it('denies new namespaces, mounts, keyrings, eBPF, io_uring and reboot', () => {
+      for (const name of ['unshare', 'setns', 'mount', 'fsopen', 'keyctl', 'bpf', 'io_uring_setup', 'reboot'] as const)
+        expect(decide(arch, network, name), name).toBe(DENY);
+      expect(decide(arch, network, 'clone', [FORK_FLAGS | CLONE_NEWUSER])).toBe(DENY);
+      expect(decide(arch, network, 'clone', [CLONE_NEWNS | 17n])).toBe(DENY);
+      if (arch === 'x64') expect(decide(arch, network, 'iopl')).toBe(DENY);
+    });
+
+    it('answers clone3 ENOSYS, so libc falls back to clone', () => {
+      expect(decide(arch, network, 'clone3')).toBe(SECCOMP_RET_ERRNO | ENOSYS);
+    });
+
+    it('denies every call of another architecture', () => {
+      expect(runSeccomp(program, { arch: I386, nr: 3 })).toBe(DENY);
+      const other = arch === 'x64' ? ARCH.arm64 : ARCH.x64;
+      expect(runSeccomp(program, { arch: other, nr: NR[arch].read })).toBe(DENY);
+    });
+
+    it('allows socketpairs of streams and seqpackets, and send on a connected socket', () => {
+      expect(decide(arch, network, 'socketpair', [AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK_CLOEXEC])).toBe(ALLOW);
+      expect(decide(arch, network, 'socketpair', [AF_UNIX, SOCK_SEQPACKET])).toBe(ALLOW);
+      expect(decide(arch, network, 'sendto', [3n, 0x1000n, 5n, 0n, 0n, 0n])).toBe(ALLOW);
+      expect(decide(arch, network, 'sendmsg')).toBe(ALLOW);
+    });
+  });
+
+  it.each(['x64', 'arm64'] as const)('on %s denies x32 calls only where they exist (x86_64)', (arch) => {
+    const program = seccompProgram('on', arch);
+    const x32Read = 0x40000000;
+    expect(runSeccomp(program, { arch: ARCH[arch], nr: x32Read })).toBe(arch === 'x64' ? DENY : ALLOW);
+  });
+
+  describe.each(['x64', 'arm64'] as const)('on %s', (arch) => {
+    it('with the network on, lets sockets do anything', () => {
+      for (const name of ['connect', 'bind', 'listen', 'accept', 'accept4'] as const)
+        expect(decide(arch, 'on', name), name).toBe(ALLOW);
+      expect(decide(arch, 'on', 'socket', [AF_INET, SOCK_STREAM])).toBe(ALLOW);
+      expect(decide(arch, 'on', 'socket', [AF_UNIX, SOCK_DGRAM])).toBe(ALLOW);
+      expect(decide(arch, 'on', 'sendto', [3n, 0x1000n, 5n, 0n, 0x2000n, 16n])).toBe(ALLOW);
+    });
+
+    it('with the network off, denies connect, bind, listen and accept', () => {
+      for (const name of ['connect', 'bind', 'listen', 'accept', 'accept4'] as const)
+        expect(decide(arch, 'off', name), name).toBe(DENY);
+    });
+
+    it('with the network off, makes sockets only for AF_UNIX streams', () => {
+      expect(decide(arch, 'off', 'socket', [AF_UNIX, SOCK_STREAM])).toBe(ALLOW);
+      expect(decide(arch, 'off', 'socket', [AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK_CLOEXEC])).toBe(ALLOW);
+      expect(decide(arch, 'off', 'socket', [AF_UNIX, SOCK_DGRAM])).toBe(DENY);
+      expect(decide(arch, 'off', 'socket', [AF_UNIX, SOCK_SEQPACKET])).toBe(DENY);
+      expect(decide(arch, 'off', 'socket', [AF_INET, SOCK_STREAM])).toBe(DENY);
+      expect(decide(arch, 'off', 'socket', [AF_NETLINK, SOCK_DGRAM])).toBe(DENY);
+      // Only the int's 32 bits count, as in the kernel: garbage above them changes nothing.
+      expect(decide(arch, 'off', 'socket', [AF_UNIX | (1n << 40n), SOCK_STREAM])).toBe(ALLOW);
+      expect(decide(arch, 'off', 'socket', [AF_INET | (1n << 40n), SOCK_STREAM])).toBe(DENY);
+    });
+
+    it('with the network off or proxied, denies datagram socketpairs (sendmsg could name any path)', () => {
+      expect(decide(arch, 'off', 'socketpair', [AF_UNIX, SOCK_DGRAM])).toBe(DENY);
+      expect(decide(arch, 'proxy', 'socketpair', [AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK_CLOEXEC])).toBe(DENY);
+      expect(decide(arch, 'off', 'socketpair', [AF_INET, SOCK_STREAM])).toBe(DENY);
+    });
+
+    it('with the network off, denies sendto with a destination', () => {
+      expect(decide(arch, 'off', 'sendto', [3n, 0x1000n, 5n, 0n, 0x2000n, 16n])).toBe(DENY);
+      expect(decide(arch, 'off', 'sendto', [3n, 0x1000n, 5n, 0n, 1n << 32n, 16n])).toBe(DENY);
+    });
+
+    it('with the proxy, makes IP sockets and no unix socket, and lets them connect', () => {
+      expect(decide(arch, 'proxy', 'socket', [AF_INET, SOCK_STREAM])).toBe(ALLOW);
+      expect(decide(arch, 'proxy', 'socket', [AF_INET6, SOCK_STREAM])).toBe(ALLOW);
+      expect(decide(arch, 'proxy', 'socket', [AF_UNIX, SOCK_STREAM])).toBe(DENY);
+      expect(decide(arch, 'proxy', 'socket', [AF_NETLINK, SOCK_DGRAM])).toBe(DENY);
+      expect(decide(arch, 'proxy', 'connect')).toBe(ALLOW);
+    });
+  });
+
+  it('denies the same list in every mode', () => {
+    expect(ALWAYS_DENIED).toEqual(
+      expect.arrayContaining(['unshare', 'mount', 'keyctl', 'io_uring_enter', 'kexec_load']),
+    );
+    expect(ALWAYS_DENIED).not.toContain('ptrace');
+  });
+});
