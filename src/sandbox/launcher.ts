@@ -167,9 +167,9 @@ export class SandboxLauncher {
     if (usesProxy(policy)) {
       const proxy = this.started.get(proxyKey(policy));
       if (proxy === undefined) throw new Error('the allowlist proxy is not running: call ready(policy) before wrap');
-      // socat needs connect, bind and listen: the bridge runs under the every-mode filter only, and the command
-      // under a second one (filters stack) that leaves it IP sockets, which reach nothing but the bridge.
-      const inner = seccompArgv(this.sandboxExec, 'proxy', command.argv);
+      // socat connects to the proxy's unix socket: the bridge runs under the every-mode filter only, and the
+      // command under the network-off one too (filters stack), whose IP sockets reach nothing but the bridge.
+      const inner = seccompArgv(this.sandboxExec, 'off', command.argv);
       argv = seccompArgv(this.sandboxExec, 'on', bridgedArgv(proxy.socketPath, inner));
       for (const name of PROXY_UNSET_ENV) delete env[name];
       Object.assign(env, proxyEnvironment(PROXY_PORT));

@@ -8,11 +8,11 @@
  */
 
 /**
- * What the filter lets sockets do. `on`: anything. `off`: no socket reaches anything outside the process tree.
- * `proxy` (the domain allowlist): IP sockets in the sandbox's own empty network namespace, where only the bridge
- * to the proxy listens, and no unix socket but socketpairs.
+ * What the filter lets sockets do. `on`: anything. `off`: IP sockets, which can only reach the sandbox's own empty
+ * network namespace (a test server on its loopback works; with the domain allowlist, the bridge to the proxy is
+ * there), and no unix socket but socketpairs: the network namespace does not cover the sockets on the file system.
  */
-export type SeccompNetwork = 'on' | 'off' | 'proxy';
+export type SeccompNetwork = 'on' | 'off';
 
 /** The architectures we build for, named as `process.arch` names them. */
 export type SeccompArch = 'x64' | 'arm64';
@@ -84,23 +84,14 @@ const SYSCALLS: Record<string, Partial<Record<SeccompArch, number>>> = {
   ustat: { x64: 136 },
   sysfs: { x64: 139 },
   _sysctl: { x64: 156 },
-  // Sockets, checked only when the network is off or proxied.
+  // Sockets, checked only when the network is off.
   socket: { x64: 41, arm64: 198 },
   socketpair: { x64: 53, arm64: 199 },
-  connect: { x64: 42, arm64: 203 },
-  bind: { x64: 49, arm64: 200 },
-  listen: { x64: 50, arm64: 201 },
-  accept: { x64: 43, arm64: 202 },
-  accept4: { x64: 288, arm64: 242 },
-  sendto: { x64: 44, arm64: 206 },
 };
 
 /** Denied outright in every mode (clone and clone3 are handled apart). */
 export const ALWAYS_DENIED = Object.keys(SYSCALLS).filter(
-  (name) =>
-    !['clone', 'clone3', 'socket', 'socketpair', 'connect', 'bind', 'listen', 'accept', 'accept4', 'sendto'].includes(
-      name,
-    ),
+  (name) => !['clone', 'clone3', 'socket', 'socketpair'].includes(name),
 );
 
 /** Answers of a filter (`SECCOMP_RET_*`), and the errnos we answer with (the same numbers on both architectures). */
@@ -124,7 +115,6 @@ const NR = 0;
 const ARCH = 4;
 /** The low 32 bits of argument `i` (little-endian on both architectures): all an int argument is. */
 const argLow = (i: number) => 16 + 8 * i;
-const argHigh = (i: number) => 16 + 8 * i + 4;
 
 /** The opcodes we use: BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_JMP|BPF_JSET|BPF_K, BPF_ALU|BPF_AND|BPF_K, BPF_RET|BPF_K. */
 export const BPF = { LD_ABS: 0x20, JEQ: 0x15, JSET: 0x45, AND: 0x54, RET: 0x06 } as const;
@@ -160,24 +150,19 @@ const denyCall = (nr: number, errno = EPERM) => [jeq(nr, 0, 1), deny(errno)];
 /** clone with any CLONE_NEW* flag is denied; fork, vfork and threads (clone without them) go on. */
 const cloneRule = (nr: number) => rule(nr, [ld(argLow(0)), jset(CLONE_NEW_FLAGS, 0, 1), deny()]);
 
-/** socket(): `off` allows AF_UNIX SOCK_STREAM only (useless without connect and bind); `proxy` IP sockets only. */
-function socketRule(nr: number, network: 'off' | 'proxy'): Instruction[] {
-  if (network === 'proxy') return rule(nr, [ld(argLow(0)), jeq(AF_INET, 2, 0), jeq(AF_INET6, 1, 0), deny()]);
-  return rule(nr, [
-    ld(argLow(0)),
-    jeq(AF_UNIX, 0, 3), // not AF_UNIX: deny
-    ld(argLow(1)),
-    and(~(SOCK_NONBLOCK | SOCK_CLOEXEC) >>> 0),
-    jeq(SOCK_STREAM, 1, 0),
-    deny(),
-  ]);
-}
+/**
+ * socket() with the network off: IP sockets only. No unix socket: connect, bind and sendto name their address
+ * behind a pointer seccomp cannot read, so a unix socket could reach any socket on the file system (an ssh-agent,
+ * Docker's); an IP socket reaches only the sandbox's own network namespace, with nothing in it but what the command
+ * starts there.
+ */
+const socketRule = (nr: number) => rule(nr, [ld(argLow(0)), jeq(AF_INET, 2, 0), jeq(AF_INET6, 1, 0), deny()]);
 
 /**
  * socketpair(): AF_UNIX streams and seqpackets. Not datagrams: a datagram socket, connected or not, sends to any
  * path named in sendmsg's msg_name (`/dev/log`, a notify socket), and seccomp cannot read msg_name. A stream or
- * seqpacket socket ignores or refuses msg_name, and socket() cannot make a datagram socket, so sendmsg and
- * sendmmsg stay allowed: fd passing (SCM_RIGHTS) over a socketpair keeps working.
+ * seqpacket socket refuses msg_name, and socket() makes no unix socket at all, so sendmsg and sendmmsg stay
+ * allowed: fd passing (SCM_RIGHTS) over a socketpair keeps working.
  */
 const socketpairRule = (nr: number) =>
   rule(nr, [
@@ -189,9 +174,6 @@ const socketpairRule = (nr: number) =>
     jeq(SOCK_SEQPACKET, 1, 0),
     deny(),
   ]);
-
-/** sendto() with a destination address is denied; send() on a connected socket is sendto with NULL, and allowed. */
-const sendtoRule = (nr: number) => rule(nr, [ld(argLow(4)), jeq(0, 0, 2), ld(argHigh(4)), jeq(0, 1, 0), deny()]);
 
 /** The filter for `network` on `arch` (default: this process's), as instructions. */
 export function seccompInstructions(network: SeccompNetwork, arch: SeccompArch = hostArch()): Instruction[] {
@@ -205,13 +187,7 @@ export function seccompInstructions(network: SeccompNetwork, arch: SeccompArch =
   program.push(...cloneRule(nr('clone')!));
   // ENOSYS, not EPERM: libc then falls back to clone, whose flags we can read (clone3's are behind a pointer).
   program.push(...denyCall(nr('clone3')!, ENOSYS));
-  if (network !== 'on') {
-    program.push(...socketRule(nr('socket')!, network), ...socketpairRule(nr('socketpair')!));
-    if (network === 'off') {
-      for (const name of ['connect', 'bind', 'listen', 'accept', 'accept4']) program.push(...denyCall(nr(name)!));
-      program.push(...sendtoRule(nr('sendto')!));
-    }
-  }
+  if (network === 'off') program.push(...socketRule(nr('socket')!), ...socketpairRule(nr('socketpair')!));
   program.push(ret(SECCOMP_RET_ALLOW));
   return program;
 }
