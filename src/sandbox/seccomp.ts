@@ -87,11 +87,40 @@ const SYSCALLS: Record<string, Partial<Record<SeccompArch, number>>> = {
   // Sockets, checked only when the network is off.
   socket: { x64: 41, arm64: 198 },
   socketpair: { x64: 53, arm64: 199 },
+  // Modes, checked for the set-user-ID and set-group-ID bits (see SET_ID_CALLS).
+  chmod: { x64: 90 },
+  fchmod: { x64: 91, arm64: 52 },
+  fchmodat: { x64: 268, arm64: 53 },
+  fchmodat2: { x64: 452, arm64: 452 },
+  mknod: { x64: 133 },
+  mknodat: { x64: 259, arm64: 33 },
+  creat: { x64: 85 },
+  open: { x64: 2 },
+  openat: { x64: 257, arm64: 56 },
+  openat2: { x64: 437, arm64: 437 },
+};
+
+/**
+ * Calls that set a file's mode, by the argument holding it, and for opens the argument holding the flags (the mode
+ * counts only with O_CREAT or O_TMPFILE). A sandboxed command must not leave a set-user-ID or set-group-ID program
+ * behind in a writable root: run later by anyone outside, it would run as the server's user, which for a root
+ * server is root. (The sandbox mounts carry nosuid only inside it; the bit stays on the file.)
+ */
+const SET_ID_CALLS: Record<string, { mode: number; flags?: number }> = {
+  chmod: { mode: 1 },
+  fchmod: { mode: 1 },
+  fchmodat: { mode: 2 },
+  fchmodat2: { mode: 2 },
+  mknod: { mode: 1 },
+  mknodat: { mode: 2 },
+  creat: { mode: 1 },
+  open: { mode: 2, flags: 1 },
+  openat: { mode: 3, flags: 2 },
 };
 
 /** Denied outright in every mode (clone and clone3 are handled apart). */
 export const ALWAYS_DENIED = Object.keys(SYSCALLS).filter(
-  (name) => !['clone', 'clone3', 'socket', 'socketpair'].includes(name),
+  (name) => !['clone', 'clone3', 'socket', 'socketpair', 'openat2'].includes(name) && !(name in SET_ID_CALLS),
 );
 
 /** Answers of a filter (`SECCOMP_RET_*`), and the errnos we answer with (the same numbers on both architectures). */
@@ -107,6 +136,9 @@ const SOCK_STREAM = 1;
 const SOCK_SEQPACKET = 5;
 const SOCK_NONBLOCK = 0o4000;
 const SOCK_CLOEXEC = 0o2000000;
+const S_ISUID_ISGID = 0o6000;
+/** O_CREAT, and O_TMPFILE's own bit (the same numbers on x86_64 and aarch64). */
+const O_CREAT_OR_TMPFILE = 0o100 | 0o20000000;
 /** CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (CLONE_NEWTIME is clone3 and unshare only). */
 const CLONE_NEW_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
 
@@ -175,6 +207,13 @@ const socketpairRule = (nr: number) =>
     deny(),
   ]);
 
+/** A mode with the set-user-ID or set-group-ID bit is refused (for an open, only when it creates the file). */
+function setIdRule(nr: number, args: { mode: number; flags?: number }): Instruction[] {
+  const modeCheck = [ld(argLow(args.mode)), jset(S_ISUID_ISGID, 0, 1), deny()];
+  if (args.flags === undefined) return rule(nr, modeCheck);
+  return rule(nr, [ld(argLow(args.flags)), jset(O_CREAT_OR_TMPFILE, 0, modeCheck.length), ...modeCheck]);
+}
+
 /** The filter for `network` on `arch` (default: this process's), as instructions. */
 export function seccompInstructions(network: SeccompNetwork, arch: SeccompArch = hostArch()): Instruction[] {
   const nr = (name: string) => SYSCALLS[name]?.[arch];
@@ -187,6 +226,12 @@ export function seccompInstructions(network: SeccompNetwork, arch: SeccompArch =
   program.push(...cloneRule(nr('clone')!));
   // ENOSYS, not EPERM: libc then falls back to clone, whose flags we can read (clone3's are behind a pointer).
   program.push(...denyCall(nr('clone3')!, ENOSYS));
+  for (const [name, args] of Object.entries(SET_ID_CALLS)) {
+    const number = nr(name);
+    if (number !== undefined) program.push(...setIdRule(number, args));
+  }
+  // openat2's mode is behind a pointer too; ENOSYS makes libc and runtimes use openat.
+  program.push(...denyCall(nr('openat2')!, ENOSYS));
   if (network === 'off') program.push(...socketRule(nr('socket')!), ...socketpairRule(nr('socketpair')!));
   program.push(ret(SECCOMP_RET_ALLOW));
   return program;

@@ -10,6 +10,7 @@ import {
   readFileSync,
   readlinkSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { execFileSync, spawn } from 'node:child_process';
@@ -121,6 +122,25 @@ describe.skipIf(NO_SANDBOX)('a sandboxed command against the server that runs it
       expect(out).not.toContain(hostNamespace('cgroup'));
       expect(out).toMatch(/\/proc\/keys 0\n/);
       if (existsSync('/proc/timer_list')) expect(out).toMatch(/\/proc\/timer_list 0\n/);
+    });
+
+    it('cannot leave a set-user-ID or set-group-ID program behind for other users to run', async () => {
+      const { ws } = nestedWorkspace(user);
+      const server = await start(user, ws);
+      const out = await server.call(
+        [
+          `cp /bin/true ${ws}/chmodded && chmod 4755 ${ws}/chmodded && echo CHMODDED`,
+          `python3 -c "import os; os.open('${ws}/created', os.O_CREAT | os.O_WRONLY, 0o6755)" && echo CREATED`,
+          `install -m 2755 /bin/true ${ws}/installed && echo INSTALLED`,
+          `chmod 1777 ${ws} && echo STICKY_IS_FINE`,
+        ].join('\n'),
+      );
+      expect(out).not.toMatch(/CHMODDED|CREATED|INSTALLED/);
+      expect(out).toContain('STICKY_IS_FINE');
+      for (const name of ['chmodded', 'created', 'installed']) {
+        const path = join(ws, name);
+        if (existsSync(path)) expect(statSync(path).mode & 0o6000, name).toBe(0);
+      }
     });
 
     it('cannot carry the protected .git away by renaming the folder around the workspace', async () => {

@@ -44,6 +44,14 @@ const NR = {
     reboot: 169,
     setns: 308,
     fsopen: 430,
+    chmod: 90,
+    fchmod: 91,
+    fchmodat: 268,
+    openat: 257,
+    open: 2,
+    creat: 85,
+    mknodat: 259,
+    openat2: 437,
   },
   arm64: {
     read: 63,
@@ -70,6 +78,14 @@ const NR = {
     reboot: 142,
     setns: 268,
     fsopen: 430,
+    chmod: undefined,
+    fchmod: 52,
+    fchmodat: 53,
+    openat: 56,
+    open: undefined,
+    creat: undefined,
+    mknodat: 33,
+    openat2: 437,
   },
 } as const;
 
@@ -136,6 +152,29 @@ describe('the seccomp filter', () => {
       expect(decide(arch, network, 'clone', [FORK_FLAGS | CLONE_NEWUSER])).toBe(DENY);
       expect(decide(arch, network, 'clone', [CLONE_NEWNS | 17n])).toBe(DENY);
       if (arch === 'x64') expect(decide(arch, network, 'iopl')).toBe(DENY);
+    });
+
+    it('refuses the set-user-ID and set-group-ID bits, and only them', () => {
+      const O_CREAT = 0o100n;
+      const O_TMPFILE = 0o20200000n;
+      expect(decide(arch, network, 'fchmod', [3n, 0o4755n])).toBe(DENY);
+      expect(decide(arch, network, 'fchmod', [3n, 0o2755n])).toBe(DENY);
+      expect(decide(arch, network, 'fchmod', [3n, 0o1777n])).toBe(ALLOW); // sticky is harmless
+      expect(decide(arch, network, 'fchmodat', [0n, 0x1000n, 0o6755n, 0n])).toBe(DENY);
+      expect(decide(arch, network, 'fchmodat', [0n, 0x1000n, 0o755n, 0n])).toBe(ALLOW);
+      expect(decide(arch, network, 'openat', [0n, 0x1000n, O_CREAT | 1n, 0o4755n])).toBe(DENY);
+      expect(decide(arch, network, 'openat', [0n, 0x1000n, O_TMPFILE | 2n, 0o2755n])).toBe(DENY);
+      expect(decide(arch, network, 'openat', [0n, 0x1000n, O_CREAT | 1n, 0o644n])).toBe(ALLOW);
+      // Without O_CREAT the mode argument is whatever was left in the register: never looked at.
+      expect(decide(arch, network, 'openat', [0n, 0x1000n, 0n, 0o4755n])).toBe(ALLOW);
+      expect(decide(arch, network, 'mknodat', [0n, 0x1000n, 0o104755n, 0n])).toBe(DENY);
+      expect(decide(arch, network, 'openat2')).toBe(SECCOMP_RET_ERRNO | ENOSYS);
+      if (arch === 'x64') {
+        expect(decide(arch, network, 'chmod', [0x1000n, 0o4755n])).toBe(DENY);
+        expect(decide(arch, network, 'creat', [0x1000n, 0o4755n])).toBe(DENY);
+        expect(decide(arch, network, 'open', [0x1000n, O_CREAT, 0o4755n])).toBe(DENY);
+        expect(decide(arch, network, 'open', [0x1000n, 0n, 0o4755n])).toBe(ALLOW);
+      }
     });
 
     it('answers clone3 ENOSYS, so libc falls back to clone', () => {
