@@ -106,7 +106,8 @@ export async function flood({ where, bytes }) {
  */
 export async function openSpread({ servers, count, tty, yieldTimeMs = 250 }) {
   const started = await Promise.all(Array.from({ length: servers }, () => startExecServer('ours')));
-  const executors = servers === 0 ? { local: 'local' } : Object.fromEntries(started.map((s, i) => [`box${i}`, s.url]));
+  const executors =
+    servers === 0 ? { local: 'local' } : Object.fromEntries(started.map((s, i) => [`box${i}`, s.executorUrl]));
   const names = Object.keys(executors);
   const manager = trackManager(
     new UnifiedExecManager({ executors, sandbox: 'danger-full-access', defaultShell: '/bin/bash', maxSessions: count }),

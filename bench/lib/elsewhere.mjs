@@ -66,7 +66,7 @@ export async function executorsFor(where) {
   if (where === 'ours' || where === 'codex') {
     const server = await startExecServer(where);
     // A URL: the manager makes the RemoteExecutor and closes it at shutdown.
-    return { executors: { [where]: server.url }, inputWait: where === 'ours', serverPid: server.pid };
+    return { executors: { [where]: server.executorUrl }, inputWait: where === 'ours', serverPid: server.pid };
   }
   if (where === 'container') {
     const started = await startContainer();

@@ -1,12 +1,11 @@
 /**
  * `unified-exec exec-server`: Codex's exec-server protocol on our process layer, over WebSocket or stdio. Point a
- * Codex CLI at it with CODEX_EXEC_SERVER_URL=ws://HOST:PORT. The server itself loads lazily (node-pty, ws).
+ * Codex CLI at it with its environments.toml (which can carry the token). The server itself loads lazily (node-pty, ws).
  */
 
-import { isLoopbackHost } from '../mcp/request-guard.js';
 import { log, writeTo } from './log.js';
-import { TOKEN_ENV, resolveServeAuth } from './serve-auth.js';
 import { exitOnSignals } from './signals.js';
+import { noAuthWarning, resolveTokenAuth, type TokenAuth } from './token-auth.js';
 import { UsageError } from './usage-error.js';
 
 /** Where an exec-server token comes from when no --token-file is given. */
@@ -26,41 +25,29 @@ export function parseListen(value: string): ListenTarget {
   return { kind: 'ws', host: match[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
-/**
- * The bearer token: --token-file (a file only its owner may read), else $UNIFIED_EXEC_EXEC_SERVER_TOKEN, else none.
- * None is refused off loopback: anyone who reaches the port could run commands as this user.
- */
-export function resolveExecServerToken(
+/** None on stdio (no listener: whoever holds the pipe is the client); else as serve: see token-auth.ts. */
+export function resolveExecServerAuth(
   target: ListenTarget,
-  tokenFile: string | undefined,
+  settings: { noAuth: boolean; tokenFile?: string | undefined },
   env: Record<string, string | undefined>,
-): string | undefined {
-  const fromEnv = env[EXEC_SERVER_TOKEN_ENV];
-  let token: string | undefined;
-  if (tokenFile !== undefined || fromEnv !== undefined) {
-    try {
-      // serve's checks (file mode, length, printable) with serve's wording, the variable renamed.
-      const auth = resolveServeAuth(
-        { host: target.kind === 'ws' ? target.host : '127.0.0.1', noAuth: false, tokenFile },
-        { [TOKEN_ENV]: fromEnv },
+): TokenAuth {
+  if (target.kind === 'stdio') {
+    if (settings.noAuth || settings.tokenFile !== undefined) {
+      throw new UsageError(
+        `--listen stdio has no listener, so no token: ${settings.noAuth ? '--no-auth' : '--token-file'} is for ws:// only`,
       );
-      token = auth.from === 'none' ? undefined : auth.token;
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      throw new UsageError(error.message.replaceAll(TOKEN_ENV, EXEC_SERVER_TOKEN_ENV));
     }
+    return { from: 'none' };
   }
-  if (target.kind === 'ws' && token === undefined && !isLoopbackHost(target.host)) {
-    throw new UsageError(
-      `Refusing to listen on ${target.host} without a token: give one with --token-file FILE (a file only you can read, e.g. head -c 32 /dev/urandom | base64 > FILE; chmod 600 FILE) or ${EXEC_SERVER_TOKEN_ENV}, and send it as Authorization: Bearer TOKEN`,
-    );
-  }
-  return token;
+  return resolveTokenAuth({ host: target.host, ...settings }, env, {
+    command: 'exec-server',
+    tokenEnv: EXEC_SERVER_TOKEN_ENV,
+  });
 }
 
 export interface ExecServerCommandOptions {
   listen: ListenTarget;
-  token: string | undefined;
+  auth: TokenAuth;
   version: string;
 }
 
@@ -78,15 +65,17 @@ export async function runExecServer(options: ExecServerCommandOptions): Promise<
     await server.close();
     process.exit(0);
   }
+  const { auth } = options;
+  if (auth.from === 'none') log(noAuthWarning());
   const { listenWebSocket } = await import('../exec-server/ws-transport.js');
+  const { execServerHints } = await import('./exec-server-hints.js');
   const listener = await listenWebSocket(server, {
     host: options.listen.host,
     port: options.listen.port,
-    ...(options.token !== undefined ? { token: options.token } : {}),
+    ...(auth.from === 'none' ? {} : { token: auth.token }),
   });
-  // The first line of stdout is the URL, as with `codex exec-server`: scripts read it to learn the port.
-  writeTo(process.stdout, `${listener.url}\n`);
-  log(
-    `exec-server ${options.version} listening on ${listener.url}${options.token === undefined ? '' : ' (bearer token required)'}; point Codex at it with CODEX_EXEC_SERVER_URL=${listener.url}`,
-  );
+  // The first line of stdout is the URL, as with `codex exec-server`: scripts read it to learn the port. A token
+  // made at start follows it there, and only there.
+  writeTo(process.stdout, `${listener.url}\n${execServerHints(listener.url, auth, EXEC_SERVER_TOKEN_ENV)}\n`);
+  log(`exec-server ${options.version} listening on ${listener.url}`);
 }

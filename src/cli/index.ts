@@ -68,16 +68,16 @@ async function main(argv: string[]): Promise<void> {
       return exit(await runOnce({ ...command, managerOptions }));
     }
     case 'exec-server': {
-      const { resolveExecServerToken, runExecServer } = await import('./exec-server-command.js');
-      let token: string | undefined;
+      const { resolveExecServerAuth, runExecServer } = await import('./exec-server-command.js');
+      let auth: ServeAuth;
       try {
-        token = resolveExecServerToken(command.listen, command.tokenFile, process.env);
+        auth = resolveExecServerAuth(command.listen, command, process.env);
       } catch (error) {
         if (!(error instanceof UsageError)) throw error;
         process.stderr.write(`unified-exec: ${error.message}\n`);
         return exit(2);
       }
-      return runExecServer({ listen: command.listen, token, version });
+      return runExecServer({ listen: command.listen, auth, version });
     }
   }
 }

@@ -23,7 +23,7 @@ export type CliCommand =
   | ({ kind: 'mcp'; manager: ManagerFlags } & McpSettings)
   | ({ kind: 'serve'; manager: ManagerFlags } & ServeSettings)
   | ({ kind: 'run'; cmd: string; manager: ManagerFlags } & RunSettings)
-  | { kind: 'exec-server'; listen: ListenTarget; tokenFile?: string };
+  | { kind: 'exec-server'; listen: ListenTarget; noAuth: boolean; tokenFile?: string };
 
 const sessionLeaves = [...FLAG_TABLES.config, ...FLAG_TABLES.manager];
 const helpOption = { help: { type: 'boolean', short: 'h' } } as const;
@@ -92,13 +92,19 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
         refuseTokenFlag(rest);
         const { values } = parseArgs({
           args: rest,
-          options: { listen: { type: 'string' }, 'token-file': { type: 'string' }, ...helpOption },
+          options: {
+            listen: { type: 'string' },
+            'token-file': { type: 'string' },
+            'no-auth': { type: 'boolean' },
+            ...helpOption,
+          },
         });
         if (values.help) return { kind: 'help' };
         const tokenFile = values['token-file'];
         return {
           kind: 'exec-server',
           listen: parseListen(values.listen ?? DEFAULT_LISTEN),
+          noAuth: values['no-auth'] ?? false,
           ...(tokenFile !== undefined ? { tokenFile } : {}),
         };
       }

@@ -1,41 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { isLoopbackHost } from '../mcp/request-guard.js';
 import type { ServeSettings } from './cli-settings.js';
-import { UsageError } from './usage-error.js';
-import { MIN_TOKEN_BYTES } from '../mcp/defaults.js';
+import { resolveTokenAuth, type AuthSources, type TokenAuth } from './token-auth.js';
 
-/**
- * Whom `serve` lets in. Loopback is no boundary between local users (any of them can connect to 127.0.0.1), so,
- * like Jupyter, it wants a bearer token by default and makes a random one. The token never comes from a flag: the
- * command line of every process is world-readable in /proc/<pid>/cmdline, its environment is not.
- */
+export { MIN_TOKEN_BYTES, type AuthSources, type TokenFile } from './token-auth.js';
 
+/** Where serve's token comes from when no --token-file is given. */
 export const TOKEN_ENV = 'UNIFIED_EXEC_TOKEN';
-export { MIN_TOKEN_BYTES };
-/** A generated token's randomness: 256 bits, printed as 43 base64url characters. */
-const GENERATED_TOKEN_BYTES = 32;
-/** Any of these permission bits lets group or others read or replace the token. */
-const SHARED_MODE_BITS = 0o077;
 
-export type ServeAuth =
-  | { from: 'none' }
-  | { from: 'generated'; token: string }
-  | { from: 'env'; token: string }
-  /** `path` absolute, so the printed connect lines can read the file from any directory. */
-  | { from: 'file'; token: string; path: string };
-
-/** A token file's permission bits (st_mode) and text, both taken from one open file. */
-export interface TokenFile {
-  mode: number;
-  text: string;
-}
-
-export interface AuthSources {
-  readTokenFile?: (path: string) => TokenFile;
-  generateToken?: () => string;
-}
+export type ServeAuth = TokenAuth;
 
 /** `--token-file`, else $UNIFIED_EXEC_TOKEN, else a random token; none with --no-auth (loopback only). */
 export function resolveServeAuth(
@@ -43,71 +14,5 @@ export function resolveServeAuth(
   env: Record<string, string | undefined>,
   sources: AuthSources = {},
 ): ServeAuth {
-  if (settings.noAuth) {
-    if (settings.tokenFile !== undefined) {
-      throw new UsageError('--no-auth and --token-file contradict each other: give one of them');
-    }
-    if (!isLoopbackHost(settings.host)) {
-      throw new UsageError(
-        `Refusing to listen on ${settings.host} without a token: --no-auth is for loopback addresses only (127.0.0.1, ::1, localhost). Drop --no-auth and clients send the token serve prints.`,
-      );
-    }
-    // An exported UNIFIED_EXEC_TOKEN (set for a client, say) does not outvote the flag.
-    return { from: 'none' };
-  }
-  if (settings.tokenFile !== undefined) {
-    const path = resolve(settings.tokenFile);
-    const source = `--token-file ${settings.tokenFile}`;
-    const file = readTokenFileOrSay(source, path, sources.readTokenFile ?? readTokenFile);
-    if ((file.mode & SHARED_MODE_BITS) !== 0) {
-      throw new UsageError(
-        `${source}: group or others may access it (mode ${(file.mode & 0o777).toString(8)}); run: chmod 600 ${settings.tokenFile}`,
-      );
-    }
-    // `echo TOKEN > FILE` adds a line end.
-    return { from: 'file', token: checkToken(source, file.text.trim()), path };
-  }
-  const fromEnv = env[TOKEN_ENV];
-  if (fromEnv !== undefined) return { from: 'env', token: checkToken(TOKEN_ENV, fromEnv) };
-  const generated = (sources.generateToken ?? generateToken)();
-  return { from: 'generated', token: checkToken('the generated token', generated) };
-}
-
-function generateToken(): string {
-  return randomBytes(GENERATED_TOKEN_BYTES).toString('base64url');
-}
-
-/** fstat on the descriptor that is read: the mode checked is the mode of the text used. */
-function readTokenFile(path: string): TokenFile {
-  const fd = openSync(path, 'r');
-  try {
-    return { mode: fstatSync(fd).mode, text: readFileSync(fd, 'utf8') };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function readTokenFileOrSay(source: string, path: string, read: (path: string) => TokenFile): TokenFile {
-  try {
-    return read(path);
-  } catch (error) {
-    throw new UsageError(`${source}: cannot read it: ${(error as Error).message}`);
-  }
-}
-
-/** Never repeats the token in a message: a mistyped secret is still mostly the secret. */
-function checkToken(source: string, token: string): string {
-  const bytes = Buffer.byteLength(token);
-  if (bytes < MIN_TOKEN_BYTES) {
-    throw new UsageError(
-      `${source}: a token needs at least ${MIN_TOKEN_BYTES} bytes, got ${bytes}; make one with: head -c 32 /dev/urandom | base64`,
-    );
-  }
-  // It travels as `Authorization: Bearer TOKEN` and is printed into shell lines: no spaces, no control characters.
-  if (!/^[\x21-\x7e]+$/.test(token)) {
-    throw new UsageError(
-      `${source}: a token is printable ASCII without spaces (it travels in an HTTP header); make one with: head -c 32 /dev/urandom | base64`,
-    );
-  }
-  return token;
+  return resolveTokenAuth(settings, env, { command: 'serve', tokenEnv: TOKEN_ENV }, sources);
 }

@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import type { ManagerOptions } from '../manager/types.js';
 import { startHttpServer } from '../mcp/http-server.js';
 import type { ServeSettings } from './cli-settings.js';
@@ -9,6 +8,7 @@ import { log, writeTo } from './log.js';
 import { TOKEN_ENV, type ServeAuth } from './serve-auth.js';
 import { policyLine } from './server-policy.js';
 import { exitOnSignals } from './signals.js';
+import { noAuthWarning } from './token-auth.js';
 
 /** The line under the URL: what a client needs to get in. A token made at start is only ever printed on stdout. */
 function authLine(auth: ServeAuth): string {
@@ -24,24 +24,12 @@ function authLine(auth: ServeAuth): string {
   }
 }
 
-function userName(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return `uid ${process.getuid?.() ?? '?'}`;
-  }
-}
-
 /** `serve`: listens, prints where and how to connect, and runs until a signal ends it (and every session). */
 export async function serve(
   options: ServeSettings & { auth: ServeAuth; managerOptions: ManagerOptions; version: string },
 ): Promise<void> {
   const { auth } = options;
-  if (auth.from === 'none') {
-    log(
-      `WARNING: --no-auth: any local user, and any program run by one, can connect and run commands as ${userName()}`,
-    );
-  }
+  if (auth.from === 'none') log(noAuthWarning());
   const server = await startHttpServer({
     host: options.host,
     port: options.port,

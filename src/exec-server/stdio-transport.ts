@@ -1,3 +1,4 @@
+import { TopLevelIdScanner } from '../util/json-id-scanner.js';
 import { MAX_MESSAGE_BYTES, INVALID_REQUEST, UNPARSABLE_MESSAGE_ID } from './protocol.js';
 import type { ExecServer } from './server.js';
 
@@ -9,7 +10,8 @@ export interface StdioStreams {
 /**
  * Serves `server` to one client over newline-delimited JSON: a message per line on `input`, each answer and
  * notification a line on `output` (nothing else may go there; logs go to stderr). A line over 16 MiB is dropped
- * with a -32600 error (there is no connection to close but this one). Resolves when `input` ends.
+ * with a -32600 error carrying its id, wherever in the line it is (there is no connection to close but this one, and
+ * its client waits for that id). Resolves when `input` ends.
  */
 export function serveStdio(
   server: ExecServer,
@@ -28,15 +30,26 @@ export function serveStdio(
   });
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  /** The line under way is already over the limit: its bytes are not kept. */
-  let oversized = false;
-  const refuse = () => {
+  /** Set while the line under way is over the limit: its bytes are only scanned for its id, not kept. */
+  let oversized: TopLevelIdScanner | undefined;
+  const startOversized = (pieces: Buffer[]) => {
+    oversized = new TopLevelIdScanner();
+    for (const piece of pieces) oversized.feed(piece);
+    pending = [];
+  };
+  const refuse = (scanner: TopLevelIdScanner) => {
     const error = { code: INVALID_REQUEST, message: `message refused: over ${MAX_MESSAGE_BYTES} bytes` };
-    if (open) output.write(`${JSON.stringify({ error, id: UNPARSABLE_MESSAGE_ID })}\n`);
+    // As for any message: a number or a string id is echoed, anything else is unparsable.
+    const found = scanner.id;
+    const id = typeof found === 'number' || typeof found === 'string' ? found : UNPARSABLE_MESSAGE_ID;
+    if (open) output.write(`${JSON.stringify({ error, id })}\n`);
   };
   const line = (piece: Buffer) => {
-    if (oversized || pendingBytes + piece.length > MAX_MESSAGE_BYTES) refuse();
-    else {
+    if (!oversized && pendingBytes + piece.length > MAX_MESSAGE_BYTES) startOversized(pending);
+    if (oversized) {
+      oversized.feed(piece);
+      refuse(oversized);
+    } else {
       const text = Buffer.concat([...pending, piece])
         .toString('utf8')
         .replace(/\r$/, '');
@@ -44,7 +57,7 @@ export function serveStdio(
     }
     pending = [];
     pendingBytes = 0;
-    oversized = false;
+    oversized = undefined;
   };
   return new Promise<void>((resolve) => {
     input.on('data', (data: Buffer | string) => {
@@ -53,14 +66,11 @@ export function serveStdio(
         line(buffer.subarray(0, newline));
         buffer = buffer.subarray(newline + 1);
       }
-      if (buffer.length === 0 || oversized) return;
+      if (buffer.length === 0) return;
+      if (oversized) return oversized.feed(buffer);
       pendingBytes += buffer.length;
-      if (pendingBytes > MAX_MESSAGE_BYTES) {
-        oversized = true;
-        pending = [];
-      } else {
-        pending.push(Buffer.from(buffer));
-      }
+      if (pendingBytes > MAX_MESSAGE_BYTES) startOversized([...pending, buffer]);
+      else pending.push(Buffer.from(buffer));
     });
     const done = () => {
       open = false;

@@ -2,7 +2,7 @@
 // run.sh does: the kit's fake model server (mock.js) hands Codex the calls one by one and records what Codex's own
 // unified exec answered to each.
 import { spawn } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CODEX_CONFIG, MOCK_MODEL_SERVER, codexBinary } from './codex-install.js';
 import { directEnv, endProcess, freePort, isRunning, makeStateDir, pollFor, tailOf } from './spawned.js';
@@ -35,6 +35,11 @@ export interface CodexRun {
 export interface CodexRunOptions {
   /** Sets CODEX_EXEC_SERVER_URL: Codex runs every command through that exec-server instead of locally. */
   readonly execServerUrl?: string;
+  /**
+   * Writes $CODEX_HOME/environments.toml naming this exec-server as the only environment, with its bearer token
+   * (`auth_bearer_token`): the one way Codex sends a token to an exec-server.
+   */
+  readonly environment?: { readonly url: string; readonly token: string };
   /** How long Codex may take before it is ended and the run fails; default 120 s. */
   readonly timeoutMs?: number;
 }
@@ -103,6 +108,18 @@ function runCodex(binary: string, dir: string, port: number, options: CodexRunOp
   });
 }
 
+function writeEnvironmentsToml(home: string, { url, token }: { url: string; token: string }): void {
+  const toml = [
+    'default = "remote"',
+    'include_local = false',
+    '[[environments]]',
+    'id = "remote"',
+    `url = ${JSON.stringify(url)}`,
+    `auth_bearer_token = ${JSON.stringify(token)}`,
+  ];
+  writeFileSync(join(home, 'environments.toml'), `${toml.join('\n')}\n`, { mode: 0o600 });
+}
+
 function readJsonLines(path: string): Record<string, unknown>[] {
   if (!existsSync(path)) return [];
   const text = readFileSync(path, 'utf8').trim();
@@ -134,6 +151,7 @@ export async function runCodexScript(steps: readonly CodexStep[], options: Codex
   try {
     for (const sub of ['home', 'user', 'work', 'out']) mkdirSync(join(dir, sub));
     copyFileSync(CODEX_CONFIG, join(dir, 'home/config.toml'));
+    if (options.environment) writeEnvironmentsToml(join(dir, 'home'), options.environment);
     const mock = await startMockModelServer(steps, join(dir, 'out'), join(dir, 'mock.stderr'));
     try {
       await runCodex(binary, dir, mock.port, options);

@@ -4,7 +4,8 @@
 //
 // Remote runs go through the reference kit's tap.mjs, which logs every frame Codex and the exec-server exchange: the
 // test checks from it that Codex really started each command on the server, and a failing test keeps the log (its
-// path is printed). CODEX_TAP_DIR=/some/folder keeps every log there.
+// path is printed). CODEX_TAP_DIR=/some/folder keeps every log there. The tap relays no headers, so ours runs with
+// --no-auth behind it (loopback, for the length of the test); a last case has Codex send our server its token.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { codexAvailability, runCodexScript, type CodexRun, type CodexStep } from './codex-driver.js';
@@ -85,7 +86,7 @@ const SCRIPTS: Script[] = [
 
 const SERVERS: { readonly name: string; readonly start: () => Promise<RunningServer> }[] = [
   { name: 'the real codex exec-server', start: () => startRealExecServer() },
-  { name: 'our exec-server', start: () => startOurExecServer() },
+  { name: 'our exec-server', start: () => startOurExecServer({ auth: 'none' }) },
 ];
 
 const timings: string[] = [];
@@ -155,6 +156,23 @@ describe.skipIf(unavailable !== undefined)(
         const starts = remote.methods.filter((method) => method === 'process/start');
         expect(starts).toHaveLength(steps.filter((step) => step.name === 'exec_command').length);
       });
+    });
+
+    it('sends our exec-server its token from environments.toml, and runs there', async () => {
+      const server = await startOurExecServer();
+      try {
+        const steps: CodexStep[] = [{ name: 'exec_command', args: { cmd: "printf 'PID=%08d\\n' $$" } }];
+        const environment = { url: server.url, token: server.token! };
+        const withToken = await runCodexScript(steps, { environment, timeoutMs: 45_000 });
+        const [reply] = normalized(withToken).map((a) => a.output);
+        expect(reply).toBe(answer(exited(0), 4, 'PID=<pid>\n'));
+        // The token is what let it in: with another, Codex finds no environment to run in.
+        const wrong = { ...environment, token: `${server.token!}x` };
+        const refused = await runCodexScript(steps, { environment: wrong, timeoutMs: 45_000 });
+        expect(refused.answers[0]?.output).toContain('No usable execution environment is available');
+      } finally {
+        await server.stop();
+      }
     });
   },
 );

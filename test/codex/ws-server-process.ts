@@ -8,6 +8,10 @@ import { endProcess, isRunning, pollFor, tailOf } from './spawned.js';
 export interface RunningServer {
   /** The ws:// URL the server printed. */
   readonly url: string;
+  /** What a manager's `executors` takes to reach it: the URL, with `?token-file=` when the server wants a token. */
+  readonly executorUrl: string;
+  /** The bearer token it wants, if any (kept in a file in its state folder, mode 600). */
+  readonly token?: string;
   readonly pid: number;
   /** Where its stdout and stderr go, for a failing test's message. */
   readonly logDir: string;
@@ -24,6 +28,8 @@ export interface ServerLaunch {
   /** The server's own folder (logs, maybe its CODEX_HOME); stop() removes it. */
   readonly stateDir: string;
   readonly startTimeoutMs?: number;
+  /** The token file given to the server (in `stateDir`), when it wants one. */
+  readonly tokenFile?: { path: string; token: string };
 }
 
 function firstLine(path: string): string | undefined {
@@ -75,7 +81,16 @@ export async function startWsServer(launch: ServerLaunch): Promise<RunningServer
       `${launch.name} to print its URL`,
     );
     if (!/^ws:\/\/127\.0\.0\.1:[1-9]\d*\/?$/.test(line)) throw failure(`printed ${JSON.stringify(line)}, not its URL`);
-    return { url: line.replace(/\/$/, ''), pid: pid as number, logDir: launch.stateDir, stop };
+    const url = line.replace(/\/$/, '');
+    const { tokenFile } = launch;
+    return {
+      url,
+      executorUrl: tokenFile ? `${url}?token-file=${tokenFile.path}` : url,
+      ...(tokenFile ? { token: tokenFile.token } : {}),
+      pid: pid as number,
+      logDir: launch.stateDir,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

@@ -1,22 +1,18 @@
 // `unified-exec exec-server` as a command: the URL on the first line, stdio mode, token handling, refusing an open
 // non-loopback listen, and that its processes end with it, whether by SIGTERM or by kill -9 (the watchdog).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isAlive, killIfAlive } from '../helpers/processes.js';
+import { BEARER, CLI, TOKEN, TOKEN_ENV, cleanEnv, runExecServer, startWsServer } from './cli-process.js';
 import { PATIENT, TestClient, bash, type Message } from './client.js';
 
-const CLI = new URL('../../dist/cli/index.js', import.meta.url).pathname;
-const TOKEN = 'cli-token-0123456789abcdef';
-const started: ChildProcess[] = [];
 const pids: number[] = [];
 const dirs: string[] = [];
 
 afterEach(() => {
-  for (const child of started.splice(0)) if (child.pid !== undefined) killIfAlive(child.pid);
   for (const pid of pids.splice(0)) killIfAlive(pid);
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
@@ -27,41 +23,12 @@ function tempDir(): string {
   return dir;
 }
 
-/** Starts the CLI; resolves with the process and the lines of its stdout, as they come. */
-function run(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [CLI, 'exec-server', ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  started.push(child);
-  const lines: string[] = [];
-  const waiters: (() => void)[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    lines.push(line);
-    for (const w of waiters.splice(0)) w();
-  });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const line = (n: number) =>
-    new Promise<string>((resolve) => {
-      const check = () => (lines.length > n ? resolve(lines[n]!) : waiters.push(check));
-      check();
-    });
-  return { child, lines, line, exited, stderr: () => stderr };
-}
-
-async function startWs(env: Record<string, string> = {}) {
-  const server = run(['--listen', 'ws://127.0.0.1:0'], env);
-  const url = await server.line(0);
-  expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
-  return { ...server, url };
-}
+const startWs = (env: Record<string, string> = TOKEN_ENV) => startWsServer([], env);
 
 describe('unified-exec exec-server (CLI)', () => {
   it('prints the URL first; on SIGTERM it ends every process it started and exits 0', async () => {
     const { child, url, exited } = await startWs();
-    const c = await TestClient.open(url);
+    const c = await TestClient.open(url, BEARER);
     await c.initialize();
     const { pid } = await c.call('process/start', bash('s', 'sleep 60', tempDir()));
     pids.push(pid);
@@ -73,7 +40,7 @@ describe('unified-exec exec-server (CLI)', () => {
 
   it('kill -9 of the server still ends its processes (the watchdog)', async () => {
     const { child, url } = await startWs();
-    const c = await TestClient.open(url);
+    const c = await TestClient.open(url, BEARER);
     await c.initialize();
     const dir = tempDir();
     const { pid: piped } = await c.call('process/start', bash('p', 'sleep 60', dir));
@@ -84,7 +51,7 @@ describe('unified-exec exec-server (CLI)', () => {
   });
 
   it('speaks newline-delimited JSON on stdio, and exits 0 when stdin ends', async () => {
-    const server = run(['--listen', 'stdio']);
+    const server = runExecServer(['--listen', 'stdio']);
     const send = (message: Message) => server.child.stdin!.write(`${JSON.stringify(message)}\n`);
     send({ id: 1, method: 'initialize', params: { clientName: 'stdio-test' } });
     send({ method: 'initialized', params: {} });
@@ -105,9 +72,9 @@ describe('unified-exec exec-server (CLI)', () => {
   });
 
   it('takes a token from the environment, asks clients for it, and keeps it from their processes', async () => {
-    const { url } = await startWs({ UNIFIED_EXEC_EXEC_SERVER_TOKEN: TOKEN });
+    const { url } = await startWs();
     await expect(TestClient.open(url)).rejects.toThrow(/401/);
-    const c = await TestClient.open(url, { Authorization: `Bearer ${TOKEN}` });
+    const c = await TestClient.open(url, BEARER);
     await c.initialize();
     await c.call('process/start', {
       ...bash('e', 'env', tempDir()),
@@ -119,27 +86,36 @@ describe('unified-exec exec-server (CLI)', () => {
     await c.close();
   });
 
-  it('refuses a non-loopback address without a token, and a listen URL it does not know', () => {
+  it('refuses --no-auth on a non-loopback address, an empty token, and a listen URL it does not know', () => {
     const open = spawnSync(process.execPath, [CLI, 'exec-server', '--listen', 'ws://0.0.0.0:0'], {
       encoding: 'utf8',
-      env: { ...process.env, UNIFIED_EXEC_EXEC_SERVER_TOKEN: '' },
+      env: cleanEnv({ UNIFIED_EXEC_EXEC_SERVER_TOKEN: '' }),
     });
     expect(open.status).toBe(2);
-    expect(open.stderr).toContain('a token needs at least'); // an empty token is no token
-    const none = spawnSync(process.execPath, [CLI, 'exec-server', '--listen', 'ws://0.0.0.0:0'], {
+    expect(open.stderr).toContain('UNIFIED_EXEC_EXEC_SERVER_TOKEN: a token needs at least'); // empty is no token
+    const none = spawnSync(process.execPath, [CLI, 'exec-server', '--listen', 'ws://0.0.0.0:0', '--no-auth'], {
       encoding: 'utf8',
-      env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'UNIFIED_EXEC_EXEC_SERVER_TOKEN')),
+      env: cleanEnv(),
     });
     expect(none.status).toBe(2);
+    expect(none.stdout).toBe('');
     expect(none.stderr.trim().split('\n')).toHaveLength(1);
-    expect(none.stderr).toMatch(/Refusing to listen on 0\.0\.0\.0 without a token: give one with --token-file FILE/);
-    expect(none.stderr).toContain('UNIFIED_EXEC_EXEC_SERVER_TOKEN');
+    expect(none.stderr).toContain(
+      'Refusing to listen on 0.0.0.0 without a token: --no-auth is for loopback addresses only',
+    );
+    const stdio = spawnSync(process.execPath, [CLI, 'exec-server', '--listen', 'stdio', '--no-auth'], {
+      encoding: 'utf8',
+    });
+    expect(stdio.status).toBe(2);
+    expect(stdio.stderr).toContain('--listen stdio has no listener, so no token');
     const bad = spawnSync(process.execPath, [CLI, 'exec-server', '--listen', 'http://127.0.0.1:1'], {
       encoding: 'utf8',
     });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('unsupported --listen URL http://127.0.0.1:1; expected `ws://IP:PORT` or `stdio`');
     const help = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' });
-    expect(help.stdout).toContain('unified-exec exec-server [--listen ws://IP:PORT|stdio] [--token-file FILE]');
+    expect(help.stdout).toContain(
+      'unified-exec exec-server [--listen ws://IP:PORT|stdio] [--token-file FILE | --no-auth]',
+    );
   });
 });

@@ -127,7 +127,7 @@ describe('exec-server WebSocket transport', () => {
 });
 
 describe('exec-server stdio transport', () => {
-  it('answers a line per message, refuses a line over 16 MiB with -32600, and goes on', async () => {
+  it('answers a line per message, refuses a line over 16 MiB with -32600 and its id, wherever it is, and goes on', async () => {
     const server = new ExecServer({ log: () => undefined });
     const input = new PassThrough();
     const output = new PassThrough();
@@ -141,13 +141,18 @@ describe('exec-server stdio transport', () => {
     });
     const done = serveStdio(server, { input, output });
     input.write('{"id":1,"method":"initialize","params":{"clientName":"s"}}\n{"method":"initialized"}\n');
-    input.write(`{"id":2,"method":"environment/status","params":{"pad":"${'x'.repeat(17 * 1024 * 1024)}"}}\n`);
+    const pad = 'x'.repeat(17 * 1024 * 1024);
+    input.write(`{"id":2,"method":"environment/status","params":{"pad":"${pad}"}}\n`);
+    // Its id last, past nested "id" keys and a string holding "id":, and written in pieces: answered with that id.
+    const late = `{"method":"fs/writeFile","params":{"id":7,"a":[{"id":8}],"s":"\\"id\\":9","pad":"${pad}"},"id":"w-4"}\n`;
+    for (let at = 0; at < late.length; at += 1024 * 1024) input.write(late.slice(at, at + 1024 * 1024));
+    input.write(`{"id":null,"method":"environment/status","params":{"pad":"${pad}"}}\n`);
     input.write('{"id":3,"method":"environment/status"}\r\n');
     // Requests run concurrently: answers may come in any order.
-    await vi.waitFor(() => expect(lines.map((l) => l.id).sort((a, b) => a - b)).toEqual([-1, 1, 3]), {
+    await vi.waitFor(() => expect(lines.map((l) => String(l.id)).sort()).toEqual(['-1', '1', '2', '3', 'w-4']), {
       timeout: 10_000,
     });
-    expect(lines.find((l) => l.id === -1)!.error.code).toBe(-32600);
+    for (const id of [-1, 2, 'w-4']) expect(lines.find((l) => l.id === id)!.error.code).toBe(-32600);
     expect(lines.find((l) => l.id === 3)!.result).toEqual({ status: 'ready' });
     input.end();
     await done;

@@ -21,7 +21,14 @@ describe('the MCP server runs sessions on the executors it is given', { timeout:
     client = new Client({ name: 'executors-test', version: '1.0.0' });
     // Only exec-servers: no bubblewrap is needed here, the policy travels to the server.
     await client.connect(
-      mcpTransport(['--executor', `box=${server.url}`, '--executor', 'here=local', '--sandbox', 'danger-full-access']),
+      mcpTransport([
+        '--executor',
+        `box=${server.executorUrl}`,
+        '--executor',
+        'here=local',
+        '--sandbox',
+        'danger-full-access',
+      ]),
     );
   }, 30_000);
 

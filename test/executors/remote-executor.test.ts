@@ -40,8 +40,10 @@ for (const kind of SERVERS) {
       afterAll(async () => {
         await server?.stop();
       });
+      /** The token our server wants (Codex's runs without one). */
+      const auth = () => (server.token === undefined ? {} : { token: server.token });
       /** A manager whose only executor is that server, under the name `box`. */
-      const remote = () => manager({ executors: { box: server.url }, sandbox: 'danger-full-access' });
+      const remote = () => manager({ executors: { box: server.executorUrl }, sandbox: 'danger-full-access' });
 
       it('runs a command there and answers as a local one would; list_sessions says where', async () => {
         const m = remote();
@@ -79,7 +81,7 @@ for (const kind of SERVERS) {
           delete process.env.UE_REMOTE_TEST_LOCAL_ONLY;
         }
         const set = manager({
-          executors: { box: server.url },
+          executors: { box: server.executorUrl },
           sandbox: 'danger-full-access',
           env: { set: { GREETING: 'from-policy' } },
         });
@@ -149,7 +151,7 @@ for (const kind of SERVERS) {
 
       it('loses no output when the connection drops and comes back', async () => {
         const proxy = await TcpProxy.start(server.url);
-        const executor = new RemoteExecutor({ url: proxy.url(), pingIntervalMs: 200 });
+        const executor = new RemoteExecutor({ url: proxy.url(), ...auth(), pingIntervalMs: 200 });
         const m = manager({ executor, sandbox: 'danger-full-access' });
         try {
           const r = await m.execCommand({
@@ -180,7 +182,7 @@ for (const kind of SERVERS) {
 
       it.skipIf(!kind.ours)('a resume takes the session over from a connection that went dead silently', async () => {
         const proxy = await TcpProxy.start(server.url);
-        const executor = new RemoteExecutor({ url: proxy.url(), pingIntervalMs: 200 });
+        const executor = new RemoteExecutor({ url: proxy.url(), ...auth(), pingIntervalMs: 200 });
         const m = manager({ executor, sandbox: 'danger-full-access' });
         try {
           const r = await m.execCommand({
@@ -209,7 +211,7 @@ for (const kind of SERVERS) {
 
       it('a server that stays gone ends its sessions with a clear reason', async () => {
         const proxy = await TcpProxy.start(server.url);
-        const executor = new RemoteExecutor({ url: proxy.url(), pingIntervalMs: 200, giveUpAfterMs: 1_000 });
+        const executor = new RemoteExecutor({ url: proxy.url(), ...auth(), pingIntervalMs: 200, giveUpAfterMs: 1_000 });
         const m = manager({ executor, sandbox: 'danger-full-access' });
         try {
           const r = await m.execCommand({ cmd: 'echo before; sleep 60', ...BASH, yieldTimeMs: 500 });
