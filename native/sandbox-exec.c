@@ -1,13 +1,24 @@
 /*
- * unified-exec-sandbox-exec: the last step into the sandbox. Runs inside bubblewrap, restricts itself, then
- * becomes the command:
+ * unified-exec-sandbox-exec: the first and the last step of the sandbox.
  *
- *   unified-exec-sandbox-exec --seccomp <base64 BPF program> -- command args...
+ * Before bubblewrap:
  *
- * It sets no_new_privs and installs the seccomp filter (src/sandbox/seccomp.ts builds it), then execvp()s the
- * command. Filters stack: running it again under a filter adds a second one, and both apply. Errors go to stderr
- * in one line; the exit status is a shell's: 127 when the command is not found, 126 when it cannot run, 125 for
- * our own usage or setup errors.
+ *   unified-exec-sandbox-exec --seccomp-fd N <base64 BPF program> -- bwrap ... --seccomp N ...
+ *
+ * puts the program in a memory file at fd N (not close-on-exec) and execvp()s bubblewrap, which installs it on every
+ * process of the sandbox, its own init included (the server spawns through a terminal and cannot hand fds on).
+ *
+ * Inside bubblewrap, the last step:
+ *
+ *   unified-exec-sandbox-exec [--seccomp <base64 BPF program>] -- command args...
+ *
+ * sets no_new_privs, enters a Landlock domain of its own where the kernel has Landlock (it restricts no file access:
+ * what it adds is that a process in the domain can trace or open the memory of only processes in the same domain or
+ * one nested in it, so the command cannot take over a less restricted process of the sandbox, bubblewrap's init or
+ * the allowlist's bridge), installs the seccomp filter when one is given (src/sandbox/seccomp.ts builds them), then
+ * execvp()s the command. Filters and domains stack: running it again adds a second one, and both apply. Errors go to
+ * stderr in one line; the exit status is a shell's: 127 when the command is not found, 126 when it cannot run, 125
+ * for our own usage or setup errors.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,9 +27,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* Landlock's interface, written out so that old kernel headers build too (the numbers are the same everywhere). */
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#define __NR_landlock_add_rule 445
+#define __NR_landlock_restrict_self 446
+#endif
+#define LL_ACCESS_FS_EXECUTE (1ULL << 0)
+#define LL_RULE_PATH_BENEATH 1
+struct ll_ruleset_attr {
+  unsigned long long handled_access_fs;
+};
+struct ll_path_beneath_attr {
+  unsigned long long allowed_access;
+  int parent_fd;
+} __attribute__((packed));
 
 #define NAME "unified-exec-sandbox-exec"
 #define EXIT_SETUP 125
@@ -85,28 +114,88 @@ static int install_seccomp(const char *base64) {
   return 0;
 }
 
-int main(int argc, char **argv) {
-  const char *seccomp = NULL;
-  int i = 1;
-  for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
-    if (strcmp(argv[i], "--seccomp") == 0 && i + 1 < argc && seccomp == NULL) {
-      seccomp = argv[++i];
-    } else {
-      fprintf(stderr, "usage: " NAME " [--seccomp BASE64] -- COMMAND [ARG...]\n");
-      return EXIT_SETUP;
-    }
-  }
-  if (i + 1 >= argc) {
-    fprintf(stderr, "usage: " NAME " [--seccomp BASE64] -- COMMAND [ARG...]\n");
+/* Puts the program at fd `target` for bubblewrap's --seccomp, in a memory file it reads from the start. */
+static int pass_seccomp(const char *base64, int target) {
+  unsigned char *bytes = NULL;
+  long n = base64_decode(base64, &bytes);
+  if (n <= 0 || n % sizeof(struct sock_filter) != 0) {
+    fprintf(stderr, NAME ": --seccomp-fd wants a base64 BPF program of whole sock_filter records\n");
+    free(bytes);
     return EXIT_SETUP;
   }
+  int fd = memfd_create("unified-exec-seccomp", 0);
+  if (fd < 0) {
+    free(bytes);
+    return fail("cannot make a memory file for the seccomp filter", errno);
+  }
+  long written = 0;
+  while (written < n) {
+    ssize_t w = write(fd, bytes + written, n - written);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) {
+      free(bytes);
+      return fail("cannot write the seccomp filter", errno);
+    }
+    written += w;
+  }
+  free(bytes);
+  if (lseek(fd, 0, SEEK_SET) != 0) return fail("cannot rewind the seccomp filter", errno);
+  if (fd != target && (dup2(fd, target) < 0 || close(fd) != 0)) return fail("cannot place the seccomp filter", errno);
+  return 0;
+}
+
+/*
+ * A Landlock domain that restricts no file access (one handled right, execute, granted everywhere): what it brings
+ * is the kernel's rule that a process in a domain may ptrace (and read /proc/<pid>/mem of) only processes in the same
+ * domain or below. Quietly skipped where the kernel has no Landlock.
+ */
+static int enter_landlock_domain(void) {
+  struct ll_ruleset_attr ruleset = {.handled_access_fs = LL_ACCESS_FS_EXECUTE};
+  int rules = syscall(__NR_landlock_create_ruleset, &ruleset, sizeof(ruleset), 0);
+  if (rules < 0) return errno == ENOSYS || errno == EOPNOTSUPP ? 0 : fail("cannot make a Landlock ruleset", errno);
+  struct ll_path_beneath_attr everywhere = {.allowed_access = LL_ACCESS_FS_EXECUTE,
+                                            .parent_fd = open("/", O_PATH | O_CLOEXEC)};
+  if (everywhere.parent_fd < 0) return fail("cannot open /", errno);
+  if (syscall(__NR_landlock_add_rule, rules, LL_RULE_PATH_BENEATH, &everywhere, 0) != 0)
+    return fail("cannot add a Landlock rule", errno);
+  if (syscall(__NR_landlock_restrict_self, rules, 0) != 0) return fail("cannot enter a Landlock domain", errno);
+  close(everywhere.parent_fd);
+  close(rules);
+  return 0;
+}
+
+static int usage(void) {
+  fprintf(stderr, "usage: " NAME " [--seccomp BASE64 | --seccomp-fd N BASE64] -- COMMAND [ARG...]\n");
+  return EXIT_SETUP;
+}
+
+int main(int argc, char **argv) {
+  const char *seccomp = NULL;
+  const char *pass = NULL;
+  int pass_fd = -1;
+  int i = 1;
+  for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+    if (strcmp(argv[i], "--seccomp") == 0 && i + 1 < argc && seccomp == NULL && pass == NULL) {
+      seccomp = argv[++i];
+    } else if (strcmp(argv[i], "--seccomp-fd") == 0 && i + 2 < argc && seccomp == NULL && pass == NULL) {
+      pass_fd = atoi(argv[++i]);
+      pass = argv[++i];
+      if (pass_fd < 3) return usage();
+    } else {
+      return usage();
+    }
+  }
+  if (i + 1 >= argc) return usage();
   char **command = argv + i + 1;
 
-  /* Required for an unprivileged filter, and keeps setuid programs from gaining what the sandbox withholds. */
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail("cannot set no_new_privs", errno);
-  /* A Landlock ruleset would be restricted here, before the filter (which may deny its calls). */
-  if (seccomp != NULL) {
-    int status = install_seccomp(seccomp);
+  if (pass != NULL) {
+    int status = pass_seccomp(pass, pass_fd);
+    if (status != 0) return status;
+  } else {
+    /* Required for Landlock and an unprivileged filter, and keeps setuid programs from gaining what is withheld. */
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail("cannot set no_new_privs", errno);
+    int status = enter_landlock_domain();
+    if (status == 0 && seccomp != NULL) status = install_seccomp(seccomp);
     if (status != 0) return status;
   }
 

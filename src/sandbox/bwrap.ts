@@ -137,7 +137,13 @@ export function planMounts(roots: readonly string[], network: 'off' | 'on', fact
  * session keeps its terminal as controlling terminal, so job control and input-wait work; the terminal is the
  * session's own, not the server's.
  */
-export function bwrapArgv(bwrap: string, plan: MountPlan, cwd: string, argv: readonly string[]): string[] {
+export function bwrapArgv(
+  bwrap: string,
+  plan: MountPlan,
+  cwd: string,
+  argv: readonly string[],
+  seccompFd?: number,
+): string[] {
   const args = [bwrap, '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev'];
   for (const path of plan.writable) args.push('--bind', path, path);
   for (const path of plan.readOnly) args.push('--ro-bind', path, path);
@@ -152,6 +158,8 @@ export function bwrapArgv(bwrap: string, plan: MountPlan, cwd: string, argv: rea
     if (dir) args.push('--perms', '000', '--tmpfs', path, '--remount-ro', path);
     else args.push('--ro-bind', '/dev/null', path);
   }
+  // The filter goes on every process of the sandbox, bubblewrap's own init too (see sandbox-exec.c).
+  if (seccompFd !== undefined) args.push('--seccomp', String(seccompFd));
   args.push('--cap-drop', 'ALL', '--chdir', cwd, '--', ...argv);
   return args;
 }

@@ -7,7 +7,15 @@ import { MaskRegistry } from './mask-registry.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
 import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
 import { isNetworkRestricted, isSandboxed, type SandboxPolicy } from './policy.js';
-import { SANDBOX_EXEC_HELP, SANDBOX_EXEC_PATH, findSandboxExec, seccompArgv } from './sandbox-exec.js';
+import type { SeccompNetwork } from './seccomp.js';
+import {
+  SANDBOX_EXEC_HELP,
+  SANDBOX_EXEC_PATH,
+  SECCOMP_FD,
+  findSandboxExec,
+  innerArgv,
+  passSeccompArgv,
+} from './sandbox-exec.js';
 
 /** Where the allowlist proxy listens inside a sandbox: its own loopback, so any port is free. */
 const PROXY_PORT = 3128;
@@ -41,24 +49,10 @@ export function probeSandbox(
   const exec = findSandboxExec(sandboxExec);
   if (exec === undefined)
     return { ok: false, reason: `the sandbox's launcher ${sandboxExec} is not built: ${SANDBOX_EXEC_HELP}` };
-  const result = spawnSync(
-    bwrap,
-    [
-      '--ro-bind',
-      '/',
-      '/',
-      '--dev',
-      '/dev',
-      '--unshare-user',
-      '--unshare-pid',
-      '--unshare-net',
-      '--proc',
-      '/proc',
-      '--',
-      ...seccompArgv(exec, 'off', ['true']),
-    ],
-    { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const probe = [bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--unshare-user', '--unshare-pid', '--unshare-net'];
+  probe.push('--proc', '/proc', '--seccomp', String(SECCOMP_FD), '--', ...innerArgv(exec, 'off', ['true']));
+  const [command, ...args] = passSeccompArgv(exec, 'off', probe);
+  const result = spawnSync(command!, args, { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
   if (result.status === 0) return { ok: true, bwrap };
   const detail = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
   if (detail.startsWith('unified-exec-sandbox-exec:'))
@@ -162,22 +156,25 @@ export class SandboxLauncher {
       throw new Error(`the sandbox's launcher ${SANDBOX_EXEC_PATH} is not built: ${SANDBOX_EXEC_HELP}`);
     const roots = writableRoots(policy, command.env.TMPDIR, realPath);
     const plan = planMounts(roots, policy.network, { kind: pathKind, kernelPath, keepReadOnly: [stateRoot()] });
-    let argv = seccompArgv(this.sandboxExec, policy.network, command.argv);
+    // The policy's filter goes on the whole sandbox; the command also gets a Landlock domain of its own.
+    let filter: SeccompNetwork = policy.network;
+    let argv = innerArgv(this.sandboxExec, undefined, command.argv);
     const env = { ...command.env };
     if (usesProxy(policy)) {
       const proxy = this.started.get(proxyKey(policy));
       if (proxy === undefined) throw new Error('the allowlist proxy is not running: call ready(policy) before wrap');
-      // socat connects to the proxy's unix socket: the bridge runs under the every-mode filter only, and the
-      // command under the network-off one too (filters stack), whose IP sockets reach nothing but the bridge.
-      const inner = seccompArgv(this.sandboxExec, 'off', command.argv);
-      argv = seccompArgv(this.sandboxExec, 'on', bridgedArgv(proxy.socketPath, inner));
+      // socat connects to the proxy's unix socket: the sandbox gets the every-mode filter only, and the command the
+      // network-off one too (filters stack), whose IP sockets reach nothing but the bridge; its Landlock domain
+      // keeps it from tracing the bridge.
+      filter = 'on';
+      argv = bridgedArgv(proxy.socketPath, innerArgv(this.sandboxExec, 'off', command.argv));
       for (const name of PROXY_UNSET_ENV) delete env[name];
       Object.assign(env, proxyEnvironment(PROXY_PORT));
     }
     for (const path of plan.masked) this.masks.use(path);
     let released = false;
     return {
-      argv: bwrapArgv(this.bwrap, plan, command.cwd, argv),
+      argv: passSeccompArgv(this.sandboxExec, filter, bwrapArgv(this.bwrap, plan, command.cwd, argv, SECCOMP_FD)),
       env,
       supervisorDepth: 2,
       release: () => {

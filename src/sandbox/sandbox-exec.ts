@@ -24,10 +24,27 @@ export function findSandboxExec(path = SANDBOX_EXEC_PATH): string | undefined {
 }
 
 const programs = new Map<SeccompNetwork, string>();
-
-/** `argv` run through the launcher `exec` under the seccomp filter for `network`. */
-export function seccompArgv(exec: string, network: SeccompNetwork, argv: readonly string[]): string[] {
+const programFor = (network: SeccompNetwork) => {
   let program = programs.get(network);
   if (program === undefined) programs.set(network, (program = seccompProgram(network).toString('base64')));
-  return [exec, '--seccomp', program, '--', ...argv];
+  return program;
+};
+
+/** The fd bubblewrap reads the sandbox-wide filter from (`--seccomp 10`): free in a freshly spawned process. */
+export const SECCOMP_FD = 10;
+
+/**
+ * `bwrapArgv` (a bubblewrap command line that reads its filter from SECCOMP_FD) started through the launcher `exec`,
+ * which puts the filter for `network` there: bubblewrap then installs it on every process of the sandbox.
+ */
+export function passSeccompArgv(exec: string, network: SeccompNetwork, bwrapArgv: readonly string[]): string[] {
+  return [exec, '--seccomp-fd', String(SECCOMP_FD), programFor(network), '--', ...bwrapArgv];
+}
+
+/**
+ * `argv` run through the launcher `exec` inside the sandbox: in a Landlock domain of its own (so it cannot trace a
+ * process of the sandbox less restricted than itself), and under the filter for `network` when one is given.
+ */
+export function innerArgv(exec: string, network: SeccompNetwork | undefined, argv: readonly string[]): string[] {
+  return [exec, ...(network === undefined ? [] : ['--seccomp', programFor(network)]), '--', ...argv];
 }

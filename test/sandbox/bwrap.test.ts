@@ -109,6 +109,21 @@ describe('bwrapArgv', () => {
     expect(text.indexOf('--bind /w /w')).toBeLessThan(text.indexOf('--ro-bind /w/.git'));
   });
 
+  it('reads the sandbox-wide seccomp filter from the fd it is given, before the command', () => {
+    const argv = bwrapArgv(
+      'bwrap',
+      planMounts(
+        [],
+        'off',
+        facts(() => 'missing'),
+      ),
+      '/',
+      ['true'],
+      10,
+    );
+    expect(argv.slice(-8)).toEqual(['--seccomp', '10', '--cap-drop', 'ALL', '--chdir', '/', '--', 'true']);
+  });
+
   it('network on: no network namespace of its own', () => {
     const argv = bwrapArgv(
       'bwrap',

@@ -143,6 +143,25 @@ describe.skipIf(NO_SANDBOX)('a sandboxed command against the server that runs it
       }
     });
 
+    it("cannot take over bubblewrap's init, which runs under the same filter and cannot be traced", async () => {
+      const { ws } = nestedWorkspace(user);
+      const server = await start(user, ws);
+      // gdb attached to pid 1 would run code there: with no filter on it, a set-user-ID bit or a host socket.
+      const out = await server.call(
+        [
+          'grep Seccomp: /proc/1/status',
+          `cp /bin/true ${ws}/viainit`,
+          `gdb -q -p 1 -batch -ex 'call (int)system("chmod 4755 ${ws}/viainit; echo VIA_INIT > ${ws}/ran")'`,
+          'head -c 1 /proc/1/mem >/dev/null && echo READ_MEM',
+        ].join('\n'),
+      );
+      expect(out).toMatch(/Seccomp:\s+2\n/);
+      expect(out).toContain('ptrace: Operation not permitted');
+      expect(out).not.toContain('READ_MEM');
+      expect(existsSync(join(ws, 'ran'))).toBe(false);
+      expect(statSync(join(ws, 'viainit')).mode & 0o6000).toBe(0);
+    });
+
     it('cannot carry the protected .git away by renaming the folder around the workspace', async () => {
       const { outer, ws } = nestedWorkspace(user);
       const server = await start(user, ws);
@@ -192,6 +211,22 @@ describe.skipIf(NO_SANDBOX)('a sandboxed command against the server that runs it
       expect(readFileSync(join(victim, 'precious'), 'utf8')).toBe('keep me');
       expect(existsSync(join(root, 'evil'))).toBe(false);
     });
+  });
+
+  it("cannot trace the allowlist's bridge, which may reach the proxy's unix socket", async () => {
+    const { ws } = nestedWorkspace('root');
+    const server = await start('root', ws, ['--allowed-domain', 'example.com']);
+    const out = await server.call(
+      [
+        'pid=$(pgrep -x socat) && echo "bridge $pid"',
+        `gdb -q -p $pid -batch -ex 'call (int)system("echo VIA_BRIDGE > ${ws}/ran")'`,
+        'head -c 1 /proc/$pid/mem >/dev/null && echo READ_MEM',
+      ].join('\n'),
+    );
+    expect(out).toMatch(/bridge \d+\n/);
+    expect(out).toContain('ptrace: Operation not permitted');
+    expect(out).not.toContain('READ_MEM');
+    expect(existsSync(join(ws, 'ran'))).toBe(false);
   });
 
   it("cannot take the allowlist proxy's socket to read another command's requests", async () => {
