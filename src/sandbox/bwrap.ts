@@ -8,6 +8,8 @@ export interface MountPlan {
   readOnly: string[];
   /** Missing protected paths inside writable roots: an empty read-only tmpfs, so they cannot be created. */
   masked: string[];
+  /** Protected paths the sandbox cannot keep (a link the command could replace): the sandbox must not start. */
+  unprotectable: string[];
   /** Extra read-write binds (the allowlist proxy's socket folder). */
   binds: string[];
   /** The kernel's files under /proc and /sys that stay read-only (those that exist here). */
@@ -35,8 +37,20 @@ export function writableRoots(
   return roots;
 }
 
-/** What is at a protected path: nothing, an empty folder (a mount point some sandbox made), or real content. */
-export type PathKind = 'missing' | 'empty' | 'present';
+/**
+ * What is at a protected path: nothing, an empty folder (a mount point some sandbox made), real content, a symbolic
+ * link the command could remove or replace (ours, or in a folder without the sticky bit), or a link it cannot touch
+ * (another user's, in a sticky folder such as /tmp).
+ */
+export type PathKind = 'missing' | 'empty' | 'present' | 'link' | 'foreign-link';
+
+/**
+ * A folder holding `HEAD` (with `objects` and `refs`) is a repository to git, bare: a command could make a writable
+ * root one (`git init --bare .`) and plant a `core.fsmonitor` that git then runs outside, as for `.git`. A root
+ * without `HEAD` keeps it from being made; a root that is such a repository already keeps its config and hooks.
+ */
+const BARE_REPOSITORY_MARK = 'HEAD';
+const BARE_REPOSITORY_NAMES = ['config', 'hooks'] as const;
 
 /**
  * What a container runtime keeps from its containers (runc's read-only and masked paths). It matters most with the
@@ -100,6 +114,7 @@ export function planMounts(roots: readonly string[], network: 'off' | 'on', fact
     writable: [],
     readOnly: [],
     masked: [],
+    unprotectable: [],
     binds: [],
     kernelReadOnly: KERNEL_READ_ONLY.filter((path) => facts.kernelPath(path) !== undefined),
     kernelMasked: KERNEL_MASKED.flatMap((path) => {
@@ -115,10 +130,15 @@ export function planMounts(roots: readonly string[], network: 'off' | 'on', fact
   };
   for (const root of roots) pin(root);
   for (const root of roots) {
-    for (const name of PROTECTED_NAMES) {
-      const path = root === '/' ? `/${name}` : `${root}/${name}`;
-      if (facts.kind(path) === 'present') plan.readOnly.push(path);
-      else plan.masked.push(path);
+    const at = (name: string) => (root === '/' ? `/${name}` : `${root}/${name}`);
+    const bare = facts.kind(at(BARE_REPOSITORY_MARK)) === 'present';
+    const names = [...PROTECTED_NAMES, BARE_REPOSITORY_MARK, ...(bare ? BARE_REPOSITORY_NAMES : [])];
+    for (const path of names.map(at)) {
+      const kind = facts.kind(path);
+      // Mounts follow links: a link the command could replace would leave the mount on its old target.
+      if (kind === 'link') plan.unprotectable.push(path);
+      else if (kind === 'present') plan.readOnly.push(path);
+      else if (kind !== 'foreign-link') plan.masked.push(path); // someone else's link: theirs, and not followed
     }
   }
   for (const dir of facts.keepReadOnly ?? []) {

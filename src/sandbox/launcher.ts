@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { findExecutable } from '../util/executable.js';
 import { makePrivateDir, stateRoot } from '../util/private-dir.js';
 import { MaskRegistry } from './mask-registry.js';
@@ -92,6 +92,11 @@ function kernelPath(path: string): 'file' | 'dir' | undefined {
 function pathKind(path: string): PathKind {
   try {
     const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) {
+      const folder = lstatSync(dirname(path));
+      const theirs = stat.uid !== process.getuid?.() && (folder.mode & 0o1000) !== 0;
+      return theirs ? 'foreign-link' : 'link';
+    }
     return stat.isDirectory() && readdirSync(path).length === 0 ? 'empty' : 'present';
   } catch (error) {
     // Unreadable is not empty: bind it read-only as it is.
@@ -156,6 +161,12 @@ export class SandboxLauncher {
       throw new Error(`the sandbox's launcher ${SANDBOX_EXEC_PATH} is not built: ${SANDBOX_EXEC_HELP}`);
     const roots = writableRoots(policy, command.env.TMPDIR, realPath);
     const plan = planMounts(roots, policy.network, { kind: pathKind, kernelPath, keepReadOnly: [stateRoot()] });
+    if (plan.unprotectable.length > 0) {
+      const [path] = plan.unprotectable;
+      throw new Error(
+        `${path} is a symbolic link, which the sandbox cannot keep read-only (a command could replace it): put the folder itself there, or remove the link`,
+      );
+    }
     // The policy's filter goes on the whole sandbox; the command also gets a Landlock domain of its own.
     let filter: SeccompNetwork = policy.network;
     let argv = innerArgv(this.sandboxExec, undefined, command.argv);

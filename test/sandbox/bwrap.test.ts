@@ -34,7 +34,41 @@ describe('planMounts', () => {
       facts((path) => (path === '/w/.git' ? 'present' : 'missing')),
     );
     expect(plan.readOnly).toEqual(['/w/.git']);
-    expect(plan.masked).toEqual(['/w/.agents', '/w/.codex', '/w/.aws']);
+    expect(plan.masked).toEqual(['/w/.agents', '/w/.codex', '/w/.aws', '/w/HEAD']);
+  });
+
+  it('keeps a root from becoming a bare repository: no HEAD can be made, and an existing one keeps config and hooks', () => {
+    expect(
+      planMounts(
+        ['/w'],
+        'off',
+        facts(() => 'missing'),
+      ).masked,
+    ).toContain('/w/HEAD');
+    const bare = planMounts(
+      ['/w'],
+      'off',
+      facts((path) => (['/w/HEAD', '/w/config'].includes(path) ? 'present' : 'missing')),
+    );
+    expect(bare.readOnly).toEqual(['/w/HEAD', '/w/config']);
+    expect(bare.masked).toEqual(['/w/.git', '/w/.agents', '/w/.codex', '/w/.aws', '/w/hooks']);
+  });
+
+  it("refuses a protected name that is a link the command could replace, and leaves another user's link alone", () => {
+    const ours = planMounts(
+      ['/w'],
+      'off',
+      facts((path) => (path === '/w/.git' ? 'link' : 'missing')),
+    );
+    expect(ours.unprotectable).toEqual(['/w/.git']);
+    expect([...ours.readOnly, ...ours.masked]).not.toContain('/w/.git');
+    const theirs = planMounts(
+      ['/tmp'],
+      'off',
+      facts((path) => (path === '/tmp/.aws' ? 'foreign-link' : 'missing')),
+    );
+    expect(theirs.unprotectable).toEqual([]);
+    expect([...theirs.readOnly, ...theirs.masked]).not.toContain('/tmp/.aws');
   });
 
   it('masks an empty folder (a mount point another sandbox made, maybe gone by the time it starts)', () => {
@@ -76,7 +110,15 @@ describe('planMounts: what a command cannot move or change', () => {
       'off',
       facts(() => 'present', { keepReadOnly: ['/run/ue-0'] }),
     );
-    expect(plan.readOnly).toEqual(['/w/.git', '/w/.agents', '/w/.codex', '/w/.aws']);
+    expect(plan.readOnly).toEqual([
+      '/w/.git',
+      '/w/.agents',
+      '/w/.codex',
+      '/w/.aws',
+      '/w/HEAD',
+      '/w/config',
+      '/w/hooks',
+    ]);
     expect(plan.writable).toEqual(['/w']);
   });
 

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import {
   chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -11,9 +12,10 @@ import {
   readlinkSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -162,6 +164,31 @@ describe.skipIf(NO_SANDBOX)('a sandboxed command against the server that runs it
       expect(statSync(join(ws, 'viainit')).mode & 0o6000).toBe(0);
     });
 
+    it('cannot make the workspace a bare repository whose config git would run outside', async () => {
+      const plain = folderOf(user, mkdtempSync('/tmp/ue-bare-')); // not a repository
+      cleanup.push(plain);
+      const server = await start(user, plain);
+      const out = await server.call(
+        `git init -q --bare . && git config core.fsmonitor "touch ${plain}/pwned" && echo PLANTED`,
+      );
+      expect(out).not.toContain('PLANTED');
+      await server.close();
+      // Outside, git finds no repository there (it would have run the fsmonitor hook).
+      const found = spawnSync('git', ['rev-parse', '--git-dir'], { cwd: plain, encoding: 'utf8' });
+      expect(found.status, found.stdout).not.toBe(0);
+    });
+
+    it('refuses to start where a protected name is a link the command could replace', async () => {
+      const { ws } = nestedWorkspace(user);
+      execFileSync('mv', [join(ws, '.git'), join(ws, 'realgit')]);
+      symlinkSync('realgit', join(ws, '.git'));
+      if (user === 'nobody') execFileSync('chown', ['-h', `${NOBODY}:${NOBODY}`, join(ws, '.git')]);
+      const server = await start(user, ws);
+      const out = await server.call('rm .git && git init -q && echo REPLACED');
+      expect(out).toContain('is a symbolic link, which the sandbox cannot keep read-only');
+      expect(lstatSync(join(ws, '.git')).isSymbolicLink()).toBe(true); // the command never ran
+    });
+
     it('cannot carry the protected .git away by renaming the folder around the workspace', async () => {
       const { outer, ws } = nestedWorkspace(user);
       const server = await start(user, ws);
@@ -246,6 +273,23 @@ describe.skipIf(NO_SANDBOX)('a sandboxed command against the server that runs it
 });
 
 describe.skipIf(NO_SANDBOX || CANNOT_SWITCH_USER !== undefined)('another local user against a root server', () => {
+  it('plants a link at a protected name in a shared writable root: the sandbox still starts, and the link is not followed', async () => {
+    const shared = mkdtempSync('/var/tmp/ue-shared-tmp-');
+    chmodSync(shared, 0o1777);
+    cleanup.push(shared);
+    const ws = mkdtempSync('/var/tmp/ue-link-ws-');
+    cleanup.push(ws);
+    execFileSync('setpriv', [...NOBODY_IDS, 'ln', '-s', '/nonexistent/x', join(shared, '.aws')]);
+    execFileSync('setpriv', [...NOBODY_IDS, 'ln', '-s', ws, join(shared, '.codex')]);
+    const server = await startMcp('root', ws, [], { TMPDIR: shared });
+    try {
+      const out = await server.call(`echo ran && touch ${ws}/still-writable && echo WROTE`);
+      expect(out).toContain('ran\nWROTE');
+    } finally {
+      await server.close();
+    }
+  });
+
   it("squats the server's folders in a shared temp dir: refused, and nothing of its is deleted or run", async () => {
     const shared = mkdtempSync('/var/tmp/ue-shared-tmp-');
     chmodSync(shared, 0o1777);
