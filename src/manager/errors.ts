@@ -5,7 +5,8 @@ export type UnifiedExecErrorCode =
   | 'INVALID_ARGUMENT'
   | 'SHUT_DOWN'
   | 'LIMIT_EXCEEDED'
-  | 'NOT_APPROVED';
+  | 'NOT_APPROVED'
+  | 'PATCH_REJECTED';
 
 /** The one error type of the library: a machine-readable `code` and a message a model can act on. */
 export class UnifiedExecError extends Error {
@@ -36,6 +37,13 @@ export const invalidArgument = (message: string) => new UnifiedExecError('INVALI
 
 /** The approval policy refused the command, the person said no, or nobody could be asked. */
 export const notApproved = (message: string) => new UnifiedExecError('NOT_APPROVED', message);
+
+/**
+ * A patch typed as a command was not applied, and nothing of it was written: it does not parse, a file it changes is
+ * missing, or a chunk does not fit. Worded as Codex words it; a tool reply shows the message without a prefix.
+ */
+export const patchRejected = (reason: string) =>
+  new UnifiedExecError('PATCH_REJECTED', `apply_patch verification failed: ${reason}`);
 
 export const shutDown = () =>
   new UnifiedExecError('SHUT_DOWN', 'The exec session manager has been shut down; create a new one');

@@ -5,6 +5,7 @@ import type { ExecResponse, ScreenView } from './types.js';
  * password prompt, warnings) sit where a client that only knows the compat part skips over them.
  */
 export function formatResponse(response: ExecResponse): string {
+  if (response.patch) return formatPatchResponse(response, response.patch.durationMs);
   const lines = [`Chunk ID: ${response.chunkId}`, `Wall time: ${response.wallTimeSeconds.toFixed(4)} seconds`];
   if (response.exitCode !== undefined) {
     lines.push(`Process exited with code ${response.exitCode}`);
@@ -18,6 +19,19 @@ export function formatResponse(response: ExecResponse): string {
   if (response.screen) lines.push(...screenSection(response.screen));
   lines.push('Output:');
   return `${lines.join('\n')}\n${response.output}`;
+}
+
+/**
+ * A patch applied for exec_command, as Codex answers one: its apply_patch result (exit code, duration in seconds to
+ * one decimal, the summary or the failure), under a short header when it succeeded. Our warnings (a sandbox
+ * refusal, say) follow the output.
+ */
+function formatPatchResponse(response: ExecResponse, durationMs: number): string {
+  const seconds = Number.isFinite(durationMs) && durationMs > 0 ? Math.round(durationMs / 100) / 10 : 0;
+  const result = `Exit code: ${response.exitCode}\nWall time: ${seconds} seconds\nOutput:\n${response.output}`;
+  const warnings = response.warnings.map((line) => `${line}\n`).join('');
+  if (response.exitCode !== 0) return `${result}${warnings}`;
+  return `Wall time: ${response.wallTimeSeconds.toFixed(4)} seconds\nOutput:\n${result}${warnings}`;
 }
 
 /**

@@ -20,6 +20,7 @@ import { killOnExit } from './exit-guard.js';
 import { newChunkId, randomSessionId } from './ids.js';
 import { canonicalLineWarning } from './input-lines.js';
 import { exec } from './one-shot.js';
+import { applyPatchCall, patchRequest } from './patch-call.js';
 import {
   closeSessionRequest,
   execCommandRequest,
@@ -157,11 +158,14 @@ export class UnifiedExecManager {
       }
     }
     const call = { argv: [shell, req.login ? '-lc' : '-c', req.cmd], command: req.cmd, cwd };
+    // As in Codex, `apply_patch <<'EOF'` is not run in a shell: the manager applies it, in the same sandbox.
+    const patch = where.local ? patchRequest(req.cmd, cwd) : undefined;
     const sandbox = await this.gate.admit({
       ...call,
       permissions: req.sandboxPermissions,
       justification: req.justification,
     });
+    if (patch) return applyPatchCall(this.gate, { call, request: patch, sandbox, env: this.settings.env, started });
     const run = { ...call, env, envPolicy, started, onOutput, where };
     // A container is the box its sessions run in: no sandbox is laid inside it.
     const response = await this.start(req, {

@@ -33,6 +33,8 @@ export interface ExecOptions {
   login?: boolean;
   /** Run inside this sandbox (bubblewrap). Default: none. */
   sandbox?: SandboxPolicy;
+  /** Written to the program's stdin, which is then closed. Default: nothing (stdin ends at once). */
+  input?: string;
   /**
    * Called with stdout and stderr text as it arrives, in arrival order (each stream decoded on its own, so no
    * character is split), until the call answers; all of it is in the outcome too. A listener that throws changes
@@ -57,7 +59,7 @@ export interface ExecOutcome {
 }
 
 /**
- * Runs a command to completion, stdin closed, and answers with its exit and output: Codex's one-shot exec. On
+ * Runs a command to completion, stdin closed (after `input`), and answers with its exit and output: Codex's one-shot exec. On
  * timeout the whole tree (its process group, descendants, and escapees by process tag) is killed; pipes a
  * grandchild keeps open are read for at most 2 s more. Nothing it started outlives the call.
  */
@@ -91,10 +93,13 @@ export async function exec(options: ExecOptions): Promise<ExecOutcome> {
   const child = spawn(run.argv[0]!, run.argv.slice(1), {
     cwd,
     env: { ...run.env, [PROCESS_TAG_VAR]: tag },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
     detached: true, // its own process group and session: the unit the timeout kills
   });
   child.on('error', () => undefined);
+  // A program that exits without reading all of it closes the pipe: that is its business, not an error of ours.
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(options.input);
   if (child.pid === undefined) {
     run.release();
     throw spawnFailed(`could not start ${argv[0]}`);

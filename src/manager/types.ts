@@ -45,6 +45,11 @@ export interface ExecResponse {
   screen?: ScreenView;
   /** The process failed because the sandbox refused something (a write, a connection); a warning line says so. */
   sandboxDenial?: SandboxDenial;
+  /**
+   * The command was an apply_patch invocation, applied by the manager rather than run in a shell (no session); the
+   * reply reads as Codex's apply_patch does. `durationMs`: how long applying took.
+   */
+  patch?: { durationMs: number };
 }
 
 /** Per-call options of `execCommand`, `writeStdin` and `shell`, beside the request. */

@@ -22,9 +22,11 @@ export function toolErrorPrefix(name: ToolName, args: unknown): string {
 
 export function toolFailure(name: ToolName, args: unknown, error: unknown): ToolFailure {
   const message = error instanceof Error ? error.message : String(error);
+  // Codex answers a patch it would not apply with the reason alone.
+  const patch = error instanceof UnifiedExecError && error.code === 'PATCH_REJECTED';
   return {
     isError: true,
-    text: `${toolErrorPrefix(name, args)}: ${message}`,
+    text: patch ? message : `${toolErrorPrefix(name, args)}: ${message}`,
     code: error instanceof UnifiedExecError ? error.code : 'INTERNAL_ERROR',
     cause: error,
   };
