@@ -122,7 +122,8 @@ export const serveSettingsSchema = z.strictObject({
   ),
   maxConnections: count(DEFAULT_MAX_CONNECTIONS).meta(
     meta({
-      description: 'open TCP connections at once; more are closed as soon as they are accepted',
+      description:
+        'open TCP connections at once; at the cap a new one closes the oldest that never sent the token, or is closed if all did',
       flag: 'max-connections',
       placeholder: 'N',
     }),

@@ -8,7 +8,10 @@ export const DEFAULT_CLIENT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 export const DEFAULT_MAX_CLIENTS = 64;
 /** What a client refused at the cap is told to wait before it tries again. */
 export const CLIENT_CAP_RETRY_AFTER_S = 10;
-/** Open TCP connections; beyond it the server closes new ones at once, so a flood cannot use up its descriptors. */
+/**
+ * Open TCP connections, so a flood cannot use up the server's descriptors; at the cap connections that never sent
+ * the token make room for new ones.
+ */
 export const DEFAULT_MAX_CONNECTIONS = 256;
 /** A connection must send a request's headers within this; slow senders (slowloris) are cut off. */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 5_000;

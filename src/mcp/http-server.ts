@@ -38,7 +38,10 @@ export interface HttpServerOptions extends McpServerOptions {
   clientIdleTimeoutMs?: number;
   /** MCP clients at once, initialize-only ones too; at the cap the least recently active idle one ends. Default 64. */
   maxClients?: number;
-  /** Open TCP connections; more are closed as soon as they are accepted. Default 256. */
+  /**
+   * Open TCP connections. At the cap a new one closes the oldest that never carried the token; if all did, the new
+   * one is closed. Default 256.
+   */
   maxConnections?: number;
   /** A connection that has not sent a request's headers within this is closed (slowloris). Default 5 s. */
   headersTimeoutMs?: number;
@@ -90,15 +93,19 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       });
     },
   );
-  limitConnections(httpServer, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log);
+  const gate = limitConnections(httpServer, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     const extra = routes?.handles(url.pathname) ? routes : undefined;
+    const isPublic = extra?.isPublic(url.pathname) ?? false;
     const verdict = checkRequest(
       { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization },
       policyFor(policy, extra, url.pathname),
     );
+    if (verdict.ok && !isPublic) gate.authenticate(req.socket);
+    // Without the token a connection gets one answer, so it cannot be held open as keep-alive.
+    if (!gate.isAuthenticated(req.socket)) res.setHeader('connection', 'close');
     if (!verdict.ok) {
       res.writeHead(verdict.status, {
         'content-type': 'text/plain; charset=utf-8',

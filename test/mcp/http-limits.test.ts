@@ -1,7 +1,11 @@
 // Server-wide limits of `serve`: slow senders, too many connections, too many MCP clients.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { describe, expect, it, vi } from 'vitest';
-import { startServe } from './cli-process.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { ROOT, startServe } from './cli-process.js';
 import { structuredOf } from './client-scenarios.js';
 import { TEST_TOKEN, TOKEN_ENV, connectHttp, rawInitialize, rawToolCall } from './http-client.js';
 
@@ -107,6 +111,106 @@ describe('serve: connection limits', () => {
       await server.stop();
     }
   }, 60_000);
+});
+
+/** The flood runs as another local user (nobody) when this test can switch to it, else as this user. */
+const NOBODY = ['--reuid=65534', '--regid=65534', '--clear-groups'];
+const canSwitchUser = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0;
+const floodDir = mkdtempSync(join(tmpdir(), 'ue-flood-'));
+chmodSync(floodDir, 0o755);
+const FLOOD = join(floodDir, 'connection-flood.mjs');
+copyFileSync(join(ROOT, 'test/fixtures/connection-flood.mjs'), FLOOD);
+chmodSync(FLOOD, 0o644);
+afterAll(() => rmSync(floodDir, { recursive: true, force: true }));
+
+/**
+ * test/fixtures/connection-flood.mjs against `port`: resolves once it holds `count` connections without the token;
+ * `stop()` ends it by its pid and answers how many connections it opened in all.
+ */
+async function flood(port: number, count: number, mode: 'static' | 'silent'): Promise<{ stop(): Promise<number> }> {
+  const node = [process.execPath, FLOOD, String(port), String(count), mode];
+  const [command, ...args] = canSwitchUser ? ['setpriv', ...NOBODY, ...node] : node;
+  const child = spawn(command!, args, {
+    cwd: floodDir,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await vi.waitFor(() => expect(stdout).toContain(`holding ${count}`), { timeout: 10_000, interval: 20 });
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      return (JSON.parse(stdout.trim().split('\n').at(-1)!) as { opened: number }).opened;
+    },
+  };
+}
+
+describe('serve: connections without the token', () => {
+  it.each([
+    ['fetch the live view’s public files, keep-alive', 'static'],
+    ['connect and send nothing', 'silent'],
+  ] as const)(
+    'lets the token holder run a command while another user holds --max-connections connections that %s',
+    async (_, mode) => {
+      const server = await startServe(['--max-connections', '16'], TOKEN_ENV);
+      try {
+        const attack = await flood(server.port, 16, mode);
+        try {
+          // Let the flood settle with all sixteen open, so the token holder comes in at the cap.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          // On a server that refuses it, the client may wait for ever: fail with a reason instead.
+          let timer: NodeJS.Timeout | undefined;
+          const deadline = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error('the token holder got no answer in 20 s')), 20_000);
+          });
+          await Promise.race([echoes(server.url), deadline]).finally(() => clearTimeout(timer));
+        } finally {
+          const opened = await attack.stop();
+          expect(opened).toBeGreaterThanOrEqual(16);
+        }
+      } finally {
+        await server.stop();
+      }
+    },
+    60_000,
+  );
+
+  it('answers a request without the token once, then closes; a connection that carried it stays open', async () => {
+    const server = await startServe([], TOKEN_ENV);
+    const request = (path: string, auth: boolean) =>
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n${auth ? `Authorization: Bearer ${TEST_TOKEN}\r\n` : ''}\r\n`;
+    const opened: RawSocket[] = [];
+    try {
+      for (const [path, status] of [
+        ['/view/view.css', 200],
+        ['/mcp', 401],
+      ] as const) {
+        const raw = await rawSocket(server.port, ({ socket }) => socket.write(request(path, false)));
+        opened.push(raw);
+        await vi.waitFor(() => expect(raw.closedAt).toBeDefined(), { timeout: 5_000, interval: 20 });
+        expect(raw.received).toMatch(new RegExp(`^HTTP/1\\.1 ${status} [^]*\r\nConnection: close\r\n`, 'i'));
+      }
+      const kept = await rawSocket(server.port, ({ socket }) => socket.write(request('/view/api/sessions', true)));
+      opened.push(kept);
+      await vi.waitFor(() => expect(kept.received).toMatch(/^HTTP\/1\.1 200 [^]*"sessions"/), { timeout: 5_000 });
+      // Once it carried the token, the public files come over it too, and it stays open for more.
+      kept.socket.write(request('/view/view.css', false));
+      await vi.waitFor(() => expect(kept.received.match(/HTTP\/1\.1 200 /g)).toHaveLength(2), { timeout: 5_000 });
+      expect(kept.received).not.toMatch(/connection: close/i);
+      expect(kept.closedAt).toBeUndefined();
+    } finally {
+      for (const raw of opened) raw.socket.destroy();
+      await server.stop();
+    }
+  }, 30_000);
 });
 
 describe('serve: --max-clients', () => {
