@@ -7,6 +7,7 @@ import { FakeExecutor } from '../helpers/fake-executor.js';
 import { snapshotsContaining, useHomes } from '../helpers/login-profile.js';
 import { useManagers } from '../helpers/manager.js';
 import { NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
+import { stateRoot } from '../../src/util/private-dir.js';
 
 const FALLBACK = /^Warning: ran a real login shell: the shell snapshot failed \(.+\)$/;
 
@@ -199,9 +200,9 @@ describe.skipIf(NO_SANDBOX)(`in the sandbox${NO_SANDBOX ? ` (skipped: ${NO_SANDB
     });
     expect((await m.execCommand({ cmd: 'true' })).exitCode).toBe(0);
     const [file] = snapshotsContaining(value);
-    // /tmp is writable inside workspace-write: a snapshot there would let a sandboxed command add code that a later
-    // command approved to run outside the sandbox loads.
-    expect(file).toMatch(/^\/var\/tmp\//);
+    // In the user's private root, which every sandbox keeps read-only: otherwise a sandboxed command could add code
+    // that a later command approved to run outside the sandbox loads.
+    expect(file!.startsWith(`${stateRoot()}/`)).toBe(true);
     const before = readFileSync(file!, 'utf8');
     const attempt = await m.execCommand({ cmd: `echo 'echo INJECTED' >> ${file}`, login: false });
     expect(attempt.exitCode).not.toBe(0);
