@@ -230,10 +230,9 @@ const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map(
 /** Programs that are dangerous whatever their arguments: privilege, power, filesystems. */
 const ALWAYS_DANGEROUS = words('doas halt mke2fs mkswap pkexec poweroff reboot shutdown su sudo wipefs');
 
-/** Destructive programs, each with the rule that makes a call to it dangerous. */
-const DANGER_RULES: ReadonlyMap<string, ArgsRule> = new Map([
-  ...[...ALWAYS_DANGEROUS].map((name): [string, ArgsRule] => [name, always]),
-  ...Object.entries<ArgsRule>({
+/** Destructive programs whose arguments decide, each with the rule that makes a call to it dangerous. */
+const ARGUMENT_RULES: ReadonlyMap<string, ArgsRule> = new Map(
+  Object.entries<ArgsRule>({
     chgrp: isRecursiveOnRootLike,
     chmod: isRecursiveOnRootLike,
     chown: isRecursiveOnRootLike,
@@ -243,6 +242,12 @@ const DANGER_RULES: ReadonlyMap<string, ArgsRule> = new Map([
     rm: isDangerousRm,
     systemctl: (args) => args.some((a) => SYSTEMCTL_POWER_VERBS.has(a)),
   }),
+);
+
+/** Every destructive program, with the rule that makes a call to it dangerous. */
+const DANGER_RULES: ReadonlyMap<string, ArgsRule> = new Map([
+  ...[...ALWAYS_DANGEROUS].map((name): [string, ArgsRule] => [name, always]),
+  ...ARGUMENT_RULES,
 ]);
 
 /**
@@ -262,7 +267,13 @@ function isDangerousSimple(command: readonly string[]): boolean {
   if (looseShellScript(inner) !== undefined) return isDangerousCommand(inner);
   const [argv0, ...args] = inner;
   if (argv0 === undefined) return false;
+  // A program named by a variable or a substitution (`$x -rf dir`, `$(echo rm) -rf dir`, which the loose split cuts
+  // before its arguments) could be any: dangerous when its arguments would make one of them so.
+  if (/[$`]/.test(argv0)) return [...ARGUMENT_RULES.values()].some((rule) => rule(args));
+  if (argv0.startsWith('-')) return [...ARGUMENT_RULES.values()].some((rule) => rule(inner));
   const name = programName(argv0);
+  // eval's words, joined, are a command line of their own (`eval "rm -rf x"`); shorter than its script, so it ends.
+  if (name === 'eval') return isDangerousCommand(['sh', '-c', args.join(' ')]);
   const rule = DANGER_RULES.get(name) ?? (name.startsWith('mkfs') ? always : undefined);
   return rule !== undefined && rule(args);
 }
@@ -354,9 +365,8 @@ function isRecursiveOnRootLike(args: readonly string[]): boolean {
 
 /** find running a dangerous command (-exec ... ;), or deleting from a root-like starting point. */
 function isDangerousFind(args: readonly string[]): boolean {
-  const firstExpression = args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!');
-  const startingPoints = firstExpression < 0 ? args : args.slice(0, firstExpression);
-  if (args.includes('-delete') && startingPoints.some(isRootLikePath)) return true;
+  // -delete removes what it finds, the whole tree below the starting points: `rm -rf` by another name.
+  if (args.includes('-delete')) return true;
   return args.some((action, i) => {
     if (!FIND_EXEC_ACTIONS.has(action)) return false;
     const end = args.findIndex((a, j) => j > i && (a === ';' || a === '+' || a === '\\;'));

@@ -335,6 +335,13 @@ describe('isKnownSafeCommand', () => {
 
 const DANGEROUS: string[][] = [
   ['rm', '-rf', 'build'],
+  ['find', 'sub', '-name', 'x', '-delete'],
+  ['bash', '-lc', 'x=rm; $x -rf sub'],
+  ['bash', '-lc', '"$RM" -rf sub'],
+  ['bash', '-lc', '$(echo rm) -rf sub'],
+  ['bash', '-lc', '`echo rm` -rf sub'],
+  ['bash', '-lc', 'eval "rm -rf sub"'],
+  ['eval', 'rm', '-rf', 'sub'],
   ['rm', '-fr', 'build'],
   ['rm', '-Rf', 'build'],
   ['rm', '-r', '-f', 'build'],
@@ -428,6 +435,9 @@ const DANGEROUS: string[][] = [
 
 const NOT_DANGEROUS: string[][] = [
   [],
+  ['bash', '-lc', '$PY -m pip install -q ./pkg'],
+  ['bash', '-lc', '"$CC" -o prog main.c'],
+  ['bash', '-lc', 'eval "$(ssh-agent -s)"'],
   ['ls'],
   ['rm', 'x'],
   ['rm', '-r', 'build'],
@@ -458,7 +468,6 @@ const NOT_DANGEROUS: string[][] = [
   ['chmod', '777', '/'],
   ['chown', 'me', 'file'],
   ['systemctl', 'status'],
-  ['find', '.', '-name', 'x', '-delete'],
   ['find', '.', '-exec', 'cat', '{}', ';'],
   ['env', 'FOO=1', 'ls'],
   ['timeout', '5', 'ls'],
