@@ -313,14 +313,14 @@ export function figures(quick) {
         driver: 'raw-bwrap',
         params: { ...params, seccomp: false },
         reps: q(3, 1),
-        note: 'without the filter',
+        note: 'without the launcher',
       },
       {
         driver: 'raw-bwrap',
         params,
         reps: q(3, 1),
-        note: 'with the filter (network off)',
-        compareTo: { key: 'raw-bwrap-no-seccomp', label: 'without the filter' },
+        note: 'with the launcher (network off)',
+        compareTo: { key: 'raw-bwrap-no-seccomp', label: 'without the launcher' },
       },
     ],
     targets: [],
@@ -804,12 +804,14 @@ export function figures(quick) {
     },
     {
       id: 'seccomp-exec',
-      title: "15a. The seccomp filter's cost, spawn→exit: bash -c 'echo hi' under bwrap, with and without it",
+      title:
+        "15a. The sandbox launcher's cost (seccomp filter on every process, Landlock domain), spawn→exit: bash -c 'echo hi' under bwrap, with and without it",
       ...seccompCost('shortExec', { ...exec }),
     },
     {
       id: 'seccomp-rt',
-      title: "15b. The seccomp filter's cost, round trip: bash -i `echo hi` under bwrap, with and without it",
+      title:
+        "15b. The sandbox launcher's cost (seccomp filter on every process, Landlock domain), round trip: bash -i `echo hi` under bwrap, with and without it",
       ...seccompCost('roundTrip', { repl: 'bash', iterations: q(200, 30), warmup: 5 }),
     },
   ].map((f) => ({ ...f, variants: f.variants.filter((v) => !(quick && v.skipQuick)) }));

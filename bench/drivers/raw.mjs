@@ -29,8 +29,9 @@ import {
 /**
  * What to spawn for `file args`: as is, or wrapped in bubblewrap under `policy`. `release` (the launcher's
  * bookkeeping of the masked folders bubblewrap creates) runs when the terminal is killed, after any timing.
- * `seccomp: false` takes the launcher step (`unified-exec-sandbox-exec --seccomp <filter> --`) out of the command
- * line, to measure what the filter adds.
+ * `seccomp: false` takes the launcher's two steps out of the command line (`unified-exec-sandbox-exec --seccomp-fd 10
+ * <filter> --` before bubblewrap with its `--seccomp 10`, and `unified-exec-sandbox-exec --` inside, which enters
+ * the Landlock domain), to measure what the filter and the domain add.
  */
 function launch(file, args, policy, { seccomp = true } = {}) {
   // The session environment unified-exec would give (TERM=dumb, LANG=C.UTF-8, ...), so both run the same thing.
@@ -38,10 +39,15 @@ function launch(file, args, policy, { seccomp = true } = {}) {
   if (policy === undefined) return { file, args, cwd: process.cwd(), env, release: () => undefined };
   const cwd = policy.workspace;
   const wrapped = SandboxLauncher.shared().wrap(policy, { argv: [file, ...args], cwd, env });
-  const [bwrap, ...rest] = wrapped.argv;
-  const step = rest.indexOf(SANDBOX_EXEC_PATH);
-  if (!seccomp && step >= 0) rest.splice(step, 4);
-  return { file: bwrap, args: rest, cwd, env: wrapped.env, release: wrapped.release };
+  let argv = [...wrapped.argv];
+  if (!seccomp) {
+    argv = argv.slice(argv.indexOf('--') + 1); // bubblewrap itself, without the launcher that hands it the filter
+    argv.splice(argv.indexOf('--seccomp'), 2);
+    const inner = argv.indexOf(SANDBOX_EXEC_PATH);
+    argv.splice(inner, argv.indexOf('--', inner) - inner + 1);
+  }
+  const [command, ...rest] = argv;
+  return { file: command, args: rest, cwd, env: wrapped.env, release: wrapped.release };
 }
 
 /** The sandbox of this worker's runs: undefined without `sandbox`; else a fresh workspace, removed at cleanup. */
