@@ -189,6 +189,32 @@ describe.skipIf(NO_SANDBOX)('a sandboxed command against the server that runs it
       expect(lstatSync(join(ws, '.git')).isSymbolicLink()).toBe(true); // the command never ran
     });
 
+    it('cannot reach a unix socket on the host (an ssh-agent, a Docker socket) with the network off', async () => {
+      const { ws } = nestedWorkspace(user);
+      const dir = mkdtempSync('/tmp/ue-agent-');
+      chmodSync(dir, 0o755);
+      cleanup.push(dir);
+      const path = join(dir, 'agent.sock');
+      let connections = 0;
+      const agent = createServer((socket) => {
+        connections++;
+        socket.end('signed');
+      });
+      await new Promise<void>((resolve) => agent.listen(path, resolve));
+      chmodSync(path, 0o777); // anyone may connect: only the sandbox stands in the way
+      try {
+        const server = await start(user, ws);
+        const out = await server.call(
+          `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${path}'); print('REACHED', s.recv(6))"`,
+        );
+        expect(out).toContain('PermissionError: [Errno 1] Operation not permitted');
+        expect(out).not.toContain('REACHED');
+        expect(connections).toBe(0);
+      } finally {
+        await new Promise((resolve) => agent.close(resolve));
+      }
+    });
+
     it('cannot carry the protected .git away by renaming the folder around the workspace', async () => {
       const { outer, ws } = nestedWorkspace(user);
       const server = await start(user, ws);
