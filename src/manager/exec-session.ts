@@ -178,12 +178,13 @@ export class ExecSession {
   }
 
   /**
-   * Everything printed since the last drain, as text, and how many bytes that was before any were dropped. Once the
+   * Everything printed since the last drain, as text, and how many bytes that was before any were dropped (and how
+   * many were: the text marks where, see decodeDrained). Once the
    * process has ended, a character it left unfinished comes out as U+FFFD instead of being held for more bytes.
    * `withoutAlternate`: the text less what a full-screen program drew in the alternate screen (see
    * outsideAlternateScreen); the text itself for a session without a screen.
    */
-  drain(): { text: string; totalBytes: number; withoutAlternate: () => string } {
+  drain(): { text: string; totalBytes: number; omittedBytes: number; withoutAlternate: () => string } {
     const drained = this.buffer.drain();
     const decoded = decodeDrained(this.decoder, drained);
     const text = this.current === 'running' ? decoded : decoded + this.decoder.end();
@@ -192,6 +193,7 @@ export class ExecSession {
     return {
       text,
       totalBytes: drained.totalBytes,
+      omittedBytes: drained.omittedBytes,
       withoutAlternate: () => (this.screen ? outsideAlternateScreen(text, startsInside) : text),
     };
   }

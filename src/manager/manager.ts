@@ -415,7 +415,8 @@ export class UnifiedExecManager {
       // In the same tick as the drain: what was streamed is exactly what this reply drains of the call's output.
       call.output?.dispose();
     }
-    const { text, totalBytes, withoutAlternate } = session.drain();
+    const { text, totalBytes, omittedBytes, withoutAlternate } = session.drain();
+    const originalTokenCount = Math.ceil(totalBytes / 4);
     // The state as of the drain: a process that exits while the screen is read reports that, and what it printed
     // meanwhile, in the next reply.
     const state = session.state;
@@ -425,8 +426,11 @@ export class UnifiedExecManager {
       chunkId: newChunkId(),
       wallTimeSeconds: (performance.now() - call.started) / 1000,
       // What a full-screen program drew is on the screen; `screen: false` asks for the raw bytes, as Codex gives.
-      output: truncateForModel(call.screen === false ? text : withoutAlternate(), call.maxOutputTokens).text,
-      originalTokenCount: Math.ceil(totalBytes / 4),
+      output: truncateForModel(call.screen === false ? text : withoutAlternate(), call.maxOutputTokens, {
+        omittedBytes,
+        originalTokenCount,
+      }).text,
+      originalTokenCount,
       warnings: call.warnings,
       ...(screen ? { screen } : {}),
     };
