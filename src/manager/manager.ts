@@ -88,6 +88,11 @@ function boundedListener(options: CallOptions | undefined): ((text: string) => v
   };
 }
 
+/** Whether a write is Ctrl-C to a process without a terminal that the executor can signal: SIGINT, not input. */
+function isInterrupt(req: { chars: string; keys?: unknown[] | undefined }, process: ExecProcess): boolean {
+  return req.chars === '\u0003' && (req.keys?.length ?? 0) === 0 && !process.tty && process.interrupt !== undefined;
+}
+
 /**
  * Runs commands for a model: exec_command starts one and waits a bounded time; a program still running is kept
  * under a session id that write_stdin types into and polls. Every call answers with what was printed meanwhile.
@@ -231,7 +236,9 @@ export class UnifiedExecManager {
     const onOutput = boundedListener(options);
     const req = parseArguments(writeStdinRequest, request);
     const session = this.store.get(req.sessionId);
-    if ((req.chars !== '' || (req.keys?.length ?? 0) > 0) && !session.process.tty) throw stdinClosed();
+    // Without a terminal, Ctrl-C alone is an interrupt (Codex's rule); any other input has nowhere to go.
+    const interrupt = isInterrupt(req, session.process);
+    if ((req.chars !== '' || (req.keys?.length ?? 0) > 0) && !session.process.tty && !interrupt) throw stdinClosed();
     checkTerminalFields(req, session.process.tty, this.settings.screens);
     const bytes = Buffer.byteLength(req.chars, 'utf8');
     if (bytes > this.settings.maxWriteBytes) {
@@ -268,7 +275,8 @@ export class UnifiedExecManager {
         if (cut) call.warnings.push(cut);
         call.beforeInput = this.returnPolicy.beforeInput?.(session.process);
         resizeTerminal(session, req);
-        if (typed !== '') await this.type(session, typed, call.started + call.waitMs);
+        if (interrupt) session.process.interrupt?.();
+        else if (typed !== '') await this.type(session, typed, call.started + call.waitMs);
       }
       const response = await this.collect(session, call);
       if (response.sandboxDenial) response.warnings.push(this.gate.denialNote(response.sandboxDenial));
