@@ -44,6 +44,7 @@ const STATUS_OF: Record<UnifiedExecErrorCode, number> = {
   LIMIT_EXCEEDED: 413,
   SPAWN_FAILED: 500,
   NOT_APPROVED: 403,
+  CANCELLED: 499, // the view never passes a signal; listed so every code has a status
 };
 
 /** A manager error as an HTTP answer; anything else is rethrown (the server answers 500 and logs it). */
