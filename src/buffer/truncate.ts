@@ -23,6 +23,22 @@ export function countLines(text: string | Uint8Array): number {
   return text[text.length - 1] === NEWLINE ? newlines : newlines + 1;
 }
 
+/**
+ * The line that stands for the bytes a session's output buffer dropped from the middle, as Codex writes it: between
+ * the kept head and tail (each on its own side of a newline), and under the warning of a reply that cut the text.
+ */
+export function omissionMarker(omittedBytes: number): string {
+  return `... ${omittedBytes} bytes omitted ...`;
+}
+
+/** What the buffer dropped before the reply was cut, when it dropped anything. */
+export interface BufferOmission {
+  /** Bytes dropped from the middle; the text carries omissionMarker(omittedBytes) where they were. */
+  omittedBytes: number;
+  /** ceil(bytes printed / 4), the dropped bytes included: the count the reply's header gives. */
+  originalTokenCount: number;
+}
+
 export interface TruncationResult {
   text: string;
   truncated: boolean;
@@ -34,29 +50,54 @@ export interface TruncationResult {
  *
  * Invariants: text within budget is returned unchanged; otherwise head and tail each hold at most
  * half the byte budget (tail gets the odd byte), are cut on character boundaries, and the marker
- * reports the dropped tokens as ceil(droppedBytes / 4).
+ * reports the dropped tokens as ceil(droppedBytes / 4). `omission`: the buffer dropped part of the output already
+ * (see truncateOmitted).
  */
-export function truncateForModel(text: string, maxTokens: number): TruncationResult {
+export function truncateForModel(text: string, maxTokens: number, omission?: BufferOmission): TruncationResult {
   // NaN or negative budgets degrade to 0 rather than producing NaN markers.
   const tokens = maxTokens > 0 ? Math.floor(maxTokens) : 0;
   const bytes = Buffer.from(text, 'utf8');
-  const originalTokenCount = Math.ceil(bytes.length / BYTES_PER_TOKEN);
   const budget = tokens * BYTES_PER_TOKEN;
+  if (omission && omission.omittedBytes > 0) return truncateOmitted(text, bytes, budget, omission);
+  const originalTokenCount = Math.ceil(bytes.length / BYTES_PER_TOKEN);
   if (bytes.length <= budget) return { text, truncated: false, originalTokenCount };
+  const out =
+    `Warning: truncated output (original token count: ${originalTokenCount})\n` +
+    `Total output lines: ${countLines(bytes)}\n\n` +
+    cutMiddle(bytes, budget);
+  return { text: out, truncated: true, originalTokenCount };
+}
 
+/**
+ * Text whose middle the buffer already dropped (Codex's rule): the count in the warning is the one of everything
+ * printed, as in the header, not of the text left; the marker line stands under the warning instead of the line
+ * count, unless the cut kept it in place. Text within budget is returned as is (with the marker at the top if it has
+ * lost it, a screen having taken it, say).
+ */
+function truncateOmitted(text: string, bytes: Buffer, budget: number, omission: BufferOmission): TruncationResult {
+  const { originalTokenCount } = omission;
+  const marker = omissionMarker(omission.omittedBytes);
+  if (bytes.length <= budget) {
+    return { text: text.includes(marker) ? text : `${marker}\n${text}`, truncated: false, originalTokenCount };
+  }
+  const cut = cutMiddle(bytes, budget);
+  const notice = cut.includes(marker) ? '' : `${marker}\n`;
+  const out = `Warning: truncated output (original token count: ${originalTokenCount})\n${notice}\n${cut}`;
+  return { text: out, truncated: true, originalTokenCount };
+}
+
+/** The first and last budget/2 bytes (the tail gets the odd one) on character boundaries, and what was dropped. */
+function cutMiddle(bytes: Buffer, budget: number): string {
   const headBudget = Math.floor(budget / 2);
   const tailBudget = budget - headBudget;
   const headEnd = boundaryAtOrBefore(bytes, headBudget);
   const tailStart = boundaryAtOrAfter(bytes, bytes.length - tailBudget);
   const droppedTokens = Math.ceil((bytes.length - budget) / BYTES_PER_TOKEN);
-
-  const out =
-    `Warning: truncated output (original token count: ${originalTokenCount})\n` +
-    `Total output lines: ${countLines(bytes)}\n\n` +
+  return (
     bytes.toString('utf8', 0, headEnd) +
     `\u2026${droppedTokens} tokens truncated\u2026` +
-    bytes.toString('utf8', tailStart);
-  return { text: out, truncated: true, originalTokenCount };
+    bytes.toString('utf8', tailStart)
+  );
 }
 
 // Encoded JS strings are well-formed UTF-8, so any non-continuation byte (not 0b10xxxxxx) starts a character.

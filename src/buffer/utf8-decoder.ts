@@ -1,3 +1,5 @@
+import { omissionMarker } from './truncate.js';
+
 /**
  * Incremental UTF-8 decoder for byte streams that arrive in arbitrary chunks.
  *
@@ -24,7 +26,8 @@ export class Utf8StreamDecoder {
  *
  * Contiguous content (nothing omitted) streams straight through, so a character split across two
  * drains still decodes. With a gap, the head is flushed first so a character cut at the gap turns
- * into U+FFFD instead of being glued to unrelated tail bytes.
+ * into U+FFFD instead of being glued to unrelated tail bytes, and the gap is marked on a line of its own
+ * (omissionMarker), as Codex marks it.
  */
 export function decodeDrained(
   decoder: Utf8StreamDecoder,
@@ -33,5 +36,6 @@ export function decodeDrained(
   if (drained.omittedBytes === 0) {
     return decoder.write(drained.head) + decoder.write(drained.tail);
   }
-  return decoder.write(drained.head) + decoder.end() + decoder.write(drained.tail);
+  const marker = `\n${omissionMarker(drained.omittedBytes)}\n`;
+  return decoder.write(drained.head) + decoder.end() + marker + decoder.write(drained.tail);
 }

@@ -6,7 +6,8 @@ export type UnifiedExecErrorCode =
   | 'SHUT_DOWN'
   | 'LIMIT_EXCEEDED'
   | 'NOT_APPROVED'
-  | 'PATCH_REJECTED';
+  | 'PATCH_REJECTED'
+  | 'CANCELLED';
 
 /** The one error type of the library: a machine-readable `code` and a message a model can act on. */
 export class UnifiedExecError extends Error {
@@ -47,6 +48,13 @@ export const patchRejected = (reason: string) =>
 
 export const shutDown = () =>
   new UnifiedExecError('SHUT_DOWN', 'The exec session manager has been shut down; create a new one');
+
+/** The caller gave up on the call (its `signal` aborted): the output it would have had waits for the next call. */
+export const cancelled = () =>
+  new UnifiedExecError(
+    'CANCELLED',
+    'The call was cancelled; the output it had not delivered is kept for the next call on this session',
+  );
 
 export const limitExceeded = (message: string) => new UnifiedExecError('LIMIT_EXCEEDED', message);
 

@@ -21,6 +21,16 @@ export type ExecSessionState = 'running' | 'exited' | 'closed';
 const EXIT_STATUS_WAIT_MS = 1000;
 const NO_BYTES = Buffer.alloc(0);
 
+/** What drain() hands out: the text, and the bytes printed and dropped that it stands for. */
+export interface DrainedText {
+  text: string;
+  totalBytes: number;
+  omittedBytes: number;
+  /** Whether the text begins inside the alternate screen. */
+  startsInside: boolean;
+  withoutAlternate: () => string;
+}
+
 /** How a session is kept, beside its process. */
 export interface ExecSessionOptions {
   outputMaxBytes: number;
@@ -66,6 +76,8 @@ export class ExecSession {
   private readonly recent = new RecentBytes(RECENT_OUTPUT_BYTES);
   /** The program was in the alternate screen when the output was last drained: the next drain begins there. */
   private drainedInsideAlternate = false;
+  /** Drained for a reply that was never delivered: the next drain hands it out first. */
+  private givenBack: DrainedText | undefined;
 
   constructor(
     readonly id: number,
@@ -178,22 +190,39 @@ export class ExecSession {
   }
 
   /**
-   * Everything printed since the last drain, as text, and how many bytes that was before any were dropped. Once the
+   * Everything printed since the last drain, as text, and how many bytes that was before any were dropped (and how
+   * many were: the text marks where, see decodeDrained). Once the
    * process has ended, a character it left unfinished comes out as U+FFFD instead of being held for more bytes.
    * `withoutAlternate`: the text less what a full-screen program drew in the alternate screen (see
    * outsideAlternateScreen); the text itself for a session without a screen.
    */
-  drain(): { text: string; totalBytes: number; withoutAlternate: () => string } {
+  drain(): DrainedText {
     const drained = this.buffer.drain();
     const decoded = decodeDrained(this.decoder, drained);
-    const text = this.current === 'running' ? decoded : decoded + this.decoder.end();
-    const startsInside = this.drainedInsideAlternate;
+    let text = this.current === 'running' ? decoded : decoded + this.decoder.end();
+    let startsInside = this.drainedInsideAlternate;
+    let { totalBytes, omittedBytes } = drained;
     this.drainedInsideAlternate = this.modes?.alternate ?? false;
+    const back = this.givenBack;
+    if (back) {
+      this.givenBack = undefined;
+      text = back.text + text;
+      startsInside = back.startsInside;
+      totalBytes += back.totalBytes;
+      omittedBytes += back.omittedBytes;
+    }
     return {
       text,
-      totalBytes: drained.totalBytes,
+      totalBytes,
+      omittedBytes,
+      startsInside,
       withoutAlternate: () => (this.screen ? outsideAlternateScreen(text, startsInside) : text),
     };
+  }
+
+  /** A drain whose reply was never delivered (its caller gave up): the next drain begins with it, as if not taken. */
+  giveBack(drained: DrainedText): void {
+    this.givenBack = drained;
   }
 
   /** Runs calls on this session one after another, so concurrent writes never interleave. */

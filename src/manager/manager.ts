@@ -12,7 +12,7 @@ import { resolveWorkdir } from '../spawn/resolve.js';
 import { findExecutable } from '../util/executable.js';
 import type { Disposable, ExecProcess } from '../spawn/types.js';
 import { MAX_OUTPUT_DELTAS, SEND_INPUT_WAIT_MS, SESSION_WARNING_THRESHOLD, STATE_PROBE_MS } from './constants.js';
-import { limitExceeded, shutDown, spawnFailed, stdinClosed } from './errors.js';
+import { cancelled, limitExceeded, shutDown, spawnFailed, stdinClosed } from './errors.js';
 import { CommandGate, retriedNote } from './gate.js';
 import { ExecSession } from './exec-session.js';
 import { ExecutorSet, type NamedExecutor } from './executor-set.js';
@@ -71,6 +71,8 @@ interface Collect {
   output?: Disposable | undefined;
   /** Whether the reply shows the terminal's screen. */
   screen: ScreenChoice;
+  /** The caller gave up: stop waiting, deliver nothing. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The caller's `onOutput` for one call: called at most MAX_OUTPUT_DELTAS times, and its throws are not the call's. */
@@ -87,6 +89,11 @@ function boundedListener(options: CallOptions | undefined): ((text: string) => v
       // A listener's failure (a client gone, say) is no failure of the command; the reply still carries the output.
     }
   };
+}
+
+/** Whether a write is Ctrl-C to a process without a terminal that the executor can signal: SIGINT, not input. */
+function isInterrupt(req: { chars: string; keys?: unknown[] | undefined }, process: ExecProcess): boolean {
+  return req.chars === '\u0003' && (req.keys?.length ?? 0) === 0 && !process.tty && process.interrupt !== undefined;
 }
 
 /**
@@ -165,8 +172,9 @@ export class UnifiedExecManager {
       permissions: req.sandboxPermissions,
       justification: req.justification,
     });
+    if (options?.signal?.aborted) throw cancelled();
     if (patch) return applyPatchCall(this.gate, { call, request: patch, sandbox, env: this.settings.env, started });
-    const run = { ...call, env, envPolicy, started, onOutput, where };
+    const run = { ...call, env, envPolicy, started, onOutput, where, signal: options?.signal };
     // A container is the box its sessions run in: no sandbox is laid inside it.
     const response = await this.start(req, {
       ...run,
@@ -235,7 +243,9 @@ export class UnifiedExecManager {
     const onOutput = boundedListener(options);
     const req = parseArguments(writeStdinRequest, request);
     const session = this.store.get(req.sessionId);
-    if ((req.chars !== '' || (req.keys?.length ?? 0) > 0) && !session.process.tty) throw stdinClosed();
+    // Without a terminal, Ctrl-C alone is an interrupt (Codex's rule); any other input has nowhere to go.
+    const interrupt = isInterrupt(req, session.process);
+    if ((req.chars !== '' || (req.keys?.length ?? 0) > 0) && !session.process.tty && !interrupt) throw stdinClosed();
     checkTerminalFields(req, session.process.tty, this.settings.screens);
     const bytes = Buffer.byteLength(req.chars, 'utf8');
     if (bytes > this.settings.maxWriteBytes) {
@@ -251,7 +261,10 @@ export class UnifiedExecManager {
     }
     // Keys and a resize are input too: the program answers them (a resize with a redraw).
     const acts = req.chars !== '' || (req.keys?.length ?? 0) > 0 || req.cols !== undefined || req.rows !== undefined;
+    const signal = options?.signal;
     return session.exclusive(async () => {
+      // Given up while queued behind another call: nothing typed, nothing taken.
+      if (signal?.aborted) throw cancelled();
       const call: Collect = {
         started,
         waitMs: acts
@@ -263,6 +276,7 @@ export class UnifiedExecManager {
         // From when this call has the session: a call queued behind another does not stream that one's output.
         output: onOutput && session.onOutput(onOutput),
         screen: req.screen ?? session.screenChoice,
+        signal,
       };
       // Exited or closed while this call queued behind another: it answers with how the session ended, and types
       // nothing.
@@ -272,7 +286,8 @@ export class UnifiedExecManager {
         if (cut) call.warnings.push(cut);
         call.beforeInput = this.returnPolicy.beforeInput?.(session.process);
         resizeTerminal(session, req);
-        if (typed !== '') await this.type(session, typed, call.started + call.waitMs);
+        if (interrupt) session.process.interrupt?.();
+        else if (typed !== '') await this.type(session, typed, call.started + call.waitMs, signal);
       }
       const response = await this.collect(session, call);
       if (response.sandboxDenial) response.warnings.push(this.gate.denialNote(response.sandboxDenial));
@@ -287,18 +302,22 @@ export class UnifiedExecManager {
    * read by then stays queued for the session (later calls are not held up) and the reply says how much. A write
    * the session's exit or close cuts short is abandoned; the reply reports the exit.
    */
-  private async type(session: ExecSession, chars: string, deadline: number): Promise<void> {
+  private async type(session: ExecSession, chars: string, deadline: number, signal?: AbortSignal): Promise<void> {
     let sub: Disposable | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let aborted: (() => void) | undefined;
     const ended = new Promise<void>((resolve) => {
       sub = session.onActivity(() => session.state !== 'running' && resolve());
       timer = setTimeout(resolve, Math.max(0, deadline - performance.now()));
+      aborted = () => resolve();
+      signal?.addEventListener('abort', aborted, { once: true });
     });
     try {
       await Promise.race([session.process.write(chars).catch(() => undefined), ended]);
     } finally {
       sub?.dispose();
       clearTimeout(timer);
+      if (aborted) signal?.removeEventListener('abort', aborted);
     }
   }
 
@@ -419,18 +438,30 @@ export class UnifiedExecManager {
       // In the same tick as the drain: what was streamed is exactly what this reply drains of the call's output.
       call.output?.dispose();
     }
-    const { text, totalBytes, withoutAlternate } = session.drain();
+    // Given up: the output and the exit stay for the next call, which the session is now free for.
+    if (call.signal?.aborted) throw cancelled();
+    const drained = session.drain();
+    const { text, totalBytes, omittedBytes, withoutAlternate } = drained;
+    const originalTokenCount = Math.ceil(totalBytes / 4);
     // The state as of the drain: a process that exits while the screen is read reports that, and what it printed
     // meanwhile, in the next reply.
     const state = session.state;
     const screen = await screenForReply(session, call.screen);
+    if (call.signal?.aborted) {
+      // Given up while the screen was read: what was drained goes back, for the next call.
+      session.giveBack(drained);
+      throw cancelled();
+    }
     session.lastUsedMs = this.clock();
     const base = {
       chunkId: newChunkId(),
       wallTimeSeconds: (performance.now() - call.started) / 1000,
       // What a full-screen program drew is on the screen; `screen: false` asks for the raw bytes, as Codex gives.
-      output: truncateForModel(call.screen === false ? text : withoutAlternate(), call.maxOutputTokens).text,
-      originalTokenCount: Math.ceil(totalBytes / 4),
+      output: truncateForModel(call.screen === false ? text : withoutAlternate(), call.maxOutputTokens, {
+        omittedBytes,
+        originalTokenCount,
+      }).text,
+      originalTokenCount,
       warnings: call.warnings,
       ...(screen ? { screen } : {}),
     };
@@ -463,6 +494,7 @@ export class UnifiedExecManager {
       sandbox: SandboxPolicy | undefined;
       started: number;
       onOutput: ((text: string) => void) | undefined;
+      signal?: AbortSignal | undefined;
     },
   ): Promise<ExecResponse> {
     const { cwd, env, sandbox, started, onOutput, where } = run;
@@ -523,15 +555,23 @@ export class UnifiedExecManager {
       await new Promise((resolve) => setImmediate(resolve));
       return { session: made, output: subscription };
     });
-    const response = await this.collect(session, {
-      started,
-      waitMs: clampYieldTime(req.yieldTimeMs),
-      maxOutputTokens: req.maxOutputTokens,
-      warnings,
-      trigger: 'start',
-      output,
-      screen: req.screen,
-    });
+    let response: ExecResponse;
+    try {
+      response = await this.collect(session, {
+        started,
+        waitMs: clampYieldTime(req.yieldTimeMs),
+        maxOutputTokens: req.maxOutputTokens,
+        warnings,
+        trigger: 'start',
+        output,
+        screen: req.screen,
+        signal: run.signal,
+      });
+    } catch (error) {
+      // Given up during its first yield: the program runs on under its session (list_sessions finds it).
+      if (session.state === 'running') this.makeRoom(session);
+      throw error;
+    }
     // As in Codex, only a process that outlives its first yield takes a place: a command that exits at once never
     // prunes a live session.
     if (session.state === 'running') {
@@ -546,7 +586,7 @@ export class UnifiedExecManager {
    * policy says the answer is complete.
    */
   private waitFor(session: ExecSession, call: Collect): Promise<EarlyReturn | undefined> {
-    if (session.state !== 'running') return Promise.resolve(undefined);
+    if (session.state !== 'running' || call.signal?.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const abort = new AbortController();
       const finish = (result: EarlyReturn | undefined) => {
@@ -554,12 +594,15 @@ export class UnifiedExecManager {
         abort.abort();
         clearTimeout(timer);
         sub.dispose();
+        call.signal?.removeEventListener('abort', cancel);
         resolve(result);
       };
+      const cancel = () => finish(undefined);
       const timer = setTimeout(() => finish(undefined), Math.max(0, call.started + call.waitMs - performance.now()));
       const sub = session.onActivity(() => {
         if (session.state !== 'running') finish(undefined);
       });
+      call.signal?.addEventListener('abort', cancel, { once: true });
       if (session.process.tty) {
         this.returnPolicy.watch(session.watchContext(abort.signal, call.trigger, call.beforeInput)).then(
           (result) => result && finish(result),

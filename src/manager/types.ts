@@ -62,6 +62,12 @@ export interface CallOptions {
    * a listener that throws changes nothing for the call. For `shell`, stdout and stderr come in arrival order.
    */
   onOutput?: (text: string) => void;
+  /**
+   * Aborted when the caller gives up (an MCP client's `notifications/cancelled`, an HTTP connection dropped): the call
+   * stops waiting at once and fails with CANCELLED, its session is free for the next call, and everything it had not
+   * delivered (output, the exit) stays for that call. A command already started keeps running under its session.
+   */
+  signal?: AbortSignal;
 }
 
 export interface SessionInfo {

@@ -17,6 +17,13 @@ export function answeredIdOf(message: JSONRPCMessage): RequestId | undefined {
   return !('method' in message) && ('result' in message || 'error' in message) ? message.id : undefined;
 }
 
+/** The id of the request a `notifications/cancelled` gives up, else undefined. */
+export function cancelledIdOf(message: JSONRPCMessage): RequestId | undefined {
+  if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message) return undefined;
+  const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
+}
+
 /**
  * Wraps a transport to know which requests it received and has not answered yet, so that a shutdown can wait for
  * their answers and answer the rest itself: the SDK's server drops the answer of a call still running when it closes.
@@ -38,6 +45,9 @@ export class CallTrackingTransport implements Transport {
     this.inner.onmessage = (message, extra) => {
       const id = requestIdOf(message);
       if (id !== undefined) this.calls.add(id, [id]);
+      // A cancelled call is never answered (the SDK drops its result): it is open no longer.
+      const cancelledId = cancelledIdOf(message);
+      if (cancelledId !== undefined) this.calls.delete(cancelledId);
       this.onmessage?.(message, extra);
     };
     this.inner.onclose = () => this.onclose?.();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { SessionBudget } from '../manager/budget.js';
 import { UnifiedExecManager } from '../manager/manager.js';
 import { resolveSettings } from '../manager/settings.js';
@@ -169,10 +170,14 @@ export class ClientRegistry {
     entry.lastSeen = Date.now();
     // A GET holds the client's event stream open for as long as it likes: that is no call, and keeps no one busy.
     if (req.method === 'POST') {
-      entry.calls.add(res, requestIdsOf(body));
+      const ids = requestIdsOf(body);
+      entry.calls.add(res, ids);
       res.once('close', () => {
         entry.calls.delete(res);
         entry.lastSeen = Date.now();
+        // The connection dropped before the answer went out: nobody can read it, so the calls are cancelled as if
+        // the client had said so (their sessions are freed, their output kept for the next call).
+        if (!res.writableFinished) for (const id of ids) cancelCall(entry, id);
       });
     }
     await entry.transport.handleRequest(req, res, body);
@@ -210,6 +215,15 @@ export class ClientRegistry {
     })();
     return entry.ended;
   }
+}
+
+/** Hands the client's server a `notifications/cancelled` for a call, as if the client had sent it. */
+function cancelCall(entry: Entry, requestId: RequestId): void {
+  entry.transport.onmessage?.({
+    jsonrpc: '2.0',
+    method: 'notifications/cancelled',
+    params: { requestId, reason: 'the connection of the call closed before its answer' },
+  });
 }
 
 /** Lets open calls write their final answer; those that cannot in time are answered with a JSON-RPC error. */

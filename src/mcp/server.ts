@@ -83,8 +83,12 @@ export function createMcpServer(sessions: ExecSessions, options: McpServerOption
   // A client that sent a progressToken gets the output as progress notifications while the call waits.
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const progressToken = request.params._meta?.progressToken;
-    const options =
-      progressToken === undefined ? undefined : { onOutput: progressNotifier(progressToken, extra.sendNotification) };
+    // extra.signal aborts on the client's notifications/cancelled (and, under serve, when the call's connection
+    // drops): the call stops waiting and its output stays for the session's next call; the SDK sends no answer.
+    const options = {
+      signal: extra.signal,
+      ...(progressToken === undefined ? {} : { onOutput: progressNotifier(progressToken, extra.sendNotification) }),
+    };
     return toCallToolResult(await callTool(sessions, request.params.name, request.params.arguments, tools, options));
   });
   return server;

@@ -14,6 +14,10 @@ export const SESSION_ENV: Readonly<Record<string, string>> = {
   PAGER: 'cat',
   GIT_PAGER: 'cat',
   GH_PAGER: 'cat',
+  // Codex sets it in every session, and programs take it to mean "run by Codex": no prompts, plain output, and the
+  // exec_command/write_stdin contract, which is what these sessions keep. A session without it would behave as for
+  // a person wherever a program or a repository's scripts look for it, unlike under Codex.
+  CODEX_CI: '1',
   GIT_TERMINAL_PROMPT: '0',
   GIT_EDITOR: 'true',
   DEBIAN_FRONTEND: 'noninteractive',

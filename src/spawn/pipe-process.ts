@@ -4,6 +4,7 @@ import { toExitInfo } from './exit-info.js';
 import { waitAtMost } from '../util/delay.js';
 import { Listeners } from '../util/listeners.js';
 import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
+import { interruptProcessGroup } from '../linux/interrupt.js';
 import { killSessionTree } from '../linux/process-tree.js';
 import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions } from './types.js';
 
@@ -22,6 +23,8 @@ export type PipeStream = 'stdout' | 'stderr';
  */
 export class PipeProcess implements ExecProcess {
   readonly pid: number;
+  /** Levels of wrappers above the command (the sandbox's): a Ctrl-C passes them by. */
+  private readonly supervisorDepth: number;
   readonly tty = false;
   /** In every process of the session's environment, so escapees (setsid, double fork) can be found. */
   readonly tag = newProcessTag();
@@ -60,6 +63,7 @@ export class PipeProcess implements ExecProcess {
       throw new Error(`could not start ${file}`);
     }
     this.pid = this.child.pid;
+    this.supervisorDepth = options.supervisorDepth ?? 0;
     lifetime?.started(this.pid, this.tag);
     const streamsDone = new Promise<void>((resolve) => (this.streamsEnded = resolve));
     this.outputDone = streamsDone;
@@ -135,6 +139,11 @@ export class PipeProcess implements ExecProcess {
 
   resize(_cols: number, _rows: number): void {
     // no terminal to resize
+  }
+
+  /** SIGINT to the process group, as Codex does for "\u0003" written to a session without a terminal. */
+  interrupt(): void {
+    if (this.exitInfo === undefined) interruptProcessGroup(this.pid, this.supervisorDepth);
   }
 
   terminate(): Promise<void> {

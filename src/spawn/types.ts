@@ -102,6 +102,11 @@ export interface ExecProcess {
   resize(cols: number, rows: number): void;
   /** Ends the whole process tree (SIGTERM, grace, SIGKILL) and releases every fd. Safe to call twice. */
   terminate(): Promise<void>;
+  /**
+   * Ctrl-C for a process without a terminal: SIGINT to its process group. Absent where the executor cannot signal
+   * it (a tty session gets Ctrl-C typed into its terminal instead).
+   */
+  interrupt?(): void;
 }
 
 /** Told when a session leader starts and when its whole tree has been ended. */

@@ -45,6 +45,7 @@ const STATUS_OF: Record<UnifiedExecErrorCode, number> = {
   SPAWN_FAILED: 500,
   NOT_APPROVED: 403,
   PATCH_REJECTED: 422,
+  CANCELLED: 499, // the view never passes a signal; listed so every code has a status
 };
 
 /** A manager error as an HTTP answer; anything else is rethrown (the server answers 500 and logs it). */

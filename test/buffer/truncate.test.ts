@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { approxTokenCount, countLines, truncateForModel } from '../../src/buffer/truncate.js';
+import { approxTokenCount, countLines, omissionMarker, truncateForModel } from '../../src/buffer/truncate.js';
 
 const MARKER = /\u2026(\d+) tokens truncated\u2026/;
 
@@ -146,5 +146,43 @@ describe('truncateForModel', () => {
     const text = 'line\n'.repeat(50) + 'last';
     const result = truncateForModel(text, 2);
     expect(parts(result.text).header).toContain('Total output lines: 51\n');
+  });
+});
+
+describe('truncateForModel on output the buffer cut already', () => {
+  // As the buffer hands it over: head, the marker on its own line, tail.
+  const text = `${'h'.repeat(30)}\n${omissionMarker(1000)}\n${'t'.repeat(30)}`;
+  const omission = { omittedBytes: 1000, originalTokenCount: 265 };
+
+  it('counts everything printed in the warning, as the header does, and puts the marker line under it', () => {
+    const result = truncateForModel(text, 5, omission);
+    const dropped = Math.ceil((Buffer.byteLength(text) - 20) / 4);
+    expect(result.text).toBe(
+      `Warning: truncated output (original token count: 265)\n... 1000 bytes omitted ...\n\n${'h'.repeat(10)}\u2026${dropped} tokens truncated\u2026${'t'.repeat(10)}`,
+    );
+    expect(result.originalTokenCount).toBe(265);
+  });
+
+  it('adds no marker line when the cut keeps the marker in place', () => {
+    // A short head: the first 40 bytes of the cut hold the marker whole.
+    const shortHead = `hhhhh\n${omissionMarker(1000)}\n${'t'.repeat(200)}`;
+    const result = truncateForModel(shortHead, 20, omission);
+    expect(result.text).toContain(`\n${omissionMarker(1000)}\n`);
+    expect(result.text.split(omissionMarker(1000))).toHaveLength(2);
+    expect(result.text.startsWith('Warning: truncated output (original token count: 265)\n\n')).toBe(true);
+  });
+
+  it('returns text within budget as it is, marker and all', () => {
+    expect(truncateForModel(text, 1000, omission)).toEqual({ text, truncated: false, originalTokenCount: 265 });
+  });
+
+  it('puts the marker first on text within budget that has lost it', () => {
+    expect(truncateForModel('short', 1000, omission).text).toBe('... 1000 bytes omitted ...\nshort');
+  });
+
+  it('treats nothing omitted as no omission', () => {
+    expect(truncateForModel('hello world!', 1, { omittedBytes: 0, originalTokenCount: 99 }).text).toBe(
+      'Warning: truncated output (original token count: 3)\nTotal output lines: 1\n\nhe\u20262 tokens truncated\u2026d!',
+    );
   });
 });

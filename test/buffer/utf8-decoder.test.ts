@@ -126,7 +126,14 @@ describe('decodeDrained', () => {
       tail: Buffer.from([euro[2]!, 0x62]),
       omittedBytes: 5,
     };
-    expect(decodeDrained(decoder, drained)).toBe(`a${REPLACEMENT}${REPLACEMENT}b`);
+    expect(decodeDrained(decoder, drained)).toBe(`a${REPLACEMENT}\n... 5 bytes omitted ...\n${REPLACEMENT}b`);
+  });
+
+  it('marks the gap on a line of its own, as Codex does', () => {
+    const buffer = new HeadTailBuffer(10);
+    buffer.push(Buffer.from('0123456789'));
+    buffer.push(Buffer.from('ab'));
+    expect(decodeDrained(new Utf8StreamDecoder(), buffer.drain())).toBe('01234\n... 2 bytes omitted ...\n789ab');
   });
 
   it('keeps decoding later drains normally after a gap', () => {

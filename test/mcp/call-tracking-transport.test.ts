@@ -1,7 +1,12 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { CallTrackingTransport, answeredIdOf, requestIdOf } from '../../src/mcp/call-tracking-transport.js';
+import {
+  CallTrackingTransport,
+  answeredIdOf,
+  cancelledIdOf,
+  requestIdOf,
+} from '../../src/mcp/call-tracking-transport.js';
 
 /** A transport that records what is sent and lets the test deliver messages. */
 function fakeTransport(): { inner: Transport; sent: JSONRPCMessage[]; deliver: (m: JSONRPCMessage) => void } {
@@ -45,6 +50,34 @@ describe('CallTrackingTransport', () => {
       result(2),
       { jsonrpc: '2.0', id: 1, error: { code: -32000, message: expect.stringMatching(/^Server shutting down/) } },
     ]);
+  });
+
+  it('counts a call the client cancelled as no longer open: a shutdown does not wait for it', async () => {
+    const { inner, sent, deliver } = fakeTransport();
+    const transport = new CallTrackingTransport(inner);
+    await transport.start();
+    deliver(request(1));
+    deliver(cancel(1));
+    const before = performance.now();
+    await transport.answerOpenCalls(5_000);
+    expect(performance.now() - before).toBeLessThan(1_000);
+    expect(sent).toEqual([]);
+  });
+});
+
+const cancel = (requestId: number | string): JSONRPCMessage => ({
+  jsonrpc: '2.0',
+  method: 'notifications/cancelled',
+  params: { requestId },
+});
+
+describe('cancelledIdOf', () => {
+  it('reads the request a cancellation gives up, and nothing from other messages', () => {
+    expect(cancelledIdOf(cancel(7))).toBe(7);
+    expect(cancelledIdOf(cancel('a'))).toBe('a');
+    expect(cancelledIdOf(request(7))).toBeUndefined();
+    expect(cancelledIdOf({ jsonrpc: '2.0', method: 'notifications/cancelled', params: {} })).toBeUndefined();
+    expect(cancelledIdOf(result(7))).toBeUndefined();
   });
 });
 

@@ -39,8 +39,11 @@ export async function rawToolCall(
   id: number,
   name: string,
   args: Record<string, unknown>,
+  /** Aborting it drops the call's connection. */
+  signal?: AbortSignal,
 ): Promise<RawCall> {
   const res = await fetch(url, {
+    ...(signal ? { signal } : {}),
     method: 'POST',
     headers: {
       ...AUTH,

@@ -36,6 +36,7 @@ describe('buildEnv', () => {
       PAGER: 'cat',
       GIT_PAGER: 'cat',
       GH_PAGER: 'cat',
+      CODEX_CI: '1',
       GIT_TERMINAL_PROMPT: '0',
       GIT_EDITOR: 'true',
       DEBIAN_FRONTEND: 'noninteractive',
