@@ -44,7 +44,13 @@ const exec = (client, args) =>
 const workdir = mkdtempSync(join(tmpdir(), 'ue-screenshot-'));
 writeFileSync(join(workdir, 'build.sh'), BUILD);
 chmodSync(join(workdir, 'build.sh'), 0o755);
-const server = await startHttpServer({ port: 0, token: TOKEN, routes: (clients) => viewRoutes(clients) });
+// Structured results: the script reads session ids off them.
+const server = await startHttpServer({
+  port: 0,
+  token: TOKEN,
+  structuredOutput: true,
+  routes: (clients) => viewRoutes(clients),
+});
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 const clients = [];
 try {

@@ -1,8 +1,9 @@
 /**
  * unified-exec served over MCP on stdio, as an agent's MCP client reaches it: the built CLI
- * (`node dist/cli/index.js mcp --sandbox danger-full-access`, unsandboxed like the in-process rows beside it) started
- * by the MCP SDK's own client (`StdioClientTransport`), the tools called with `Client.callTool` after `tools/list`,
- * so the client checks every result against the tool's outputSchema as real clients do.
+ * (`node dist/cli/index.js mcp --structured-output --sandbox danger-full-access`, unsandboxed like the in-process rows
+ * beside it) started by the MCP SDK's own client (`StdioClientTransport`), the tools called with `Client.callTool`
+ * after `tools/list`. With --structured-output the replies carry `wall_time_seconds` and `state` as fields, and the
+ * client checks every result against the tool's outputSchema: the dearest form of a reply.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -25,7 +26,7 @@ const replyLine = (reply) => new RegExp(`(^|\\n)${reply}\\r?\\n`);
 async function startServer() {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'mcp', '--sandbox', 'danger-full-access'],
+    args: [CLI, 'mcp', '--structured-output', '--sandbox', 'danger-full-access'],
     env: { ...process.env },
     stderr: 'pipe',
   });

@@ -57,6 +57,11 @@ export interface ApprovalDecision {
   decision: 'approve' | 'approve-for-session' | 'deny';
   /** The person's words, passed on to the model. */
   reason?: string;
+  /**
+   * Set on a deny that no person decided: the client answered the request with MCP elicitation's `decline` or
+   * `cancel` and no form. Clients that cannot ask anyone answer so (`codex exec` declines, `claude -p` cancels).
+   */
+  unanswered?: 'decline' | 'cancel';
 }
 
 export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalDecision | undefined>;
@@ -121,8 +126,13 @@ export class ApprovalCache {
 // JSON keeps each argument whole and distinct (["a b"] is not ["a", "b"]); lone surrogates are escaped, not lost.
 const key = (argv: readonly string[], cwd: string, escalated: boolean) => JSON.stringify([argv, cwd, escalated]);
 
-/** The reply when a person said no. */
-export function deniedMessage(decision: ApprovalDecision): string {
+/** The reply to a deny: a person's (with their words, if any), or one that nobody decided. */
+export function deniedMessage(decision: ApprovalDecision, escalated = false): string {
+  if (decision.unanswered) {
+    // Not "the user denied": often there was nobody to ask, and the model must not take it for a person's no.
+    const how = decision.unanswered === 'decline' ? 'declined' : 'cancelled';
+    return `Not run: nobody approved this command. The client ${how} the approval request without a decision (a client that cannot ask a person answers every request so: \`codex exec\` declines, \`claude -p\` cancels). Do it without ${escalated ? 'leaving the sandbox' : 'this command'}, or ask the user to run it.`;
+  }
   const said = decision.reason?.trim() ? ` They said: ${decision.reason.trim()}` : '';
   return `Not run: the user denied this command.${said}`;
 }

@@ -44,13 +44,26 @@ const toolsSetting = z
     }),
   );
 
+/** `mcp` and `serve`: whether results carry structuredContent (and tools declare an outputSchema). */
+const structuredOutputSetting = z
+  .boolean(expected('true or false'))
+  .default(false)
+  .meta(
+    meta({
+      description:
+        "declare each tool's outputSchema and answer with structuredContent beside the text; without it results carry the text alone, which is what Codex CLI and Claude Code then show the model (with structuredContent they show that JSON instead)",
+      flag: 'structured-output',
+    }),
+  );
+
 /** `mcp`: the stdio server. */
-export const mcpSettingsSchema = z.strictObject({ tools: toolsSetting });
+export const mcpSettingsSchema = z.strictObject({ tools: toolsSetting, structuredOutput: structuredOutputSetting });
 export type McpSettings = z.output<typeof mcpSettingsSchema>;
 
 /** `serve`: where the HTTP server listens and whom it lets in. */
 export const serveSettingsSchema = z.strictObject({
   tools: toolsSetting,
+  structuredOutput: structuredOutputSetting,
   host: z
     .string(expected('an address'))
     .min(1, expected('an address'))

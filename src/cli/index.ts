@@ -49,7 +49,7 @@ async function main(argv: string[]): Promise<void> {
       return exit(0);
     case 'mcp': {
       const { serveStdio } = await import('./mcp-command.js');
-      return serveStdio({ managerOptions, version, tools: command.tools });
+      return serveStdio({ managerOptions, version, tools: command.tools, structuredOutput: command.structuredOutput });
     }
     case 'serve': {
       let auth: ServeAuth;

@@ -10,11 +10,13 @@ export async function serveStdio(options: {
   managerOptions: ManagerOptions;
   version: string;
   tools: readonly ToolName[];
+  structuredOutput: boolean;
 }): Promise<void> {
   const server = await startStdioServer({
     managerOptions: options.managerOptions,
     version: options.version,
     tools: options.tools,
+    structuredOutput: options.structuredOutput,
   });
   exitOnSignals(() => server.close(), log, 0);
   // A client that went away (closed pipe) ends the server like end of input does.

@@ -36,6 +36,7 @@ export async function serve(
     ...(auth.from === 'none' ? {} : { token: auth.token }),
     allowedHosts: options.allowHosts,
     tools: options.tools,
+    structuredOutput: options.structuredOutput,
     managerOptions: options.managerOptions,
     clientIdleTimeoutMs: options.idleTimeoutS * 1000,
     maxClients: options.maxClients,

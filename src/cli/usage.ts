@@ -35,8 +35,8 @@ ${synopsis('unified-exec run', `${flagSynopsis(FLAG_TABLES.run)} [session option
 Mcp options:
 ${flagHelp(FLAG_TABLES.mcp)}
 
-Serve options (and --tool as for mcp):
-${flagHelp(FLAG_TABLES.serve.filter((leaf) => leaf.path[0] !== 'tools'))}
+Serve options (and --tool, --structured-output as for mcp):
+${flagHelp(FLAG_TABLES.serve.filter((leaf) => !FLAG_TABLES.mcp.some((shared) => shared.name === leaf.name)))}
 
 Run options:
 ${flagHelp(FLAG_TABLES.run)}

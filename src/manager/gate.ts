@@ -95,7 +95,7 @@ export class CommandGate {
         `Not run: this command needs the user's approval (${APPROVAL_REASONS[request.reason]}), and nobody can be asked here (the client does not support MCP elicitation, or no approval handler is set). Do it without ${request.escalated ? 'leaving the sandbox' : 'this command'}, or ask the user to run it.`,
       );
     }
-    if (decision.decision === 'deny') throw notApproved(deniedMessage(decision));
+    if (decision.decision === 'deny') throw notApproved(deniedMessage(decision, request.escalated));
     if (decision.decision === 'approve-for-session') this.approved.add(request.argv, request.cwd, request.escalated);
   }
 }

@@ -28,7 +28,7 @@ export function approvalMessage(request: ApprovalRequest): string {
 /**
  * Asks the person behind an MCP client with the standard `elicitation/create` request: a form with the decision
  * and an optional reason. Answers undefined when the client did not declare form elicitation: nobody to ask.
- * Declining or cancelling the form counts as deny.
+ * Declining or cancelling the form counts as a deny that nobody decided (`unanswered`).
  */
 export function elicitApproval(serverOf: () => Server): ApprovalHandler {
   return async (request) => {
@@ -50,7 +50,7 @@ export function elicitApproval(serverOf: () => Server): ApprovalHandler {
         required: ['decision'],
       },
     });
-    if (result.action !== 'accept') return { decision: 'deny', reason: `the user chose ${result.action}` };
+    if (result.action !== 'accept') return { decision: 'deny', unanswered: result.action };
     const decision = result.content?.decision;
     const reason = result.content?.reason;
     const answer: ApprovalDecision = {

@@ -76,7 +76,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   const maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;
   const registry = new ClientRegistry({
     managerOptions: options.managerOptions ?? {},
-    serverOptions: { version: options.version, tools: options.tools },
+    serverOptions: { version: options.version, tools: options.tools, structuredOutput: options.structuredOutput },
     log,
     ...(options.clientIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.clientIdleTimeoutMs }),
     maxClients,

@@ -28,12 +28,22 @@ export interface McpServerOptions {
   version?: string;
   /** The tools offered (listed, and callable). Default the four exec session tools; add 'shell' for Codex's one-shot tool. */
   tools?: readonly ToolName[];
+  /**
+   * Declare each tool's outputSchema and answer with `structuredContent` beside the text. Off by default: Codex CLI
+   * and Claude Code show the model a result's structuredContent (as JSON) instead of its text whenever there is one,
+   * and the model must read the compat text.
+   */
+  structuredOutput?: boolean;
 }
 
-/** The compat text for the model, the structured fields for programs; failures as tool errors, never thrown. */
-export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
-  if (outcome.isError) return { content: [{ type: 'text', text: outcome.text }], isError: true };
-  return { content: [{ type: 'text', text: outcome.text }], structuredContent: { ...outcome.structured } };
+/**
+ * The compat text, alone unless `structured` (then the structured fields beside it, for programs); failures as tool
+ * errors with text, never thrown.
+ */
+export function toCallToolResult(outcome: ToolOutcome, structured = false): CallToolResult {
+  const content = [{ type: 'text' as const, text: outcome.text }];
+  if (outcome.isError) return { content, isError: true };
+  return structured ? { content, structuredContent: { ...outcome.structured } } : { content };
 }
 
 /**
@@ -58,6 +68,7 @@ function progressNotifier(
  */
 export function createMcpServer(sessions: ExecSessions, options: McpServerOptions = {}): McpServer {
   const tools = offeredTools(options.tools ?? TOOL_NAMES);
+  const structured = options.structuredOutput ?? false;
   const server = new McpServer(
     { name: SERVER_NAME, version: options.version ?? '0.0.0' },
     { instructions: instructionsFor(tools) },
@@ -68,14 +79,14 @@ export function createMcpServer(sessions: ExecSessions, options: McpServerOption
       {
         description: definition.description,
         inputSchema: definition.input,
-        // Declared so clients can rely on structuredContent; the SDK checks each result against it.
-        outputSchema: definition.output,
+        // Declared only with structured results, so clients can rely on them; the SDK checks each result against it.
+        ...(structured ? { outputSchema: definition.output } : {}),
         annotations:
           definition.name === 'list_sessions'
             ? { readOnlyHint: true, openWorldHint: false }
             : { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
       },
-      async (args: unknown) => toCallToolResult(await callTool(sessions, definition.name, args, tools)),
+      async (args: unknown) => toCallToolResult(await callTool(sessions, definition.name, args, tools), structured),
     );
   }
   // tools/call goes straight to callTool, the one validation path: the SDK would check arguments first and answer
@@ -89,7 +100,8 @@ export function createMcpServer(sessions: ExecSessions, options: McpServerOption
       signal: extra.signal,
       ...(progressToken === undefined ? {} : { onOutput: progressNotifier(progressToken, extra.sendNotification) }),
     };
-    return toCallToolResult(await callTool(sessions, request.params.name, request.params.arguments, tools, options));
+    const outcome = await callTool(sessions, request.params.name, request.params.arguments, tools, options);
+    return toCallToolResult(outcome, structured);
   });
   return server;
 }

@@ -41,7 +41,7 @@ export type ToolOutcome<Structured = ExecResult | SessionListResult | CloseSessi
   ToolSuccess<Structured> | ToolFailure;
 
 /**
- * Tool replies carry the output twice (text and structured) and JSON-escape it (a NUL takes 6 bytes): above this,
+ * Tool replies can carry the output twice (text and, when asked for, structured) and JSON-escape it (a NUL takes 6 bytes): above this,
  * one reply could pass the 10 MiB message limit of MCP clients, and the client would drop the connection.
  */
 export const MAX_TOOL_OUTPUT_TOKENS = 100_000;

@@ -58,7 +58,7 @@ describe.skipIf(NO_SANDBOX)('attacks on approvals through the real MCP server', 
       expect(c.asked).toHaveLength(1);
       expect((c.asked[0]!.params as { message: string }).message).toContain('outside the sandbox');
       expect(r.isError).toBe(true);
-      expect(textOf(r)).toMatch(/Not run: the user denied this command/);
+      expect(textOf(r)).toMatch(/Not run: nobody approved this command\. The client declined/);
     });
 
     it('with nobody to ask, git does not run and the reply says nobody could be asked', async () => {
@@ -81,7 +81,7 @@ describe.skipIf(NO_SANDBOX)('attacks on approvals through the real MCP server', 
       });
       expect(existsSync(planted.marker)).toBe(false);
       expect(c.asked).toHaveLength(1);
-      expect(textOf(r)).toMatch(/Not run: the user denied this command/);
+      expect(textOf(r)).toMatch(/Not run: nobody approved this command\. The client declined/);
     });
 
     it('when the person approves, it runs outside the sandbox and the hook leaves its marker', async () => {
@@ -119,7 +119,7 @@ describe.skipIf(NO_SANDBOX)('attacks on approvals through the real MCP server', 
       const reindented = await c.call('exec_command', call(script('    ')));
       expect(c.asked).toHaveLength(2);
       expect(reindented.isError).toBe(true);
-      expect(textOf(reindented)).toMatch(/Not run: the user denied this command/);
+      expect(textOf(reindented)).toMatch(/Not run: nobody approved this command\. The client declined/);
 
       const identical = await c.call('exec_command', call(script('')));
       expect(textOf(identical)).toContain('Process exited with code 0');

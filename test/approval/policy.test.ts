@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ApprovalCache,
   assess,
+  deniedMessage,
   type ApprovalPolicy,
   type Assessment,
   type SandboxPermissions,
@@ -148,5 +149,26 @@ describe('ApprovalCache', () => {
     cache.add(['echo', 'a b'], '/w', false);
     expect(cache.has(['echo', 'a', 'b'], '/w', false)).toBe(false);
     expect(cache.has(['echo', 'a b'], '/w', false)).toBe(true);
+  });
+});
+
+describe('deniedMessage', () => {
+  it("passes on a person's no with their words", () => {
+    expect(deniedMessage({ decision: 'deny', reason: ' not today ' })).toBe(
+      'Not run: the user denied this command. They said: not today',
+    );
+    expect(deniedMessage({ decision: 'deny' })).toBe('Not run: the user denied this command.');
+  });
+
+  it('says plainly that nobody approved a request the client declined or cancelled without a decision', () => {
+    const declined = deniedMessage({ decision: 'deny', unanswered: 'decline' });
+    expect(declined).toMatch(/^Not run: nobody approved this command\. The client declined the approval request /);
+    expect(declined).toContain('`codex exec` declines');
+    expect(declined).toMatch(/Do it without this command, or ask the user to run it\.$/);
+    expect(declined).not.toMatch(/the user (denied|chose)|They said/);
+    const cancelled = deniedMessage({ decision: 'deny', unanswered: 'cancel' }, true);
+    expect(cancelled).toMatch(/^Not run: nobody approved this command\. The client cancelled the approval request /);
+    expect(cancelled).toContain('`claude -p` cancels');
+    expect(cancelled).toMatch(/Do it without leaving the sandbox, or ask the user to run it\.$/);
   });
 });

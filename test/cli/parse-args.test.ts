@@ -55,6 +55,13 @@ describe('parseCli', () => {
     expect(parseCli(['serve'], { UNIFIED_EXEC_TOKEN: 'from-env' })).not.toHaveProperty('token');
   });
 
+  it('answers with the text alone by default; --structured-output adds structuredContent, for mcp and serve', () => {
+    expect(parseCli(['mcp'])).toMatchObject({ kind: 'mcp', structuredOutput: false });
+    expect(parseCli(['mcp', '--structured-output'])).toMatchObject({ kind: 'mcp', structuredOutput: true });
+    expect(parseCli(['serve'])).toMatchObject({ kind: 'serve', structuredOutput: false });
+    expect(parseCli(['serve', '--structured-output'])).toMatchObject({ kind: 'serve', structuredOutput: true });
+  });
+
   it('serves the live view read-only by default; --view-input lets it type, --no-view turns it off', () => {
     expect(parseCli(['serve'])).toMatchObject({ noView: false, viewInput: false });
     expect(parseCli(['serve', '--view-input'])).toMatchObject({ noView: false, viewInput: true });
@@ -149,6 +156,7 @@ describe('parseCli', () => {
     ).toEqual({
       kind: 'mcp',
       tools: ['exec_command', 'write_stdin', 'list_sessions', 'close_session'],
+      structuredOutput: false,
       manager: {
         config: 'ue.json',
         settings: {

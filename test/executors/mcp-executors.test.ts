@@ -22,6 +22,7 @@ describe('the MCP server runs sessions on the executors it is given', { timeout:
     // Only exec-servers: no bubblewrap is needed here, the policy travels to the server.
     await client.connect(
       mcpTransport([
+        '--structured-output',
         '--executor',
         `box=${server.executorUrl}`,
         '--executor',

@@ -1,6 +1,7 @@
 // The same conversation, run by the MCP SDK's own Client over whichever transport a test file connected.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect, it, vi } from 'vitest';
+import { readExecText, readSessionList, type ExecText } from '../helpers/exec-text.js';
 import { isAlive } from './cli-process.js';
 
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
@@ -12,30 +13,31 @@ export function textOf(result: CallResult): string {
   return content[0]?.text ?? '';
 }
 
+/** The structured result of a server started with --structured-output. */
 export function structuredOf<T = Record<string, unknown>>(result: CallResult): T {
   expect(result.isError ?? false).toBe(false);
+  expect(result.structuredContent).toBeDefined();
   return result.structuredContent as T;
+}
+
+/** An exec reply as the model reads it: a success whose only content is the compat text. */
+export function execTextOf(result: CallResult): ExecText {
+  expect(result.isError ?? false).toBe(false);
+  expect(result).not.toHaveProperty('structuredContent');
+  return readExecText(textOf(result));
 }
 
 export const ECHO_HELLO_TEXT =
   /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\nhello\n$/;
-
-interface ExecStructured {
-  chunk_id: string;
-  output: string;
-  exit_code?: number;
-  session_id?: number;
-  state: string;
-}
 
 /** Polls a session until `done` says the accumulated output is complete (or the process exited). */
 export async function pollUntil(
   client: Client,
   sessionId: number,
   chars: string,
-  done: (output: string, last: ExecStructured) => boolean,
+  done: (output: string, last: ExecText) => boolean,
   deadlineMs = 20_000,
-): Promise<{ output: string; last: ExecStructured }> {
+): Promise<{ output: string; last: ExecText }> {
   const until = Date.now() + deadlineMs;
   let output = '';
   let input = chars;
@@ -44,17 +46,25 @@ export async function pollUntil(
       name: 'write_stdin',
       arguments: { session_id: sessionId, chars: input, yield_time_ms: 500 },
     });
-    const last = structuredOf<ExecStructured>(result);
+    const last = execTextOf(result);
     output += last.output;
     input = '';
-    if (done(output, last) || last.exit_code !== undefined) return { output, last };
+    if (done(output, last) || last.exitCode !== undefined) return { output, last };
     if (Date.now() > until) throw new Error(`gave up waiting; output so far: ${JSON.stringify(output)}`);
   }
 }
 
+/** The pid of a session, read off list_sessions' text. */
+export async function pidOfSession(client: Client, sessionId: number): Promise<number> {
+  const listed = textOf(await client.callTool({ name: 'list_sessions', arguments: {} }));
+  const pid = readSessionList(listed).find((s) => s.sessionId === sessionId)?.pid;
+  if (pid === undefined) throw new Error(`session ${sessionId} is not listed with a pid: ${listed}`);
+  return pid;
+}
+
 /** Registers the shared client tests; `client()` returns a connected client when a test runs. */
 export function defineClientScenarios(client: () => Client): void {
-  it('lists the four tools with their required parameters and schemas', async () => {
+  it('lists the four tools with their required parameters, and no output schema', async () => {
     const { tools } = await client().listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['close_session', 'exec_command', 'list_sessions', 'write_stdin']);
     const byName = new Map(tools.map((t) => [t.name, t]));
@@ -64,22 +74,20 @@ export function defineClientScenarios(client: () => Client): void {
     expect(byName.get('list_sessions')?.inputSchema.required ?? []).toEqual([]);
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(40);
-      expect(tool.outputSchema?.type).toBe('object');
+      // Declared, it would make clients show the model structured JSON instead of the text.
+      expect(tool).not.toHaveProperty('outputSchema');
       for (const property of Object.values(tool.inputSchema.properties ?? {})) {
         expect((property as { description?: string }).description?.length).toBeGreaterThan(10);
       }
     }
   });
 
-  it('runs echo hello and answers with the compat text and structured fields', async () => {
+  it('runs echo hello and answers with the compat text alone', async () => {
     const result = await client().callTool({ name: 'exec_command', arguments: { cmd: 'echo hello' } });
     expect(result.isError ?? false).toBe(false);
-    const text = textOf(result);
-    expect(text).toMatch(ECHO_HELLO_TEXT);
-    const structured = structuredOf<ExecStructured & Record<string, unknown>>(result);
-    expect(structured).toMatchObject({ output: 'hello\n', exit_code: 0, original_token_count: 2, state: 'exited' });
-    expect(structured).not.toHaveProperty('session_id');
-    expect(text).toContain(`Chunk ID: ${structured.chunk_id}`);
+    expect(result).not.toHaveProperty('structuredContent');
+    expect(textOf(result)).toMatch(ECHO_HELLO_TEXT);
+    expect(execTextOf(result)).toMatchObject({ output: 'hello\n', exitCode: 0, originalTokenCount: 2 });
   });
 
   it('types into an interactive bash in a terminal', async () => {
@@ -87,14 +95,13 @@ export function defineClientScenarios(client: () => Client): void {
       name: 'exec_command',
       arguments: { cmd: 'bash --norc --noprofile -i', tty: true, yield_time_ms: 500 },
     });
-    const { session_id: sessionId } = structuredOf<ExecStructured>(started);
+    const { sessionId } = execTextOf(started);
     expect(sessionId).toBeTypeOf('number');
-    expect(textOf(started)).toContain(`Process running with session ID ${sessionId}`);
 
     const answer = await pollUntil(client(), sessionId!, 'echo $((6*7))\n', (out) => /\b42\b/.test(out));
     expect(answer.output).toMatch(/\b42\b/);
     const exit = await pollUntil(client(), sessionId!, 'exit 0\n', () => false);
-    expect(exit.last.exit_code).toBe(0);
+    expect(exit.last.exitCode).toBe(0);
   });
 
   it('lists a running session and closes it, ending its process', async () => {
@@ -102,26 +109,23 @@ export function defineClientScenarios(client: () => Client): void {
       name: 'exec_command',
       arguments: { cmd: 'sleep 600', yield_time_ms: 250 },
     });
-    const { session_id: sessionId } = structuredOf<ExecStructured>(started);
+    const { sessionId } = execTextOf(started);
 
     const listed = await client().callTool({ name: 'list_sessions', arguments: {} });
-    const { sessions } = structuredOf<{
-      sessions: Array<{ session_id: number; command: string; pid: number; tty: boolean }>;
-    }>(listed);
-    const mine = sessions.find((s) => s.session_id === sessionId);
-    expect(mine).toMatchObject({ command: 'sleep 600', tty: false });
-    expect(textOf(listed)).toContain(`Session ID ${sessionId}: running`);
-    expect(isAlive(mine!.pid)).toBe(true);
+    expect(listed).not.toHaveProperty('structuredContent');
+    const mine = readSessionList(textOf(listed)).find((s) => s.sessionId === sessionId);
+    expect(mine, textOf(listed)).toMatchObject({ running: true, command: 'sleep 600' });
+    expect(textOf(listed)).toContain(`Session ID ${sessionId}: running; no tty;`);
+    const pid = mine!.pid!;
+    expect(isAlive(pid)).toBe(true);
 
     const closed = await client().callTool({ name: 'close_session', arguments: { session_id: sessionId } });
+    expect(closed).not.toHaveProperty('structuredContent');
     expect(textOf(closed)).toMatch(new RegExp(`^Session ID ${sessionId} closed`));
-    expect(structuredOf(closed)).toMatchObject({ session_id: sessionId });
-    await vi.waitFor(() => expect(isAlive(mine!.pid)).toBe(false), { timeout: 5_000 });
+    await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 5_000 });
 
-    const after = structuredOf<{ sessions: Array<{ session_id: number }> }>(
-      await client().callTool({ name: 'list_sessions', arguments: {} }),
-    );
-    expect(after.sessions.map((s) => s.session_id)).not.toContain(sessionId);
+    const after = readSessionList(textOf(await client().callTool({ name: 'list_sessions', arguments: {} })));
+    expect(after.map((s) => s.sessionId)).not.toContain(sessionId);
   });
 
   it('answers an unknown session id with a tool error, not a crash', async () => {

@@ -67,7 +67,7 @@ async function echoes(url: string): Promise<void> {
 
 describe('serve: connection limits', () => {
   it('closes connections that send their headers too slowly, while a normal client runs commands', async () => {
-    const server = await startServe(['--headers-timeout-s', '2'], TOKEN_ENV);
+    const server = await startServe(['--structured-output', '--headers-timeout-s', '2'], TOKEN_ENV);
     const slow: RawSocket[] = [];
     try {
       for (let i = 0; i < 20; i++) slow.push(await slowSender(server.port, 300));
@@ -90,7 +90,7 @@ describe('serve: connection limits', () => {
   }, 60_000);
 
   it('refuses connections beyond --max-connections at once, and serves again once the held ones time out', async () => {
-    const server = await startServe(['--max-connections', '8'], TOKEN_ENV);
+    const server = await startServe(['--structured-output', '--max-connections', '8'], TOKEN_ENV);
     const held: RawSocket[] = [];
     try {
       for (let i = 0; i < 8; i++) held.push(await heldConnection(server.port));
@@ -160,7 +160,7 @@ describe('serve: connections without the token', () => {
   ] as const)(
     'lets the token holder run a command while another user holds --max-connections connections that %s',
     async (_, mode) => {
-      const server = await startServe(['--max-connections', '16'], TOKEN_ENV);
+      const server = await startServe(['--structured-output', '--max-connections', '16'], TOKEN_ENV);
       try {
         const attack = await flood(server.port, 16, mode);
         try {
@@ -184,7 +184,7 @@ describe('serve: connections without the token', () => {
   );
 
   it('answers a request without the token once, then closes; a connection that carried it stays open', async () => {
-    const server = await startServe([], TOKEN_ENV);
+    const server = await startServe(['--structured-output', '--structured-output'], TOKEN_ENV);
     const request = (path: string, auth: boolean) =>
       `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n${auth ? `Authorization: Bearer ${TEST_TOKEN}\r\n` : ''}\r\n`;
     const opened: RawSocket[] = [];
@@ -215,7 +215,7 @@ describe('serve: connections without the token', () => {
 
 describe('serve: --max-clients', () => {
   it('at the cap, a new client ends an idle one that holds no session, never one that does', async () => {
-    const server = await startServe(['--max-clients', '2'], TOKEN_ENV);
+    const server = await startServe(['--structured-output', '--max-clients', '2'], TOKEN_ENV);
     try {
       const a = await connectHttp(server.url);
       const started = await a.client.callTool({
@@ -241,7 +241,7 @@ describe('serve: --max-clients', () => {
   }, 60_000);
 
   it('at the cap with every client in a call, answers a new one 503 with Retry-After', async () => {
-    const server = await startServe(['--max-clients', '1'], TOKEN_ENV);
+    const server = await startServe(['--structured-output', '--max-clients', '1'], TOKEN_ENV);
     try {
       const a = await connectHttp(server.url);
       const started = await a.client.callTool({
@@ -275,7 +275,7 @@ describe('serve: --max-clients', () => {
 
 describe('sessions across the clients of one serve', () => {
   it('holds --max-sessions across clients: a client at the cap with none of its own is refused, never pruning others', async () => {
-    const server = await startServe(['--max-sessions', '2'], TOKEN_ENV);
+    const server = await startServe(['--structured-output', '--max-sessions', '2'], TOKEN_ENV);
     const a = await connectHttp(server.url);
     const b = await connectHttp(server.url);
     try {

@@ -2,8 +2,9 @@ import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readExecText } from '../helpers/exec-text.js';
 import { isAlive, runCli, startServe, type ServeProcess } from './cli-process.js';
-import { defineClientScenarios, structuredOf, textOf } from './client-scenarios.js';
+import { defineClientScenarios, execTextOf, pidOfSession, textOf } from './client-scenarios.js';
 
 /** `serve` makes a random token unless given one: the tests give this one, through the environment. */
 const TOKEN = 'http-test-token-0123456789';
@@ -59,11 +60,8 @@ function rawPost(port: number, headers: Record<string, string>): Promise<{ statu
 
 async function sessionPid(client: Client, cmd = 'sleep 600'): Promise<{ sessionId: number; pid: number }> {
   const started = await client.callTool({ name: 'exec_command', arguments: { cmd, yield_time_ms: 250 } });
-  const { session_id: sessionId } = structuredOf<{ session_id: number }>(started);
-  const { sessions } = structuredOf<{ sessions: Array<{ session_id: number; pid: number }> }>(
-    await client.callTool({ name: 'list_sessions', arguments: {} }),
-  );
-  return { sessionId, pid: sessions.find((s) => s.session_id === sessionId)!.pid };
+  const sessionId = execTextOf(started).sessionId!;
+  return { sessionId, pid: await pidOfSession(client, sessionId) };
 }
 
 describe('unified-exec serve (Streamable HTTP) with the SDK client', () => {
@@ -96,10 +94,8 @@ describe('unified-exec serve (Streamable HTTP) with the SDK client', () => {
     try {
       const { sessionId, pid } = await sessionPid(a.client);
 
-      const listedByB = structuredOf<{ sessions: unknown[] }>(
-        await b.client.callTool({ name: 'list_sessions', arguments: {} }),
-      );
-      expect(listedByB.sessions).toEqual([]);
+      const listedByB = textOf(await b.client.callTool({ name: 'list_sessions', arguments: {} }));
+      expect(listedByB).toBe('No sessions are open.');
       const writeByB = await b.client.callTool({
         name: 'write_stdin',
         arguments: { session_id: sessionId, chars: '' },
@@ -215,6 +211,23 @@ describe('unified-exec serve lifetime and access', () => {
       const { client } = await connect(server.url, token);
       const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo hello' } });
       expect(textOf(result)).toContain('hello');
+      await client.close();
+    } finally {
+      expect(await server.stop()).toEqual({ code: 0, signal: null });
+    }
+  });
+});
+
+describe('unified-exec serve --structured-output', () => {
+  it('declares output schemas and answers with structuredContent beside the text, checked by the SDK', async () => {
+    const server = await startServe(['--structured-output'], TOKEN_ENV);
+    try {
+      const { client } = await connect(server.url);
+      const { tools } = await client.listTools();
+      for (const tool of tools) expect(tool.outputSchema?.type, tool.name).toBe('object');
+      const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo hello' } });
+      expect(result.structuredContent).toMatchObject({ output: 'hello\n', exit_code: 0, state: 'exited' });
+      expect(readExecText(textOf(result))).toMatchObject({ output: 'hello\n', exitCode: 0 });
       await client.close();
     } finally {
       expect(await server.stop()).toEqual({ code: 0, signal: null });

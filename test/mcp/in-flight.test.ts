@@ -14,7 +14,7 @@ async function startSleeper(connection: HttpConnection): Promise<number> {
 
 describe('serve: calls in flight', () => {
   it('counts a poll longer than --idle-timeout-s as activity: it answers running and its client lives on', async () => {
-    const server = await startServe(['--idle-timeout-s', '3'], TOKEN_ENV);
+    const server = await startServe(['--structured-output', '--idle-timeout-s', '3'], TOKEN_ENV);
     try {
       const connection = await connectHttp(server.url);
       const sessionId = await startSleeper(connection);
@@ -41,7 +41,7 @@ describe('serve: calls in flight', () => {
   }, 60_000);
 
   it('on SIGTERM answers an open poll before its connection closes', async () => {
-    const server = await startServe([], TOKEN_ENV);
+    const server = await startServe(['--structured-output', '--structured-output'], TOKEN_ENV);
     let stopped = false;
     try {
       const connection = await connectHttp(server.url);
@@ -95,7 +95,7 @@ describe('mcp (stdio): calls in flight', () => {
   }
 
   it('on SIGTERM answers an open poll before exiting', async () => {
-    const server = new RawStdioServer();
+    const server = new RawStdioServer(['--structured-output']);
     try {
       await openPoll(server);
       process.kill(server.pid, 'SIGTERM');
@@ -110,7 +110,7 @@ describe('mcp (stdio): calls in flight', () => {
   }, 60_000);
 
   it('at end of input answers an open poll before exiting', async () => {
-    const server = new RawStdioServer();
+    const server = new RawStdioServer(['--structured-output']);
     try {
       await openPoll(server);
       const exited = server.close();

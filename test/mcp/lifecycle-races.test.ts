@@ -55,7 +55,8 @@ afterEach(async () => {
 });
 
 async function startMcp(args: string[] = []): Promise<McpServer> {
-  const transport = mcpTransport(args);
+  // The races are the engine's: read the structured fields.
+  const transport = mcpTransport(['--structured-output', ...args]);
   const client = new Client({ name: 'lifecycle-races', version: '1.0.0' });
   await client.connect(transport);
   if (transport.pid === null) throw new Error('the server has no pid');

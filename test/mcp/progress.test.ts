@@ -40,7 +40,7 @@ describe('progress notifications over stdio, from the CLI', () => {
   const errors: Error[] = [];
 
   beforeAll(async () => {
-    const transport = mcpTransport(unsandboxed([]));
+    const transport = mcpTransport(unsandboxed(['--structured-output']));
     client = new Client({ name: 'progress-test', version: '1.0.0' });
     client.onerror = (error) => errors.push(error);
     await client.connect(transport);
@@ -80,7 +80,7 @@ describe('progress notifications over HTTP, from the CLI', () => {
   afterAll(killLeftoverServes);
 
   it('sends exec_command output as progress on the stream of the call', async () => {
-    const serve = await startServe([], TOKEN_ENV);
+    const serve = await startServe(['--structured-output', '--structured-output'], TOKEN_ENV);
     const { client } = await connectHttp(serve.url);
     try {
       const progress: Progress[] = [];
@@ -107,7 +107,7 @@ describe('progress notifications for write_stdin and shell', () => {
 
   async function connect(): Promise<Client> {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await createMcpServer(newManager(), { tools: ALL_TOOL_NAMES }).connect(serverSide);
+    await createMcpServer(newManager(), { tools: ALL_TOOL_NAMES, structuredOutput: true }).connect(serverSide);
     const client = new Client({ name: 'progress-test', version: '1.0.0' });
     await client.connect(clientSide);
     open.push(client);

@@ -26,7 +26,7 @@ describe('the MCP stdio server started with secrets in its environment', () => {
   let client: Client;
 
   beforeAll(async () => {
-    const transport = mcpTransport([], { env: { ...SECRETS, ...KEPT } });
+    const transport = mcpTransport(['--structured-output'], { env: { ...SECRETS, ...KEPT } });
     client = new Client({ name: 'secret-env', version: '1.0.0' });
     await client.connect(transport);
   });

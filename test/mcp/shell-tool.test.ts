@@ -43,21 +43,30 @@ describe('an MCP server and the shell tool', () => {
     );
   });
 
-  it('lists five tools when told to offer shell too, with its schemas', async () => {
+  it('lists five tools when told to offer shell too, with its input schema', async () => {
     const client = await connect(shellSessions(), { tools: [...TOOL_NAMES, 'shell'] });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(ALL_TOOL_NAMES);
     const shell = tools.find((t) => t.name === 'shell');
     expect(shell?.inputSchema).toMatchObject({ required: ['command'], properties: { command: { type: 'array' } } });
-    expect(shell?.outputSchema?.properties).toHaveProperty('timed_out');
+    expect(shell).not.toHaveProperty('outputSchema');
     expect(client.getInstructions()).toMatch(/\bshell runs one program\b/);
   });
 
-  it("runs a real process for a shell call and answers in Codex's JSON, with structured content", async () => {
+  it("runs a real process for a shell call and answers in Codex's JSON text alone", async () => {
     const client = await connect(shellSessions(), { tools: ALL_TOOL_NAMES });
     const result = await client.callTool({ name: 'shell', arguments: { command: ['bash', '-c', 'echo hi; exit 3'] } });
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toMatch(/^\{"output":"hi\\n","metadata":\{"exit_code":3,"duration_seconds":\d+\.\d\}\}$/);
+    expect(result).not.toHaveProperty('structuredContent');
+  });
+
+  it('with structuredOutput, declares the output schema and answers with structured content beside the text', async () => {
+    const client = await connect(shellSessions(), { tools: ALL_TOOL_NAMES, structuredOutput: true });
+    const shell = (await client.listTools()).tools.find((t) => t.name === 'shell');
+    expect(shell?.outputSchema?.properties).toHaveProperty('timed_out');
+    const result = await client.callTool({ name: 'shell', arguments: { command: ['bash', '-c', 'echo hi; exit 3'] } });
+    expect(textOf(result)).toMatch(/^\{"output":"hi\\n","metadata":\{"exit_code":3,/);
     // The SDK client has checked structuredContent against the declared outputSchema.
     expect(result.structuredContent).toMatchObject({ exit_code: 3, output: 'hi\n', timed_out: false });
   });

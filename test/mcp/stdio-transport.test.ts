@@ -116,7 +116,7 @@ describe('startStdioServer', () => {
     input.write(`${initialize}\n`);
     expect(await replies.next()).toMatchObject({ id: 1, result: { serverInfo: { name: 'unified-exec' } } });
     input.write(`${call}\n`);
-    expect(await replies.next()).toMatchObject({ id: 2, result: { structuredContent: { sessions: [] } } });
+    expect(await replies.next()).toMatchObject({ id: 2, result: { content: [{ text: 'No sessions are open.' }] } });
     const parsesOf = (line: string) => parse.mock.calls.filter(([text]) => text === line).length;
     expect([parsesOf(initialize), parsesOf(call)]).toEqual([1, 1]);
   });

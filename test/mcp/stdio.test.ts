@@ -3,10 +3,11 @@ import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdi
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RawStdioServer } from '../reliability/raw-stdio.js';
 import { isAlive, mcpTransport, unsandboxed } from './cli-process.js';
-import { defineClientScenarios, structuredOf } from './client-scenarios.js';
+import { readExecText } from '../helpers/exec-text.js';
+import { defineClientScenarios, execTextOf, pidOfSession, structuredOf, textOf } from './client-scenarios.js';
 
-async function connect(): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const transport = mcpTransport(unsandboxed([]));
+async function connect(args: string[] = []): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = mcpTransport(unsandboxed(args));
   const client = new Client({ name: 'stdio-test', version: '1.0.0' });
   await client.connect(transport);
   return { client, transport };
@@ -31,9 +32,9 @@ describe('unified-exec mcp (stdio) with the SDK client', () => {
       connection.client.callTool({ name: 'list_sessions', arguments: {} }),
       exec('echo fast'),
     ]);
-    expect(structuredOf<{ output: string; exit_code: number }>(slow)).toMatchObject({ output: 'slow\n', exit_code: 0 });
-    expect(structuredOf<{ sessions: unknown[] }>(list)).toHaveProperty('sessions');
-    expect(structuredOf<{ output: string; exit_code: number }>(fast)).toMatchObject({ output: 'fast\n', exit_code: 0 });
+    expect(execTextOf(slow)).toMatchObject({ output: 'slow\n', exitCode: 0 });
+    expect(textOf(list)).toMatch(/^(No sessions are open\.|Open sessions: \d+)/);
+    expect(execTextOf(fast)).toMatchObject({ output: 'fast\n', exitCode: 0 });
   });
 
   it('reports its name and version', () => {
@@ -67,7 +68,9 @@ describe('unified-exec mcp (stdio) reading its input', () => {
     // Answers go out as each is ready (the error at once, the command when it exits), not in the order asked.
     const byWhat = new Map(replies.map((reply) => [reply.error?.code ?? reply.id, reply]));
     expect([...byWhat.keys()].sort()).toEqual([-32700, 1, 3, 4].sort());
-    expect(byWhat.get(3)?.result?.structuredContent).toMatchObject({ output: 'one-write\n', exit_code: 0 });
+    const answer = byWhat.get(3)?.result;
+    expect(answer).not.toHaveProperty('structuredContent');
+    expect(readExecText(answer?.content?.[0]?.text ?? '')).toMatchObject({ output: 'one-write\n', exitCode: 0 });
   });
 
   it('reads a message written in pieces, split inside a character, as one', async () => {
@@ -90,15 +93,49 @@ describe('unified-exec mcp (stdio) lifetime', () => {
       name: 'exec_command',
       arguments: { cmd: 'sleep 600', yield_time_ms: 250 },
     });
-    const { session_id: sessionId } = structuredOf<{ session_id: number }>(started);
-    const { sessions } = structuredOf<{ sessions: Array<{ session_id: number; pid: number }> }>(
-      await client.callTool({ name: 'list_sessions', arguments: {} }),
-    );
-    const pid = sessions.find((s) => s.session_id === sessionId)!.pid;
+    const pid = await pidOfSession(client, execTextOf(started).sessionId!);
     expect(isAlive(pid)).toBe(true);
 
     await client.close();
     await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 10_000 });
     await vi.waitFor(() => expect(isAlive(serverPid)).toBe(false), { timeout: 10_000 });
+  });
+});
+
+describe('unified-exec mcp --structured-output', () => {
+  let connection: Awaited<ReturnType<typeof connect>>;
+  beforeAll(async () => {
+    connection = await connect(['--structured-output']);
+  });
+  afterAll(async () => {
+    await connection?.client.close();
+  });
+
+  it('declares an output schema for every tool', async () => {
+    const { tools } = await connection.client.listTools();
+    expect(tools).toHaveLength(4);
+    for (const tool of tools) expect(tool.outputSchema?.type, tool.name).toBe('object');
+  });
+
+  it('answers with the structured fields beside the same text, checked by the SDK against the schema', async () => {
+    // listTools (above, and again here) hands the SDK client the schemas: callTool then rejects a result that does
+    // not match its tool's outputSchema, or that lacks structuredContent.
+    await connection.client.listTools();
+    const result = await connection.client.callTool({ name: 'exec_command', arguments: { cmd: 'echo hello' } });
+    const structured = structuredOf<Record<string, unknown>>(result);
+    expect(structured).toMatchObject({ output: 'hello\n', exit_code: 0, original_token_count: 2, state: 'exited' });
+    expect(structured).not.toHaveProperty('session_id');
+    expect(textOf(result)).toContain(`Chunk ID: ${String(structured.chunk_id)}\n`);
+
+    const listed = await connection.client.callTool({ name: 'list_sessions', arguments: {} });
+    expect(structuredOf(listed)).toEqual({ sessions: [] });
+    expect(textOf(listed)).toBe('No sessions are open.');
+  });
+
+  it('still answers a failure as a tool error with text alone', async () => {
+    const result = await connection.client.callTool({ name: 'write_stdin', arguments: { session_id: 424242 } });
+    expect(result).toMatchObject({ isError: true });
+    expect(result).not.toHaveProperty('structuredContent');
+    expect(textOf(result)).toBe('write_stdin failed: Unknown process id 424242');
   });
 });

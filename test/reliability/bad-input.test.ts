@@ -337,7 +337,7 @@ describe('bad input through the MCP stdio server', () => {
   }, 120_000);
 
   it('answers raw protocol garbage on stdin with JSON-RPC errors, and keeps serving', async () => {
-    const raw = new RawStdioServer();
+    const raw = new RawStdioServer(['--structured-output']);
     try {
       await raw.initialize();
       const expectError = async (line: string | Buffer, code: number, says: RegExp, id?: number) => {

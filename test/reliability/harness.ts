@@ -1,5 +1,6 @@
-// The reliability suites drive the real stdio server (`node dist/cli/index.js mcp`) with the MCP SDK's own Client,
-// and read the kernel's view of processes straight from /proc, never through the code under test.
+// The reliability suites drive the real stdio server (`node dist/cli/index.js mcp --structured-output`) with the MCP
+// SDK's own Client, and read the kernel's view of processes straight from /proc, never through the code under test.
+// They test the engine, so they read the structured fields (the SDK checks them against each tool's outputSchema).
 import { readFileSync, readdirSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -56,6 +57,7 @@ export async function startServer(name: string, options: StartOptions = {}): Pro
       ...(options.nodeArgs ?? []),
       CLI,
       'mcp',
+      '--structured-output',
       ...unsandboxed(options.cliArgs ?? []),
     ],
     cwd: ROOT,

@@ -58,7 +58,7 @@ async function servesANormalClient(url: string): Promise<void> {
 
 describe('serve under floods', () => {
   it('keeps its descriptors under --max-connections while slow connections pour in', async () => {
-    const server = await startServe(['--max-connections', String(MAX_CONNECTIONS)], TOKEN_ENV);
+    const server = await startServe(['--structured-output', '--max-connections', String(MAX_CONNECTIONS)], TOKEN_ENV);
     const pid = server.child.pid!;
     const baseline = fdCount(pid);
     const flood = slowloris(server.port, MAX_CONNECTIONS * 4);
@@ -82,7 +82,7 @@ describe('serve under floods', () => {
   }, 120_000);
 
   it('holds at most --max-clients clients however many initialize, and its memory stays flat', async () => {
-    const server = await startServe(['--max-clients', String(MAX_CLIENTS)], TOKEN_ENV);
+    const server = await startServe(['--structured-output', '--max-clients', String(MAX_CLIENTS)], TOKEN_ENV);
     const pid = server.child.pid!;
     const before = rssMiB(pid);
     let next = 0;

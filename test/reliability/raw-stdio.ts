@@ -17,8 +17,9 @@ export class RawStdioServer {
   private stderrText = '';
   readonly exited: Promise<number | null>;
 
-  constructor() {
-    this.child = spawn(process.execPath, [CLI, 'mcp', ...unsandboxed([])], {
+  /** `cliArgs`: options for `mcp`, e.g. `['--structured-output']` to read the structured fields of results. */
+  constructor(cliArgs: string[] = []) {
+    this.child = spawn(process.execPath, [CLI, 'mcp', ...unsandboxed(cliArgs)], {
       cwd: ROOT,
       env: cleanEnv(),
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectApprovalClient, decide, type Answer } from '../helpers/approval-client.js';
 import {
@@ -70,17 +69,31 @@ describe.skipIf(NO_SANDBOX)('unified-exec mcp: sandboxed by default, approvals t
     expect(c.asked).toHaveLength(1);
   });
 
-  it('deny, and decline: the command does not run and the model is told', async () => {
+  it('deny, decline and cancel: the command does not run, and the model is told who said no', async () => {
     const target = outside();
-    for (const answer of [decide('deny', 'not on my machine'), (): ElicitResult => ({ action: 'decline' })]) {
+    const cases: Array<[Answer, RegExp]> = [
+      [decide('deny', 'not on my machine'), /Not run: the user denied this command\. They said: not on my machine$/],
+      // A client that cannot ask anyone answers so: nobody refused, nobody approved.
+      [
+        () => ({ action: 'decline' }),
+        /Not run: nobody approved this command\. The client declined the approval request without a decision .*Do it without leaving the sandbox/,
+      ],
+      [
+        () => ({ action: 'cancel' }),
+        /Not run: nobody approved this command\. The client cancelled the approval request without a decision /,
+      ],
+    ];
+    for (const [answer, reply] of cases) {
       const c = await open(answer);
       const r = await c.call('exec_command', {
         cmd: `touch ${target}`,
         login: false,
         sandbox_permissions: 'require_escalated',
       });
+      expect(c.asked).toHaveLength(1);
       expect(r.isError).toBe(true);
-      expect(textOf(r)).toMatch(/Not run: the user denied this command/);
+      expect(textOf(r)).toMatch(reply);
+      expect(textOf(r)).not.toContain('the user chose');
       expect(existsSync(target)).toBe(false);
     }
   });

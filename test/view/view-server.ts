@@ -24,6 +24,8 @@ export async function startViewServer(options: { input?: boolean; token?: boolea
   const server = await startHttpServer({
     port: 0,
     ...(withToken ? { token: TOKEN } : {}),
+    // The view's tests read what calls answered from the structured fields.
+    structuredOutput: true,
     routes: (clients) => viewRoutes(clients, { input: options.input ?? false }),
   });
   const clients: Client[] = [];
