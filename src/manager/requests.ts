@@ -23,7 +23,7 @@ const count = (fallback: number) =>
     .transform((value) => Math.floor(value));
 
 const maxOutputTokens = count(DEFAULT_MAX_OUTPUT_TOKENS).describe(
-  'Largest output to return, in tokens of about 4 bytes each (at most 100000 through the tools). Longer output keeps its beginning and end and reports how much of the middle was cut.',
+  'Largest output to return, in tokens of about 4 bytes each (at most 10000 through the tools, as Codex clamps it). Longer output keeps its beginning and end and reports how much of the middle was cut.',
 );
 
 /** A session id, advertised as an integer; models sometimes quote it, so a string of digits is taken too. */

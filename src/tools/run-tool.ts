@@ -41,10 +41,11 @@ export type ToolOutcome<Structured = ExecResult | SessionListResult | CloseSessi
   ToolSuccess<Structured> | ToolFailure;
 
 /**
- * Tool replies can carry the output twice (text and, when asked for, structured) and JSON-escape it (a NUL takes 6 bytes): above this,
- * one reply could pass the 10 MiB message limit of MCP clients, and the client would drop the connection.
+ * The most output tokens a tool reply holds, whatever max_output_tokens the model asked for: Codex clamps the model's
+ * request to its tool output limit (10000 tokens by default), so a model trained on it reads no more here. It also
+ * keeps a reply (text and, when asked for, structured; JSON-escaped) far below the 10 MiB message limit of MCP clients.
  */
-export const MAX_TOOL_OUTPUT_TOKENS = 100_000;
+export const MAX_TOOL_OUTPUT_TOKENS = 10_000;
 
 interface StructuredByTool {
   exec_command: ExecResult;

@@ -42,6 +42,8 @@ export interface CodexRunOptions {
   readonly environment?: { readonly url: string; readonly token: string };
   /** How long Codex may take before it is ended and the run fails; default 120 s. */
   readonly timeoutMs?: number;
+  /** Variables to set in Codex's own environment, as the terminal it was started from would. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 const MOCK_START_ATTEMPTS = 3;
@@ -76,6 +78,7 @@ function runCodex(binary: string, dir: string, port: number, options: CodexRunOp
     HOME: join(dir, 'user'),
     CODEX_HOME: join(dir, 'home'),
     MOCK_API_KEY: 'dummy',
+    ...options.env,
   };
   delete env.CODEX_EXEC_SERVER_URL;
   if (options.execServerUrl !== undefined) env.CODEX_EXEC_SERVER_URL = options.execServerUrl;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeAnswers, normalizeCodexText } from './normalize.js';
+import { normalizeAnswers, normalizeCodexText, normalizeReportedSessions } from './normalize.js';
 
 // Answers taken from real runs of Codex CLI 0.169.0 (local and through `codex exec-server`).
 const ECHO_LOCAL =
@@ -54,6 +54,38 @@ describe('normalizeCodexText', () => {
   it('leaves a text without Codex header lines as it is', () => {
     const text = 'No usable execution environment is available.';
     expect(normalizeCodexText(text)).toBe(text);
+  });
+});
+
+describe('normalizeCodexText on an applied patch', () => {
+  // Codex CLI 0.169.0's answer to `apply_patch <<'EOF' … EOF` typed into exec_command.
+  const PATCHED =
+    'Wall time: 0.0512 seconds\nOutput:\nExit code: 0\nWall time: 0.1 seconds\nOutput:\n' +
+    'Success. Updated the following files:\nA uexec_apply.txt\n';
+
+  it("replaces apply_patch's own wall time too, and nothing in its output", () => {
+    expect(normalizeCodexText(PATCHED)).toBe(
+      'Wall time: <wall> seconds\nOutput:\nExit code: 0\nWall time: <wall> seconds\nOutput:\n' +
+        'Success. Updated the following files:\nA uexec_apply.txt\n',
+    );
+    const printed = 'Wall time: 0.0512 seconds\nOutput:\nWall time: 3 seconds\n';
+    expect(normalizeCodexText(printed)).toBe('Wall time: <wall> seconds\nOutput:\nWall time: 3 seconds\n');
+  });
+});
+
+describe('normalizeReportedSessions', () => {
+  it('replaces a session id the run reported in an error, and keeps one it never did', () => {
+    expect(normalizeReportedSessions('write_stdin failed: Unknown process id 58445', [58445])).toBe(
+      'write_stdin failed: Unknown process id <session>',
+    );
+    expect(normalizeReportedSessions('write_stdin failed: Unknown process id 4242424', [58445])).toBe(
+      'write_stdin failed: Unknown process id 4242424',
+    );
+  });
+
+  it("leaves a command's output alone", () => {
+    const text = 'Process exited with code 0\nOutput:\n58445\n';
+    expect(normalizeReportedSessions(text, [58445])).toBe(text);
   });
 });
 

@@ -28,7 +28,11 @@ export function normalizeCodexText(text: string, context: NormalizeContext = {})
   // Commands that report their pid print it as `PID=<n>`, as the project's other tests do.
   const withPids = withoutFolder.replace(/\bPID=\d+/g, 'PID=<pid>');
   const bodyAt = /^Output:\n/m.exec(withPids)?.index ?? withPids.length;
-  return normalizeHeader(withPids.slice(0, bodyAt)) + withPids.slice(bodyAt);
+  // An applied patch nests apply_patch's own result, with its own wall time (to 0.1 s), under the header.
+  const body = withPids
+    .slice(bodyAt)
+    .replace(/^(Output:\nExit code: -?\d+\n)Wall time: \d+(?:\.\d+)? seconds\n/, '$1Wall time: <wall> seconds\n');
+  return normalizeHeader(withPids.slice(0, bodyAt)) + body;
 }
 
 /** A model call and answer pair, as compared across runs: the call's session id and the answer's text normalised. */
@@ -46,4 +50,16 @@ export function normalizeAnswers(answers: readonly CodexAnswer[], context: Norma
     },
     output: normalizeCodexText(output, context),
   }));
+}
+
+/**
+ * A session id the run reported (`Process running with session ID <n>`) that comes back in an error's text
+ * (`Unknown process id <n>`) becomes `<session>`, in the lines before `Output:` only. Any other number stays: an id
+ * the script made up must read the same in both runs.
+ */
+export function normalizeReportedSessions(text: string, reported: readonly number[]): string {
+  if (reported.length === 0) return text;
+  const bodyAt = /^Output:\n/m.exec(text)?.index ?? text.length;
+  const ids = new RegExp(`\\b(?:${reported.join('|')})\\b`, 'g');
+  return text.slice(0, bodyAt).replace(ids, '<session>') + text.slice(bodyAt);
 }

@@ -6,7 +6,7 @@ import { SOAK, startServer, type ServerUnderTest } from './harness.js';
 const BURST_BYTES = 1_000_001;
 const BURST = `head -c ${BURST_BYTES} /dev/zero | tr '\\0' a`;
 const RUNS = SOAK ? 500 : 50;
-// Tool replies keep at most 100000 tokens (400 KB) of output, so the reply shows the burst's head and tail. Every
+// Tool replies keep at most 10000 tokens (40 KB) of output, so the reply shows the burst's head and tail. Every
 // byte is still counted: original_token_count is ceil(bytes / 4) of all that arrived, and with 4k + 1 bytes sent,
 // losing any number of bytes from 1 up lowers it.
 const EXPECTED_TOKENS = Math.ceil(BURST_BYTES / 4);

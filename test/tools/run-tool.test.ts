@@ -193,13 +193,13 @@ describe('callTool argument handling', () => {
     expect(calls).toHaveLength(1);
   });
 
-  it('caps max_output_tokens at 100000, whatever the model asked for', async () => {
+  it('caps max_output_tokens at 10000, as Codex clamps it, whatever the model asked for', async () => {
     const { sessions, calls } = recordingSessions();
-    await callTool(sessions, 'exec_command', { cmd: 'ls', max_output_tokens: 250_000 });
+    await callTool(sessions, 'exec_command', { cmd: 'ls', max_output_tokens: 70_000 });
     await callTool(sessions, 'write_stdin', { session_id: 5, max_output_tokens: 1e308 });
-    await callTool(sessions, 'write_stdin', { session_id: 5, max_output_tokens: 99_999 });
+    await callTool(sessions, 'write_stdin', { session_id: 5, max_output_tokens: 9_999 });
     expect(calls.map(([, request]) => (request as { maxOutputTokens: number }).maxOutputTokens)).toEqual([
-      100_000, 100_000, 99_999,
+      10_000, 10_000, 9_999,
     ]);
   });
 
