@@ -2,10 +2,15 @@ import { TOKEN_ENV, type ServeAuth } from './serve-auth.js';
 
 /** The name clients register us under; their tools then appear as e.g. mcp__unified-exec__exec_command. */
 const CLIENT_NAME = 'unified-exec';
-/** write_stdin polls may wait up to 300 s; Codex's default MCP tool timeout (60 s) would cut them off. */
+/** write_stdin polls may wait up to 300 s, as long as Codex's default MCP tool timeout (300 s): leave them room. */
 const CODEX_TOOL_TIMEOUT_SEC = 330;
-/** --header needs inspector 0.16.6 or later. */
-const INSPECTOR = 'npx @modelcontextprotocol/inspector';
+/**
+ * `codex exec` refuses tools annotated destructiveHint under its default approval settings; the server's own
+ * sandbox and approval policy still apply to each command.
+ */
+const CODEX_APPROVAL_LINE = 'default_tools_approval_mode = "approve"';
+/** --header needs 0.16.6 or later; on Node 20 an unversioned npx resolves 0.15.0, so the version is named. */
+const INSPECTOR = 'npx @modelcontextprotocol/inspector@0.17.5';
 
 export function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
@@ -47,6 +52,7 @@ export function httpConnectHints(url: string, auth: ServeAuth): string {
   if (token !== undefined) lines.push(`    bearer_token_env_var = ${JSON.stringify(TOKEN_ENV)}`);
   lines.push(
     `    tool_timeout_sec = ${CODEX_TOOL_TIMEOUT_SEC}`,
+    `    ${CODEX_APPROVAL_LINE}`,
     '',
     'Connect Claude Code:',
     `  claude mcp add --transport http ${CLIENT_NAME} ${url}${header}`,
@@ -69,6 +75,7 @@ export function stdioConnectHints(launch: string[]): string {
     `    command = ${JSON.stringify(command)}`,
     `    args = ${JSON.stringify(args)}`,
     `    tool_timeout_sec = ${CODEX_TOOL_TIMEOUT_SEC}`,
+    `    ${CODEX_APPROVAL_LINE}`,
     '',
     'Connect Claude Code:',
     `  claude mcp add ${CLIENT_NAME} -- ${line}`,

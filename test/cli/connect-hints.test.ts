@@ -18,7 +18,7 @@ describe('connect hints', () => {
     expect(text).toContain(`  codex mcp add unified-exec --url ${URL}\n`);
     expect(text).toContain(`    [mcp_servers.unified-exec]\n    url = "${URL}"\n    tool_timeout_sec = 330\n`);
     expect(text).toContain(`  claude mcp add --transport http unified-exec ${URL}\n`);
-    expect(text).toContain(`  npx @modelcontextprotocol/inspector --cli ${URL} --transport http --method tools/list`);
+    expect(text).toContain(`  npx @modelcontextprotocol/inspector@0.17.5 --cli ${URL} --transport http --method tools/list`);
     expect(text).not.toMatch(/token|Bearer/i);
   });
 
@@ -31,7 +31,7 @@ describe('connect hints', () => {
       `claude mcp add --transport http unified-exec ${URL} --header 'Authorization: Bearer Zm9v-YmFy_0123456789'`,
     );
     expect(text).toContain(
-      `npx @modelcontextprotocol/inspector --cli ${URL} --transport http --header 'Authorization: Bearer Zm9v-YmFy_0123456789' --method tools/list`,
+      `npx @modelcontextprotocol/inspector@0.17.5 --cli ${URL} --transport http --header 'Authorization: Bearer Zm9v-YmFy_0123456789' --method tools/list`,
     );
   });
 
