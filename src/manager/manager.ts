@@ -419,17 +419,18 @@ export class UnifiedExecManager {
       // In the same tick as the drain: what was streamed is exactly what this reply drains of the call's output.
       call.output?.dispose();
     }
-    const { text, totalBytes, withoutAlternate } = session.drain();
+    const { text, totalBytes, withoutDrawing } = session.drain();
+    // What a program drew is on the screen; `screen: false` asks for the raw bytes, as Codex gives.
+    const drawn = call.screen === false ? undefined : withoutDrawing();
     // The state as of the drain: a process that exits while the screen is read reports that, and what it printed
     // meanwhile, in the next reply.
     const state = session.state;
-    const screen = await screenForReply(session, call.screen);
+    const screen = await screenForReply(session, call.screen, drawn?.cursorAddressed ?? false);
     session.lastUsedMs = this.clock();
     const base = {
       chunkId: newChunkId(),
       wallTimeSeconds: (performance.now() - call.started) / 1000,
-      // What a full-screen program drew is on the screen; `screen: false` asks for the raw bytes, as Codex gives.
-      output: truncateForModel(call.screen === false ? text : withoutAlternate(), call.maxOutputTokens).text,
+      output: truncateForModel(drawn?.text ?? text, call.maxOutputTokens).text,
       originalTokenCount: Math.ceil(totalBytes / 4),
       warnings: call.warnings,
       ...(screen ? { screen } : {}),
