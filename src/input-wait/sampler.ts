@@ -123,12 +123,13 @@ export interface SessionTerminal {
  * (bubblewrap binds the terminal it was given there, so a program that opens /dev/tty in there, like less, or that
  * reopens its standard fds by their tty name, like node's libuv, holds it under that name), and the sandbox's own
  * devpts has /dev/pts/N names of its own, one of which may equal the session's. An fd that is the terminal's file
- * is named as the terminal; one named like it that is another file (or cannot be told) is marked as not it;
- * /dev/tty, always the caller's controlling terminal, and any other target stay as they are. Pure.
+ * is named as the terminal; one named like it that is another file (or has gone) is marked as not it; /dev/tty,
+ * always the caller's controlling terminal, and any other target stay as they are, as does every target when the
+ * terminal's own identity could not be read. Pure.
  */
 export function terminalName(target: string, fdId: string | undefined, terminal: SessionTerminal | undefined): string {
-  if (terminal === undefined || !target.startsWith('/dev/') || target === '/dev/tty') return target;
-  if (terminal.id !== undefined && fdId === terminal.id) return terminal.path;
+  if (terminal?.id === undefined || !target.startsWith('/dev/') || target === '/dev/tty') return target;
+  if (fdId === terminal.id) return terminal.path;
   return target === terminal.path ? `${target} (another terminal of that name)` : target;
 }
 

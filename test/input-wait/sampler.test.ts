@@ -142,6 +142,7 @@ describe('the terminal known by which file it is', () => {
     expect(terminalName('pipe:[12]', '26:6', terminal)).toBe('pipe:[12]');
     expect(terminalName('/dev/console', '26:6', undefined)).toBe('/dev/console');
     expect(terminalName('/dev/console', '26:6', { path: '/dev/pts/3', id: undefined })).toBe('/dev/console');
+    expect(terminalName('/dev/pts/3', '26:6', { path: '/dev/pts/3', id: undefined })).toBe('/dev/pts/3');
   });
 });
 
