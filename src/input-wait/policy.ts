@@ -95,7 +95,7 @@ export class InputWaitPolicy implements ReturnPolicy {
   beforeInput(process: ExecProcess): unknown {
     if (process.reportedInputWait) return process.reportedInputWait.mark();
     if (!this.table || !process.terminal || process.pid === undefined) return undefined;
-    return runCounts(sampleForeground(process.pid, this.table, process.terminal.supervisorDepth));
+    return runCounts(sampleForeground(process.pid, this.table, process.terminal));
   }
 
   async watch(context: WatchContext): Promise<EarlyReturn | undefined> {
@@ -124,7 +124,7 @@ export class InputWaitPolicy implements ReturnPolicy {
       const granted = this.budget.take(signal);
       if (granted !== true && !(await granted)) break;
       const probedAt = performance.now();
-      const sample = sampleForeground(pid, table, terminal.supervisorDepth);
+      const sample = sampleForeground(pid, table, terminal);
       const verdict = sample && decideInputWait(sample, terminal.path, table, baseline);
       const waiting =
         verdict?.kind === 'waiting' &&
@@ -138,7 +138,7 @@ export class InputWaitPolicy implements ReturnPolicy {
         const runsBefore = new Map(sample.members.map((m) => [m.pid, m.runCount]));
         await terminal.flushOutput();
         if (signal.aborted) return undefined;
-        const again = sampleForeground(pid, table, terminal.supervisorDepth);
+        const again = sampleForeground(pid, table, terminal);
         const confirm = again && decideInputWait(again, terminal.path, table);
         if (again && confirm?.kind === 'waiting' && again.members.every((m) => runsBefore.get(m.pid) === m.runCount)) {
           const modes = terminal.localModes();

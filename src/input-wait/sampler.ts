@@ -110,21 +110,31 @@ const EPOLL_READ = EPOLLIN | EPOLLPRI | EPOLLRDNORM | EPOLLRDHUP;
 const EPOLL_WRITE = 0x4 | 0x100 | 0x200 | 0x400;
 const EPOLL_ANY = EPOLL_READ | EPOLL_WRITE;
 
-/**
- * The name of the terminal an fd is, where a sandbox shows it under another: bubblewrap binds the terminal it was
- * given at /dev/console, so a program that opens /dev/tty in there (less, man) holds it as `/dev/console`. Such an fd
- * is the terminal when it is the same file as one of the process's standard fds that is a pty; it is then named as
- * that one is. Any other target is returned as it is.
- */
-function terminalAlias(pid: number, fd: number, target: string): string {
-  if (target !== '/dev/console') return target;
-  const same = fileId(`/proc/${pid}/fd/${fd}`);
-  for (const std of [0, 1, 2]) {
-    const link = readProcLink(`/proc/${pid}/fd/${std}`);
-    if (link?.startsWith('/dev/pts/') && same !== undefined && fileId(`/proc/${pid}/fd/${std}`) === same) return link;
-  }
-  return target;
+/** The session's terminal as the sampler knows it: its path on this machine and which file that is. */
+export interface SessionTerminal {
+  path: string;
+  /** Device and inode of `path` (see fileId); undefined when it could not be read. */
+  id: string | undefined;
 }
+
+/**
+ * The name a watched fd goes by in the decision, given what file it is (`fdId`, see fileId). The session's terminal
+ * is known by which file it is, not by its name: inside the bubblewrap sandbox the same pty shows as /dev/console
+ * (bubblewrap binds the terminal it was given there, so a program that opens /dev/tty in there, like less, or that
+ * reopens its standard fds by their tty name, like node's libuv, holds it under that name), and the sandbox's own
+ * devpts has /dev/pts/N names of its own, one of which may equal the session's. An fd that is the terminal's file
+ * is named as the terminal; one named like it that is another file (or has gone) is marked as not it; /dev/tty,
+ * always the caller's controlling terminal, and any other target stay as they are, as does every target when the
+ * terminal's own identity could not be read. Pure.
+ */
+export function terminalName(target: string, fdId: string | undefined, terminal: SessionTerminal | undefined): string {
+  if (terminal?.id === undefined || !target.startsWith('/dev/') || target === '/dev/tty') return target;
+  if (fdId === terminal.id) return terminal.path;
+  return target === terminal.path ? `${target} (another terminal of that name)` : target;
+}
+
+/** Whether a link target may be a terminal, and so is worth a stat to tell which. */
+const mayBeTerminal = (target: string) => target.startsWith('/dev/') && target !== '/dev/tty' && target !== '/dev/null';
 
 /** Which file a path is (its device and inode), or undefined when it cannot be read. */
 function fileId(path: string): string | undefined {
@@ -140,16 +150,24 @@ function fileId(path: string): string | undefined {
  * What a read, select, poll or epoll wait of `pid` (any of its threads: they share fds and memory) waits on, from
  * the text of the thread's /proc syscall file.
  */
-function sampleWait(pid: number, syscallText: string | undefined, table: SyscallTable): WaitSample {
+function sampleWait(
+  pid: number,
+  syscallText: string | undefined,
+  table: SyscallTable,
+  terminal: SessionTerminal | undefined,
+): WaitSample {
   const raw = syscallText?.trim();
   if (raw === 'running') return { syscall: 'running', fdTargets: {} };
   if (!raw) return { syscall: undefined, fdTargets: {} };
   const [nr, ...args] = raw.split(' ');
   const syscall = { nr: Number(nr), args };
   const fdTargets: Record<number, string> = {};
+  const name = (fd: number, target: string) => {
+    fdTargets[fd] = mayBeTerminal(target) ? terminalName(target, fileId(`/proc/${pid}/fd/${fd}`), terminal) : target;
+  };
   const link = (fd: number) => {
     const target = readProcLink(`/proc/${pid}/fd/${fd}`);
-    if (target !== undefined) fdTargets[fd] = terminalAlias(pid, fd, target);
+    if (target !== undefined) name(fd, target);
   };
   if (table.read.includes(syscall.nr)) {
     link(Number.parseInt(args[0] ?? '', 16));
@@ -159,7 +177,7 @@ function sampleWait(pid: number, syscallText: string | undefined, table: Syscall
     const set = readEpollSet(pid, Number.parseInt(args[0] ?? '', 16));
     if (!set) return { syscall, fdTargets };
     const live = set.filter((w) => w.events & EPOLL_ANY); // events 0: disabled until re-armed
-    for (const w of live) if (w.link !== undefined) fdTargets[w.fd] = terminalAlias(pid, w.fd, w.link);
+    for (const w of live) if (w.link !== undefined) name(w.fd, w.link);
     const timeout = timeoutMs(pid, syscall.nr, args, table);
     return {
       syscall,
@@ -188,11 +206,15 @@ function sampleWait(pid: number, syscallText: string | undefined, table: Syscall
   };
 }
 
-function sampleMember(pid: number, table: SyscallTable): MemberSample | undefined {
+function sampleMember(
+  pid: number,
+  table: SyscallTable,
+  terminal: SessionTerminal | undefined,
+): MemberSample | undefined {
   const statText = readProcText(`/proc/${pid}/stat`);
   const stat = statText ? parseProcStat(statText) : undefined;
   if (!stat) return undefined;
-  const wait = sampleWait(pid, readProcText(`/proc/${pid}/syscall`), table);
+  const wait = sampleWait(pid, readProcText(`/proc/${pid}/syscall`), table, terminal);
   const runCount = Number(readProcText(`/proc/${pid}/schedstat`)?.split(' ')[2] ?? Number.NaN);
   const otherThreads: ThreadSample[] = [];
   const threadCount = Number(statText?.slice(statText.lastIndexOf(')') + 2).split(' ')[17]);
@@ -206,7 +228,7 @@ function sampleMember(pid: number, table: SyscallTable): MemberSample | undefine
       const thread: ThreadSample = { tid: t.pid, state: t.state, ...(Number.isInteger(nr) ? { syscall: nr } : {}) };
       // A thread that may read the terminal for the loop (python -m asyncio's REPL): what it waits on.
       const reads = table.read.includes(nr) || table.select.includes(nr) || table.poll.includes(nr);
-      if (reads) thread.wait = sampleWait(pid, syscallText, table);
+      if (reads) thread.wait = sampleWait(pid, syscallText, table, terminal);
       otherThreads.push(thread);
     }
   }
@@ -241,19 +263,23 @@ function descendants(leader: number): { pid: number; depth: number }[] {
 /**
  * What the foreground process group of the terminal led by `leader` is doing right now. Undefined when it cannot
  * be read (the leader is gone, not Linux). Processes that vanish while we read are skipped, never fatal.
+ * `terminal.path` is the session's terminal: an fd that is that file under another name counts as it (see
+ * terminalName); without it, fds are taken by their names. `terminal.supervisorDepth`: see TerminalHandle.
  */
 export function sampleForeground(
   leader: number,
   table: SyscallTable,
-  supervisorDepth = 0,
+  terminal: { path?: string; supervisorDepth?: number } = {},
 ): ForegroundSample | undefined {
+  const supervisorDepth = terminal.supervisorDepth ?? 0;
+  const session = terminal.path === undefined ? undefined : { path: terminal.path, id: fileId(terminal.path) };
   const leaderStat = parseProcStat(readProcText(`/proc/${leader}/stat`) ?? '');
   if (!leaderStat || leaderStat.tpgid <= 0) return undefined;
   const members: MemberSample[] = [];
   for (const { pid, depth } of descendants(leader)) {
     const stat = pid === leader ? leaderStat : parseProcStat(readProcText(`/proc/${pid}/stat`) ?? '');
     if (stat?.pgid !== leaderStat.tpgid) continue;
-    const member = sampleMember(pid, table);
+    const member = sampleMember(pid, table, session);
     if (member) members.push(depth < supervisorDepth ? { ...member, supervisor: true } : member);
   }
   return { tpgid: leaderStat.tpgid, members };

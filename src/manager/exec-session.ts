@@ -3,6 +3,7 @@ import { Utf8StreamDecoder, decodeDrained } from '../buffer/utf8-decoder.js';
 import type { WatchContext } from '../input-wait/return-policy.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { TerminalModes, outsideAlternateScreen } from '../screen/terminal-modes.js';
+import { splitCursorDrawing } from '../screen/cursor-address.js';
 import { RecentBytes } from '../screen/recent-bytes.js';
 import { RECENT_OUTPUT_BYTES, SessionScreen } from '../screen/session-screen.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/pty-process.js';
@@ -28,7 +29,8 @@ export interface DrainedText {
   omittedBytes: number;
   /** Whether the text begins inside the alternate screen. */
   startsInside: boolean;
-  withoutAlternate: () => string;
+  /** The text without what a program drew (in the alternate screen, or by moving the cursor), and whether it did. */
+  withoutDrawing: () => { text: string; cursorAddressed: boolean };
 }
 
 /** How a session is kept, beside its process. */
@@ -193,8 +195,10 @@ export class ExecSession {
    * Everything printed since the last drain, as text, and how many bytes that was before any were dropped (and how
    * many were: the text marks where, see decodeDrained). Once the
    * process has ended, a character it left unfinished comes out as U+FFFD instead of being held for more bytes.
-   * `withoutAlternate`: the text less what a full-screen program drew in the alternate screen (see
-   * outsideAlternateScreen); the text itself for a session without a screen.
+   * `withoutDrawing`: the text less what a program drew, for a reply that may show the screen: what a full-screen
+   * program drew in the alternate screen (see outsideAlternateScreen) and what one drew on the normal screen by
+   * addressing the cursor (see splitCursorDrawing); `cursorAddressed` says whether it did the latter. For a session
+   * without a screen: the text itself.
    */
   drain(): DrainedText {
     const drained = this.buffer.drain();
@@ -216,7 +220,11 @@ export class ExecSession {
       totalBytes,
       omittedBytes,
       startsInside,
-      withoutAlternate: () => (this.screen ? outsideAlternateScreen(text, startsInside) : text),
+      withoutDrawing: () => {
+        if (!this.screen) return { text, cursorAddressed: false };
+        const { drawn, text: outside } = splitCursorDrawing(outsideAlternateScreen(text, startsInside), this.size.rows);
+        return { text: outside, cursorAddressed: drawn };
+      },
     };
   }
 

@@ -42,7 +42,11 @@ export function screenSection(screen: ScreenView): string[] {
   const rows = screen.lines.map((line) => line.trimEnd());
   let shown = rows.length;
   while (shown > screen.cursor.row + 1 && rows[shown - 1] === '') shown--;
-  const what = screen.alternate ? '; a full-screen program, so Output leaves out what it drew' : '';
+  const what = screen.alternate
+    ? '; a full-screen program, so Output leaves out what it drew'
+    : screen.cursorAddressed
+      ? '; the program draws by moving the cursor, so Output leaves out what it drew'
+      : '';
   const blank = shown < rows.length ? `; rows ${shown + 1}-${rows.length} blank` : '';
   return [
     `Screen ${screen.cols}x${screen.rows} (cursor at row ${screen.cursor.row + 1}, column ${screen.cursor.col + 1}${blank}${what}):`,

@@ -441,12 +441,14 @@ export class UnifiedExecManager {
     // Given up: the output and the exit stay for the next call, which the session is now free for.
     if (call.signal?.aborted) throw cancelled();
     const drained = session.drain();
-    const { text, totalBytes, omittedBytes, withoutAlternate } = drained;
+    const { text, totalBytes, omittedBytes, withoutDrawing } = drained;
     const originalTokenCount = Math.ceil(totalBytes / 4);
+    // What a program drew is on the screen; `screen: false` asks for the raw bytes, as Codex gives.
+    const drawn = call.screen === false ? undefined : withoutDrawing();
     // The state as of the drain: a process that exits while the screen is read reports that, and what it printed
     // meanwhile, in the next reply.
     const state = session.state;
-    const screen = await screenForReply(session, call.screen);
+    const screen = await screenForReply(session, call.screen, drawn?.cursorAddressed ?? false);
     if (call.signal?.aborted) {
       // Given up while the screen was read: what was drained goes back, for the next call.
       session.giveBack(drained);
@@ -456,11 +458,7 @@ export class UnifiedExecManager {
     const base = {
       chunkId: newChunkId(),
       wallTimeSeconds: (performance.now() - call.started) / 1000,
-      // What a full-screen program drew is on the screen; `screen: false` asks for the raw bytes, as Codex gives.
-      output: truncateForModel(call.screen === false ? text : withoutAlternate(), call.maxOutputTokens, {
-        omittedBytes,
-        originalTokenCount,
-      }).text,
+      output: truncateForModel(drawn?.text ?? text, call.maxOutputTokens, { omittedBytes, originalTokenCount }).text,
       originalTokenCount,
       warnings: call.warnings,
       ...(screen ? { screen } : {}),

@@ -53,7 +53,7 @@ const screen = z
   .boolean(expected('true or false'))
   .optional()
   .describe(
-    'tty only. Leave it out: the reply shows the rendered screen (rows of text and the cursor) while a full-screen program (vim, less, top) is in the alternate screen, and Output leaves out what such a program drew. true: show the screen in every reply. false: never; Output is the raw bytes, escape sequences and all.',
+    'tty only. Leave it out: the reply shows the rendered screen (rows of text and the cursor) while a full-screen program (vim, less, top) is in the alternate screen, or when the output since the last reply moved the cursor to rows and columns (vim under TERM=dumb draws that way), and Output leaves out what such a program drew. true: show the screen in every reply. false: never; Output is the raw bytes, escape sequences and all.',
   );
 
 /** Shared by exec_command and shell: the model may ask to leave the sandbox, and say why. */

@@ -7,7 +7,10 @@ import type { ScreenView } from './types.js';
 
 // What a tty session's terminal adds to the calls: its size, its screen in replies, and named keys.
 
-/** `screen` of a call: show it when a full-screen program is in the alternate screen (undefined), always, or never. */
+/**
+ * `screen` of a call: show it when a full-screen program is in the alternate screen or the output since the last
+ * reply addressed the cursor (undefined), always, or never.
+ */
 export type ScreenChoice = boolean | undefined;
 
 /** A call's terminal fields, checked against what the session is: they only mean something with a terminal. */
@@ -78,11 +81,19 @@ export function keysToBytes(session: ExecSession, keys: readonly string[]): stri
   return keys.map((name) => keyBytes(name, { applicationCursorKeys })).join('');
 }
 
-/** The screen a reply shows, if any: see ScreenChoice. Read once the output drained so far is all on it. */
-export async function screenForReply(session: ExecSession, choice: ScreenChoice): Promise<ScreenView | undefined> {
+/**
+ * The screen a reply shows, if any: see ScreenChoice. `cursorAddressed`: the reply's output addressed the cursor
+ * outside the alternate screen. Read once the output drained so far is all on it.
+ */
+export async function screenForReply(
+  session: ExecSession,
+  choice: ScreenChoice,
+  cursorAddressed: boolean,
+): Promise<ScreenView | undefined> {
   const screen = session.screen;
-  if (!screen || choice === false || (choice === undefined && !session.modes?.alternate)) return undefined;
+  if (!screen || choice === false) return undefined;
+  if (choice === undefined && !session.modes?.alternate && !cursorAddressed) return undefined;
   const { cols, rows, lines, cursor, alternate } = await screen.snapshot();
   // Spaces at the end of a row are invisible, however the program put them there.
-  return { cols, rows, lines: lines.map((line) => line.trimEnd()), cursor, alternate };
+  return { cols, rows, lines: lines.map((line) => line.trimEnd()), cursor, alternate, cursorAddressed };
 }

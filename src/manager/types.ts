@@ -19,6 +19,11 @@ export interface ScreenView {
   cursor: { row: number; col: number };
   /** A full-screen program (vim, less, top) is in the alternate screen. */
   alternate: boolean;
+  /**
+   * The output since the last reply addressed the cursor outside the alternate screen: a program drawing on the
+   * normal screen (vim under TERM=dumb). See src/screen/cursor-address.ts.
+   */
+  cursorAddressed: boolean;
 }
 
 export interface ExecResponse {
@@ -39,8 +44,8 @@ export interface ExecResponse {
   /** Lines for the model, e.g. the 60-session warning. */
   warnings: string[];
   /**
-   * The terminal's screen: while a full-screen program is in the alternate screen (unless the call said
-   * `screen: false`), or always when it said `screen: true`.
+   * The terminal's screen: while a full-screen program is in the alternate screen or when the output since the last
+   * reply addressed the cursor (unless the call said `screen: false`), or always when it said `screen: true`.
    */
   screen?: ScreenView;
   /** The process failed because the sandbox refused something (a write, a connection); a warning line says so. */

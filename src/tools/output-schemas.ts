@@ -25,10 +25,15 @@ export const execResultOutput = z
         lines: z.array(z.string()).describe('Every row of the terminal, top to bottom.'),
         cursor: z.object({ row: z.number(), col: z.number() }).describe('Zero-based.'),
         alternate: z.boolean().describe('A full-screen program (vim, less, top) is in the alternate screen.'),
+        cursorAddressed: z
+          .boolean()
+          .describe(
+            'The output since the last reply moved the cursor to rows and columns outside the alternate screen: a program drawing on the normal screen (vim under TERM=dumb).',
+          ),
       })
       .optional()
       .describe(
-        'What the terminal shows: while a full-screen program is in the alternate screen, or always when asked with screen=true.',
+        'What the terminal shows: while a full-screen program is in the alternate screen, in a reply whose output addressed the cursor (a program drawing a screen), or always when asked with screen=true.',
       ),
   })
   // The compat contract: a reply carries exactly one of the two.

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleForeground, syscallTable } from '../../src/input-wait/sampler.js';
+import { sampleForeground, syscallTable, terminalName } from '../../src/input-wait/sampler.js';
 import { LocalExecutor } from '../../src/spawn/local-executor.js';
-import type { MemberSample } from '../../src/input-wait/decide.js';
+import { decideInputWait, type MemberSample } from '../../src/input-wait/decide.js';
 import type { ExecProcess } from '../../src/spawn/types.js';
+import { NO_SANDBOX, sandboxPolicy, useWorkspace } from '../sandbox/sandbox-helpers.js';
+import type { SandboxPolicy } from '../../src/sandbox/policy.js';
 
 // What the sampler reads of real waits: each program prints 'ready', then blocks in one call on its terminal and a
 // socketpair it holds both ends of (its own wake-up), with a known timeout.
@@ -11,26 +13,47 @@ afterEach(async () => {
   await Promise.all(live.splice(0).map((p) => p.terminate()));
 });
 
-/** Starts `python3 -c` in a terminal and samples its main thread once it waits in a call of `family`. */
-async function waitOf(code: string, family: number[]): Promise<MemberSample> {
+/** What a wait was sampled from: the program in its terminal, and the sample of its foreground group. */
+interface Sampled {
+  proc: ExecProcess;
+  member: MemberSample;
+}
+
+/**
+ * Starts `argv` (default: `python3 -c code`) in a terminal, in `sandbox` when given, and samples the program (the
+ * last member of the foreground group: a sandbox's bubblewrap and init come first) once it printed `ready` and
+ * waits in a call of `family`. `then` is written to its terminal once it has started.
+ */
+async function sampled(
+  code: string,
+  family: number[],
+  options: { argv?: string[]; sandbox?: SandboxPolicy; cwd?: string; then?: (proc: ExecProcess) => string } = {},
+): Promise<Sampled> {
   const table = syscallTable!;
   const proc = await new LocalExecutor({ watchdog: false }).spawn({
-    argv: ['python3', '-c', code],
-    cwd: '/tmp',
+    argv: options.argv ?? ['python3', '-c', code],
+    cwd: options.cwd ?? '/tmp',
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'dumb', HOME: process.env.HOME ?? '/tmp' },
     tty: true,
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
   live.push(proc);
   let out = '';
   proc.onData((chunk) => (out += chunk.toString()));
+  if (options.then) proc.write(options.then(proc));
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const member = sampleForeground(proc.pid!, table)?.members[0];
+    const member = sampleForeground(proc.pid!, table, proc.terminal)?.members.at(-1);
     const nr = typeof member?.syscall === 'object' ? member.syscall.nr : undefined;
-    if (out.includes('ready') && member && nr !== undefined && family.includes(nr)) return member;
+    if (out.includes('ready') && member && nr !== undefined && family.includes(nr)) return { proc, member };
     if (Date.now() > deadline) throw new Error(`never waited in ${family.join('/')}; printed: ${out}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Starts `python3 -c code` in a terminal and samples its main thread once it waits in a call of `family`. */
+async function waitOf(code: string, family: number[]): Promise<MemberSample> {
+  return (await sampled(code, family)).member;
 }
 
 const PAIR = "import select, socket, sys\na, b = socket.socketpair()\nprint('ready', flush=True)\n";
@@ -99,3 +122,67 @@ describe.skipIf(syscallTable === undefined)('the sampler on real waits', () => {
     expect(reader?.wait?.timeoutMs).toBe(-1);
   });
 });
+
+describe('the terminal known by which file it is', () => {
+  const terminal = { path: '/dev/pts/3', id: '26:6' };
+
+  it('names an fd that is the terminal under another name (/dev/console in the sandbox) as the terminal', () => {
+    expect(terminalName('/dev/console', '26:6', terminal)).toBe('/dev/pts/3');
+    expect(terminalName('/dev/pts/3', '26:6', terminal)).toBe('/dev/pts/3');
+  });
+
+  it("does not take another devpts's terminal of the same name for it", () => {
+    expect(terminalName('/dev/pts/3', '41:6', terminal)).toBe('/dev/pts/3 (another terminal of that name)');
+    expect(terminalName('/dev/pts/3', undefined, terminal)).toBe('/dev/pts/3 (another terminal of that name)');
+    expect(terminalName('/dev/console', '41:6', terminal)).toBe('/dev/console');
+  });
+
+  it('leaves /dev/tty, other files and an unknown terminal as they are', () => {
+    expect(terminalName('/dev/tty', undefined, terminal)).toBe('/dev/tty');
+    expect(terminalName('pipe:[12]', '26:6', terminal)).toBe('pipe:[12]');
+    expect(terminalName('/dev/console', '26:6', undefined)).toBe('/dev/console');
+    expect(terminalName('/dev/console', '26:6', { path: '/dev/pts/3', id: undefined })).toBe('/dev/console');
+    expect(terminalName('/dev/pts/3', '26:6', { path: '/dev/pts/3', id: undefined })).toBe('/dev/pts/3');
+  });
+});
+
+// CI installs bubblewrap: there a missing sandbox fails instead of skipping.
+describe.skipIf(syscallTable === undefined || (NO_SANDBOX !== undefined && !process.env.CI))(
+  'the sampler on real waits in the default sandbox',
+  () => {
+    const table = syscallTable!;
+    const ws = useWorkspace();
+
+    it("sees node's event loop read its terminal, which libuv reopened as /dev/console", async () => {
+      const { proc, member } = await sampled('', table.epoll, {
+        argv: ['node', '-e', "process.stdin.on('data', () => {}); console.log('ready')"],
+        sandbox: sandboxPolicy({ workspace: ws.dir }),
+        cwd: ws.dir,
+      });
+      const path = proc.terminal!.path;
+      expect(member.watchedFds!.some((fd) => member.fdTargets[fd] === path)).toBe(true);
+      expect(decideInputWait(sampleForeground(proc.pid!, table, proc.terminal)!, path, table).kind).toBe('waiting');
+    });
+
+    it("does not take a pty of the sandbox's own devpts named like the session's terminal for it", async () => {
+      // The program reads the number of the session's terminal, opens ptys of its own until one has that name, and
+      // waits on that one alone: input to the session never reaches it.
+      const code = [
+        'import os, select',
+        'n = input()',
+        'held = [os.openpty() for _ in range(int(n) + 1)]',
+        "slave = next(s for m, s in held if os.ttyname(s) == '/dev/pts/' + n)",
+        "print('ready', flush=True)",
+        'select.select([slave], [], [])',
+      ].join('\n');
+      const { proc, member } = await sampled(code, table.select, {
+        sandbox: sandboxPolicy({ workspace: ws.dir }),
+        cwd: ws.dir,
+        then: (p) => `${p.terminal!.path.slice('/dev/pts/'.length)}\n`,
+      });
+      const path = proc.terminal!.path;
+      expect(member.watchedFds!.map((fd) => member.fdTargets[fd])).toEqual([`${path} (another terminal of that name)`]);
+      expect(decideInputWait(sampleForeground(proc.pid!, table, proc.terminal)!, path, table).kind).toBe('busy');
+    });
+  },
+);

@@ -1,28 +1,33 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import type { ManagerOptions, UnifiedExecManager } from '../../src/index.js';
 import { newManager } from '../helpers/manager.js';
+import { NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
 import { runScenario, type ScenarioResult } from './run-scenario.js';
 import { SCENARIOS } from './scenarios.js';
 
-// Real shells and REPLs in real PTYs through the manager's default (input-wait) return rule. Run one after
+// Real shells and REPLs in real PTYs through the manager's default (input-wait) return rule, twice: without a
+// sandbox, and in the sandbox mcp and serve use by default (workspace-write, network off, a fresh workspace), where
+// bubblewrap and its init sit above the program and the terminal may show under another name. Run one after
 // another: each asserts on timing. Each scenario is its own test, asserting its own state and that it did not answer
 // prematurely, so any one of them can run alone (`-t`); the tally below is a log line, not an assertion, because
 // a tally over the file would pass or fail depending on which tests ran before it.
-describe('input-wait return through UnifiedExecManager', () => {
-  const manager = newManager();
+function scenarioSuite(label: string, options: () => ManagerOptions): void {
+  let manager: UnifiedExecManager;
   const results: ScenarioResult[] = [];
 
   afterAll(async () => {
-    await manager.shutdown();
+    await manager?.shutdown();
     const correct = results.filter((r) => r.stateCorrect).length;
     const premature = results.filter((r) => r.premature).length;
     console.log(
-      `input-wait scenarios: ${results.length} of ${SCENARIOS.length} run, ${correct} correct states, ` +
+      `input-wait scenarios (${label}): ${results.length} of ${SCENARIOS.length} run, ${correct} correct states, ` +
         `${premature} premature returns, ` +
         `${(results.reduce((sum, r) => sum + r.wallMs, 0) / 1000).toFixed(2)} s of measured wall time`,
     );
   });
 
   it.each(SCENARIOS.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
+    manager ??= newManager(options());
     const result = await runScenario(manager, scenario);
     results.push(result);
     const { response } = result;
@@ -46,4 +51,14 @@ describe('input-wait return through UnifiedExecManager', () => {
       expect(result.wallMs, detail).toBeLessThan(scenario.yieldTimeMs / 2);
     }
   });
+}
+
+describe('input-wait return through UnifiedExecManager, no sandbox', () => {
+  scenarioSuite('no sandbox', () => ({}));
+});
+
+// CI installs bubblewrap: there a missing sandbox fails the suite instead of skipping it.
+describe.skipIf(NO_SANDBOX && !process.env.CI)('input-wait return in the default sandbox (workspace-write)', () => {
+  const ws = useWorkspace();
+  scenarioSuite('default sandbox', () => ({ cwd: ws.dir, sandbox: 'workspace-write' }));
 });
