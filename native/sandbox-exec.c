@@ -164,6 +164,26 @@ static int enter_landlock_domain(void) {
   return 0;
 }
 
+/*
+ * Closes every fd from `first` up, but `keep`: nothing the server inherited from whoever started it (a socket a
+ * service manager passed, a CI runner's pipe) may reach the sandbox, where it would lead past the filter.
+ */
+static void close_from(int first, int keep) {
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+  if (keep >= first) {
+    if (keep > first && syscall(SYS_close_range, first, keep - 1, 0) != 0) goto slow;
+    if (syscall(SYS_close_range, keep + 1, ~0U, 0) != 0) goto slow;
+  } else if (syscall(SYS_close_range, first, ~0U, 0) != 0) {
+    goto slow;
+  }
+  return;
+slow: /* kernels before 5.9 */
+  for (long fd = first, max = sysconf(_SC_OPEN_MAX); fd < max && fd < 65536; fd++)
+    if (fd != keep) close(fd);
+}
+
 static int usage(void) {
   fprintf(stderr, "usage: " NAME " [--seccomp BASE64 | --seccomp-fd N BASE64] -- COMMAND [ARG...]\n");
   return EXIT_SETUP;
@@ -191,7 +211,9 @@ int main(int argc, char **argv) {
   if (pass != NULL) {
     int status = pass_seccomp(pass, pass_fd);
     if (status != 0) return status;
+    close_from(3, pass_fd);
   } else {
+    close_from(3, -1);
     /* Required for Landlock and an unprivileged filter, and keeps setuid programs from gaining what is withheld. */
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail("cannot set no_new_privs", errno);
     int status = enter_landlock_domain();

@@ -47,10 +47,11 @@ export type PathKind = 'missing' | 'empty' | 'present' | 'link' | 'foreign-link'
 /**
  * A folder holding `HEAD` (with `objects` and `refs`) is a repository to git, bare: a command could make a writable
  * root one (`git init --bare .`) and plant a `core.fsmonitor` that git then runs outside, as for `.git`. A root
- * without `HEAD` keeps it from being made; a root that is such a repository already keeps its config and hooks.
+ * without `HEAD` keeps it from being made. A root that is such a repository already cannot be kept: git reads too
+ * many of its files (config, hooks, commondir, info/, objects/info/alternates), so the sandbox refuses it.
  */
 const BARE_REPOSITORY_MARK = 'HEAD';
-const BARE_REPOSITORY_NAMES = ['config', 'hooks'] as const;
+const BARE_REPOSITORY_PARTS = ['objects', 'refs'] as const;
 
 /**
  * What a container runtime keeps from its containers (runc's read-only and masked paths). It matters most with the
@@ -129,11 +130,16 @@ export function planMounts(roots: readonly string[], network: 'off' | 'on', fact
     for (const root of outer) for (const dir of between(root, inner)) writable.add(dir);
   };
   for (const root of roots) pin(root);
-  for (const root of roots) {
+  // The folders pinned between nested roots get the same protection: git run in an inner root that has no
+  // repository of its own walks up past the masked `.git` and would take one planted in such a folder.
+  for (const root of [...writable]) {
     const at = (name: string) => (root === '/' ? `/${name}` : `${root}/${name}`);
-    const bare = facts.kind(at(BARE_REPOSITORY_MARK)) === 'present';
-    const names = [...PROTECTED_NAMES, BARE_REPOSITORY_MARK, ...(bare ? BARE_REPOSITORY_NAMES : [])];
-    for (const path of names.map(at)) {
+    const kindOf = (name: string) => facts.kind(at(name));
+    if (kindOf(BARE_REPOSITORY_MARK) === 'present' && BARE_REPOSITORY_PARTS.some((n) => kindOf(n) !== 'missing')) {
+      plan.unprotectable.push(root);
+      continue;
+    }
+    for (const path of [...PROTECTED_NAMES, BARE_REPOSITORY_MARK].map(at)) {
       const kind = facts.kind(path);
       // Mounts follow links: a link the command could replace would leave the mount on its old target.
       if (kind === 'link') plan.unprotectable.push(path);

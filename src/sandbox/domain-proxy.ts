@@ -17,8 +17,8 @@ const AUTHORITY = /^(?:\[([0-9a-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/i;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
 
 /** The socat command that, inside the sandbox, serves the proxy on the sandbox's own 127.0.0.1:`port`. */
-export function proxyBridgeArgv(socketPathInside: string, port: number): string[] {
-  return ['socat', `TCP-LISTEN:${port},bind=127.0.0.1,reuseaddr,fork`, `UNIX-CONNECT:${socketPathInside}`];
+export function proxyBridgeArgv(socketPathInside: string, port: number, socat = 'socat'): string[] {
+  return [socat, `TCP-LISTEN:${port},bind=127.0.0.1,reuseaddr,fork`, `UNIX-CONNECT:${socketPathInside}`];
 }
 
 /** Variables to unset in the sandbox, so that no host bypasses the proxy (there is no other way out anyway). */

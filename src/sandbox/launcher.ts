@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { findExecutable } from '../util/executable.js';
+import { TRUSTED_PATH, findTrustedExecutable } from '../util/executable.js';
 import { makePrivateDir, stateRoot } from '../util/private-dir.js';
 import { MaskRegistry } from './mask-registry.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
@@ -41,7 +41,7 @@ export const SANDBOX_HELP =
  * there? `reason` says why not.
  */
 export function probeSandbox(
-  pathVar = process.env.PATH,
+  pathVar = TRUSTED_PATH,
   sandboxExec = SANDBOX_EXEC_PATH,
 ): { ok: true; bwrap: string } | { ok: false; reason: string } {
   const bwrap = findBwrap(pathVar);
@@ -60,10 +60,9 @@ export function probeSandbox(
   return { ok: false, reason: `bubblewrap cannot create namespaces here (${detail})` };
 }
 
-/** The bwrap in PATH, by its real path (as /proc/<pid>/exe names it). */
-function findBwrap(pathVar: string | undefined): string | undefined {
-  const found = findExecutable('bwrap', pathVar);
-  return found === undefined ? undefined : realpathSync(found);
+/** The system's bwrap (never one a PATH names first), by its real path (as /proc/<pid>/exe names it). */
+function findBwrap(pathVar: string): string | undefined {
+  return findTrustedExecutable('bwrap', pathVar);
 }
 
 const realPath = (path: string) => {
@@ -73,6 +72,13 @@ const realPath = (path: string) => {
     return undefined;
   }
 };
+
+/** Why the sandbox cannot start with `path` in it (see MountPlan.unprotectable). */
+function unprotectableReason(path: string): string {
+  return lstatSync(path).isSymbolicLink()
+    ? `${path} is a symbolic link, which the sandbox cannot keep read-only (a command could replace it): put the folder itself there, or remove the link`
+    : `${path} is a bare git repository, whose config, hooks and other files the sandbox cannot keep read-only: choose a working tree of it, or another folder, as the workspace`;
+}
 
 /** Which of the kernel's paths exist here, looked up once: the same kernel answers the same. */
 const kernelPaths = new Map<string, 'file' | 'dir' | undefined>();
@@ -153,7 +159,7 @@ export class SandboxLauncher {
   ): SandboxedCommand {
     if (!isSandboxed(policy))
       return { argv: [...command.argv], env: { ...command.env }, supervisorDepth: 0, release: () => undefined };
-    this.bwrap ??= findBwrap(process.env.PATH);
+    this.bwrap ??= findBwrap(TRUSTED_PATH);
     if (this.bwrap === undefined)
       throw new Error(`the sandbox needs bubblewrap (bwrap), which is not installed: ${SANDBOX_HELP}`);
     this.sandboxExec ??= findSandboxExec();
@@ -161,12 +167,8 @@ export class SandboxLauncher {
       throw new Error(`the sandbox's launcher ${SANDBOX_EXEC_PATH} is not built: ${SANDBOX_EXEC_HELP}`);
     const roots = writableRoots(policy, command.env.TMPDIR, realPath);
     const plan = planMounts(roots, policy.network, { kind: pathKind, kernelPath, keepReadOnly: [stateRoot()] });
-    if (plan.unprotectable.length > 0) {
-      const [path] = plan.unprotectable;
-      throw new Error(
-        `${path} is a symbolic link, which the sandbox cannot keep read-only (a command could replace it): put the folder itself there, or remove the link`,
-      );
-    }
+    const [unprotectable] = plan.unprotectable;
+    if (unprotectable !== undefined) throw new Error(unprotectableReason(unprotectable));
     // The policy's filter goes on the whole sandbox; the command also gets a Landlock domain of its own.
     let filter: SeccompNetwork = policy.network;
     let argv = innerArgv(this.sandboxExec, undefined, command.argv);
@@ -225,10 +227,17 @@ const proxyKey = (policy: SandboxPolicy) => [...policy.allowedDomains].sort().jo
  * starts once the bridge accepts connections.
  */
 export function bridgedArgv(socketPath: string, argv: readonly string[]): string[] {
-  const bridge = proxyBridgeArgv(socketPath, PROXY_PORT).map(shellQuote).join(' ');
+  // By their system paths: the script runs before the command's own filter and domain, and a PATH of the session's
+  // could name a program the command planted in a writable folder.
+  const tool = (name: string) => {
+    const path = findTrustedExecutable(name);
+    if (path === undefined) throw new Error(`the domain allowlist needs ${name}, which is not installed`);
+    return shellQuote(path);
+  };
+  const bridge = proxyBridgeArgv(socketPath, PROXY_PORT, tool('socat')).map(shellQuote).join(' ');
   const script = [
-    `setsid -f ${bridge} </dev/null >/dev/null 2>&1`,
-    `for _ in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/${PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done`,
+    `${tool('setsid')} -f ${bridge} </dev/null >/dev/null 2>&1`,
+    `for ((i = 0; i < 200; i++)); do (exec 3<>/dev/tcp/127.0.0.1/${PROXY_PORT}) 2>/dev/null && break; ${tool('sleep')} 0.01; done`,
     'exec "$@"',
   ].join('; ');
   return ['/bin/bash', '-c', script, 'unified-exec-bridge', ...argv];

@@ -37,7 +37,7 @@ describe('planMounts', () => {
     expect(plan.masked).toEqual(['/w/.agents', '/w/.codex', '/w/.aws', '/w/HEAD']);
   });
 
-  it('keeps a root from becoming a bare repository: no HEAD can be made, and an existing one keeps config and hooks', () => {
+  it('keeps a root from becoming a bare repository, and refuses one that is already', () => {
     expect(
       planMounts(
         ['/w'],
@@ -45,13 +45,27 @@ describe('planMounts', () => {
         facts(() => 'missing'),
       ).masked,
     ).toContain('/w/HEAD');
+    const headFile = planMounts(
+      ['/w'],
+      'off',
+      facts((path) => (path === '/w/HEAD' ? 'present' : 'missing')),
+    );
+    expect(headFile.readOnly).toEqual(['/w/HEAD']);
     const bare = planMounts(
       ['/w'],
       'off',
-      facts((path) => (['/w/HEAD', '/w/config'].includes(path) ? 'present' : 'missing')),
+      facts((path) => (['/w/HEAD', '/w/objects'].includes(path) ? 'present' : 'missing')),
     );
-    expect(bare.readOnly).toEqual(['/w/HEAD', '/w/config']);
-    expect(bare.masked).toEqual(['/w/.git', '/w/.agents', '/w/.codex', '/w/.aws', '/w/hooks']);
+    expect(bare.unprotectable).toEqual(['/w']);
+  });
+
+  it('protects the folders pinned between nested roots as it protects the roots', () => {
+    const plan = planMounts(
+      ['/tmp/a/ws', '/tmp'],
+      'off',
+      facts(() => 'missing'),
+    );
+    expect(plan.masked).toEqual(expect.arrayContaining(['/tmp/.git', '/tmp/a/.git', '/tmp/a/HEAD', '/tmp/a/ws/.git']));
   });
 
   it("refuses a protected name that is a link the command could replace, and leaves another user's link alone", () => {
@@ -75,9 +89,9 @@ describe('planMounts', () => {
     const plan = planMounts(
       ['/w'],
       'off',
-      facts((path) => (path === '/w/.codex' ? 'empty' : 'present')),
+      facts((path) => (path === '/w/.codex' ? 'empty' : path.endsWith('HEAD') ? 'missing' : 'present')),
     );
-    expect(plan.masked).toEqual(['/w/.codex']);
+    expect(plan.masked).toEqual(['/w/.codex', '/w/HEAD']);
   });
 });
 
@@ -108,17 +122,9 @@ describe('planMounts: what a command cannot move or change', () => {
     const plan = planMounts(
       ['/w'],
       'off',
-      facts(() => 'present', { keepReadOnly: ['/run/ue-0'] }),
+      facts((path) => (path.endsWith('HEAD') ? 'missing' : 'present'), { keepReadOnly: ['/run/ue-0'] }),
     );
-    expect(plan.readOnly).toEqual([
-      '/w/.git',
-      '/w/.agents',
-      '/w/.codex',
-      '/w/.aws',
-      '/w/HEAD',
-      '/w/config',
-      '/w/hooks',
-    ]);
+    expect(plan.readOnly).toEqual(['/w/.git', '/w/.agents', '/w/.codex', '/w/.aws']);
     expect(plan.writable).toEqual(['/w']);
   });
 

@@ -266,6 +266,67 @@ describe.skipIf(NO_SANDBOX)('a sandboxed command against the server that runs it
     });
   });
 
+  it.each([[[]], [['--allowed-domain', 'example.com']]])(
+    'plants programs in a folder on the server’s PATH: none runs outside the sandbox (%j)',
+    async (args) => {
+      const { ws } = nestedWorkspace('root');
+      const marker = mkdtempSync('/var/tmp/ue-planted-');
+      cleanup.push(marker);
+      const bin = join(ws, '.venv', 'bin'); // an activated venv of the workspace, first on the server's PATH
+      const server = await start('root', ws, args, { PATH: `${bin}:${process.env.PATH}` });
+      const plant = ['bwrap', 'socat', 'setsid', 'seq', 'sleep'].map(
+        (name) =>
+          `printf '#!/bin/sh\\necho ${name} >> ${marker}/ran 2>/dev/null\\nexec /usr/bin/${name} "$@"\\n' > ${bin}/${name}; chmod 755 ${bin}/${name}`,
+      );
+      expect(await server.call([`mkdir -p ${bin}`, ...plant, 'echo planted'].join('\n'))).toContain('planted');
+      await server.close();
+      const next = await start('root', ws, args, { PATH: `${bin}:${process.env.PATH}` });
+      expect(await next.call('echo second')).toContain('second');
+      expect(existsSync(join(marker, 'ran')) ? readFileSync(join(marker, 'ran'), 'utf8') : '').toBe('');
+    },
+  );
+
+  it('gets none of the file descriptors the server inherited', async () => {
+    const { ws } = nestedWorkspace('root');
+    // The server is started with fd 40 open (as a service manager or a CI runner may leave one): a pipe here.
+    const command = 'bash';
+    const args = ['-c', 'exec 40>/dev/null; exec "$0" "$@"', process.execPath, CLI, 'mcp'];
+    const transport = new StdioClientTransport({
+      command,
+      args,
+      cwd: ws,
+      env: cleanEnv() as Record<string, string>,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'escapes', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const reply = textOf(
+        await client.callTool({
+          name: 'exec_command',
+          arguments: { cmd: 'ls /proc/self/fd; echo x >&40 && echo WROTE', login: false },
+        }),
+      );
+      expect(reply).toContain('Bad file descriptor');
+      expect(reply).not.toContain('WROTE');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('cannot plant a repository in a folder between nested roots, which git in the inner one would use', async () => {
+    const { outer, ws } = nestedWorkspace('root');
+    rmSync(join(ws, '.git'), { recursive: true, force: true }); // a workspace that is no repository
+    const server = await start('root', ws);
+    const out = await server.call(
+      `git init -q ${outer} && git -C ${outer} config core.fsmonitor "touch ${ws}/pwned" && echo PLANTED`,
+    );
+    expect(out).not.toContain('PLANTED');
+    await server.close();
+    const found = spawnSync('git', ['rev-parse', '--git-dir'], { cwd: ws, encoding: 'utf8' });
+    expect(found.status, found.stdout).not.toBe(0);
+  });
+
   it("cannot trace the allowlist's bridge, which may reach the proxy's unix socket", async () => {
     const { ws } = nestedWorkspace('root');
     const server = await start('root', ws, ['--allowed-domain', 'example.com']);
