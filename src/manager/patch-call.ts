@@ -64,6 +64,8 @@ function patchDenial(sandbox: SandboxPolicy | undefined, exitCode: number, outpu
 }
 
 function looksLikePatch(cmd: string): boolean {
+  // No parse for an ordinary command: only text that begins as a patch (or its heredoc) may be one.
+  if (!/^\s*(?:\*\*\* Begin Patch|<<['"]?EOF)/.test(cmd)) return false;
   try {
     parsePatch(cmd);
     return true;

@@ -55,8 +55,9 @@ export function parsePatch(text: string): Hunk[] {
   const body = patchBody(lines);
   const hunks: Hunk[] = [];
   let at = 0;
+  // Every step reads `body` by index, never a copy of its rest: a patch of many hunks costs its length, not its square.
   while (at < body.length) {
-    const { hunk, used } = parseHunk(body.slice(at), at + 2);
+    const { hunk, used } = parseHunk(body, at, at + 2);
     hunks.push(hunk);
     at += used;
   }
@@ -76,13 +77,14 @@ function patchBody(lines: string[]): string[] {
   throw invalidPatch(`The last line of the patch must be '${END}'`);
 }
 
-/** One hunk from the start of `lines` (`lineNumber`: the patch line of lines[0]) and how many lines it took. */
-function parseHunk(lines: string[], lineNumber: number): { hunk: Hunk; used: number } {
-  const header = lines[0]!.trim();
+/** One hunk from `lines[from]` on (`lineNumber`: the patch line of lines[from]) and how many lines it took. */
+function parseHunk(all: string[], from: number, lineNumber: number): { hunk: Hunk; used: number } {
+  const lines = { length: all.length - from, at: (i: number) => all[from + i] };
+  const header = lines.at(0)!.trim();
   if (header.startsWith(ADD)) {
     let used = 1;
     let contents = '';
-    while (used < lines.length && lines[used]!.startsWith('+')) contents += `${lines[used++]!.slice(1)}\n`;
+    while (used < lines.length && lines.at(used)!.startsWith('+')) contents += `${lines.at(used++)!.slice(1)}\n`;
     return { hunk: { kind: 'add', path: header.slice(ADD.length), contents }, used };
   }
   if (header.startsWith(DELETE)) return { hunk: { kind: 'delete', path: header.slice(DELETE.length) }, used: 1 };
@@ -95,19 +97,20 @@ function parseHunk(lines: string[], lineNumber: number): { hunk: Hunk; used: num
   const path = header.slice(UPDATE.length);
   let used = 1;
   let moveTo: string | undefined;
-  if (lines[1]?.startsWith(MOVE)) {
-    moveTo = lines[1].slice(MOVE.length);
+  const second = lines.at(1);
+  if (second?.startsWith(MOVE)) {
+    moveTo = second.slice(MOVE.length);
     used++;
   }
   const chunks: UpdateChunk[] = [];
   while (used < lines.length) {
-    const line = lines[used]!;
+    const line = lines.at(used)!;
     if (line.trim() === '') {
       used++; // blank lines between chunks
       continue;
     }
     if (line.startsWith('*')) break; // the next hunk, or the end
-    const parsed = parseChunk(lines.slice(used), lineNumber + used, chunks.length === 0);
+    const parsed = parseChunk(all, from + used, lineNumber + used, chunks.length === 0);
     chunks.push(parsed.chunk);
     used += parsed.used;
   }
@@ -115,9 +118,15 @@ function parseHunk(lines: string[], lineNumber: number): { hunk: Hunk; used: num
   return { hunk: { kind: 'update', path, ...(moveTo !== undefined ? { moveTo } : {}), chunks }, used };
 }
 
-/** One `@@` chunk; the first of a file may leave out its `@@` line. */
-function parseChunk(lines: string[], lineNumber: number, mayOmitHeader: boolean): { chunk: UpdateChunk; used: number } {
-  const first = lines[0]!;
+/** One `@@` chunk from `all[from]` on; the first of a file may leave out its `@@` line. */
+function parseChunk(
+  all: string[],
+  from: number,
+  lineNumber: number,
+  mayOmitHeader: boolean,
+): { chunk: UpdateChunk; used: number } {
+  const lines = { length: all.length - from };
+  const first = all[from]!;
   let start = 1;
   let context: string | undefined;
   if (first.startsWith('@@ ')) context = first.slice(3);
@@ -135,7 +144,8 @@ function parseChunk(lines: string[], lineNumber: number, mayOmitHeader: boolean)
     endOfFile: false,
   };
   let taken = 0;
-  for (const line of lines.slice(start)) {
+  for (let i = from + start; i < all.length; i++) {
+    const line = all[i]!;
     if (line === END_OF_FILE) {
       if (taken === 0) throw invalidHunk(lineNumber + 1, 'Update hunk does not contain any lines');
       chunk.endOfFile = true;

@@ -75,3 +75,12 @@ describe('parsePatch', () => {
     );
   });
 });
+
+describe('parsePatch on a patch of many hunks', () => {
+  it('takes time in proportion to its length (200 000 hunks well within the test timeout)', () => {
+    const hunks = Array.from({ length: 200_000 }, (_, i) => `*** Delete File: f${i}`);
+    const parsed = parsePatch(['*** Begin Patch', ...hunks, '*** End Patch'].join('\n'));
+    expect(parsed).toHaveLength(200_000);
+    expect(parsed.at(-1)).toEqual({ kind: 'delete', path: 'f199999' });
+  }, 10_000);
+});
