@@ -18,7 +18,9 @@ describe('connect hints', () => {
     expect(text).toContain(`  codex mcp add unified-exec --url ${URL}\n`);
     expect(text).toContain(`    [mcp_servers.unified-exec]\n    url = "${URL}"\n    tool_timeout_sec = 330\n`);
     expect(text).toContain(`  claude mcp add --transport http unified-exec ${URL}\n`);
-    expect(text).toContain(`  npx @modelcontextprotocol/inspector@0.17.5 --cli ${URL} --transport http --method tools/list`);
+    expect(text).toContain(
+      `  npx @modelcontextprotocol/inspector@0.17.5 --cli ${URL} --transport http --method tools/list`,
+    );
     expect(text).not.toMatch(/token|Bearer/i);
   });
 
