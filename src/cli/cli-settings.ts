@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { DEFAULT_EXEC_YIELD_TIME_MS } from '../manager/constants.js';
 import { expected } from '../manager/errors.js';
 import { managerSettingsSchema } from '../manager/settings.js';
-import { DEFAULT_CLIENT_IDLE_TIMEOUT_MS } from '../mcp/defaults.js';
 import {
+  DEFAULT_CLIENT_DISCONNECT_GRACE_MS,
+  DEFAULT_CLIENT_IDLE_TIMEOUT_MS,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HTTP_HOST,
   DEFAULT_HTTP_PORT,
@@ -122,6 +123,14 @@ export const serveSettingsSchema = z.strictObject({
       description:
         'end a client session (and its processes) after this many seconds without a request or a call in flight',
       flag: 'idle-timeout-s',
+      placeholder: 'SECONDS',
+    }),
+  ),
+  disconnectGraceS: seconds(DEFAULT_CLIENT_DISCONNECT_GRACE_MS).meta(
+    meta({
+      description:
+        'end a client session (and its processes), as a DELETE would, once it held its event stream open and then closed every connection and sent nothing for this many seconds (its process has gone); clients that never open the stream keep --idle-timeout-s',
+      flag: 'disconnect-grace-s',
       placeholder: 'SECONDS',
     }),
   ),

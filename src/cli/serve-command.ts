@@ -39,6 +39,7 @@ export async function serve(
     structuredOutput: options.structuredOutput,
     managerOptions: options.managerOptions,
     clientIdleTimeoutMs: options.idleTimeoutS * 1000,
+    clientDisconnectGraceMs: options.disconnectGraceS * 1000,
     maxClients: options.maxClients,
     maxConnections: options.maxConnections,
     headersTimeoutMs: options.headersTimeoutS * 1000,

@@ -8,7 +8,13 @@ import { UnifiedExecManager } from '../manager/manager.js';
 import { resolveSettings } from '../manager/settings.js';
 import type { ManagerOptions } from '../manager/types.js';
 import { pickClientToEvict, type ClientActivity } from './client-eviction.js';
-import { DEFAULT_CLIENT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CLIENTS, SHUTDOWN_ANSWER_GRACE_MS } from './defaults.js';
+import { expiryOf } from './client-expiry.js';
+import {
+  DEFAULT_CLIENT_DISCONNECT_GRACE_MS,
+  DEFAULT_CLIENT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_CLIENTS,
+  SHUTDOWN_ANSWER_GRACE_MS,
+} from './defaults.js';
 import { OpenCalls, requestIdsOf, shutdownError } from './open-calls.js';
 import { elicitApproval } from './elicit-approval.js';
 import { offeredTools } from '../tools/definitions.js';
@@ -20,6 +26,11 @@ export interface ClientRegistryOptions {
   log?: (line: string) => void;
   /** A client with no call in flight and no request for this long is ended. Default 30 minutes. */
   idleTimeoutMs?: number;
+  /**
+   * A client that held its event stream (GET) open and now has no stream and no call open is ended after this long
+   * without a request. Default 30 s.
+   */
+  disconnectGraceMs?: number;
   /** Clients held at once, initialize-only ones included. Default 64. */
   maxClients?: number;
 }
@@ -39,8 +50,12 @@ interface Entry {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   manager: UnifiedExecManager;
-  /** Date.now() of the client's latest request, or of the latest answer it was sent. */
+  /** Date.now() of the client's latest request, of the latest answer it was sent, or of its stream's closing. */
   lastSeen: number;
+  /** Its event streams (GET) open now; the transport holds one at a time, a refused second one is counted briefly. */
+  openStreams: number;
+  /** An event stream of it was open once: from then on, having no connection at all means it has gone. */
+  hadStream: boolean;
   /** Its POSTs whose response is not finished: a client with one is busy, however long the call takes. */
   calls: OpenCalls<ServerResponse>;
   ended?: Promise<void>;
@@ -49,7 +64,7 @@ interface Entry {
 /**
  * The MCP clients of an HTTP server, each known by its `mcp-session-id`, each with its own UnifiedExecManager, so
  * clients never see or touch each other's exec sessions; a client that ends (DELETE, transport close, idle timeout,
- * eviction at the cap, server shutdown) shuts its manager down with it, after its open calls got their answers.
+ * gone after its stream closed, eviction at the cap, server shutdown) shuts its manager down with it, after its open calls got their answers.
  */
 export class ClientRegistry {
   private readonly entries = new Map<string, Entry>();
@@ -57,6 +72,7 @@ export class ClientRegistry {
   private readonly sweeper: NodeJS.Timeout;
   private readonly log: (line: string) => void;
   private readonly idleTimeoutMs: number;
+  private readonly disconnectGraceMs: number;
   private readonly maxClients: number;
   private readonly budget: SessionBudget;
   private closed = false;
@@ -67,8 +83,10 @@ export class ClientRegistry {
     if (options.serverOptions?.tools) offeredTools(options.serverOptions.tools);
     this.budget = options.managerOptions?.budget ?? sharedBudget(options.managerOptions ?? {});
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_CLIENT_IDLE_TIMEOUT_MS;
+    this.disconnectGraceMs = options.disconnectGraceMs ?? DEFAULT_CLIENT_DISCONNECT_GRACE_MS;
     this.maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;
-    this.sweeper = setInterval(() => this.endIdle(), Math.min(60_000, Math.max(10, this.idleTimeoutMs / 4)));
+    const sweepMs = Math.min(60_000, Math.max(10, Math.min(this.idleTimeoutMs, this.disconnectGraceMs) / 4));
+    this.sweeper = setInterval(() => this.endExpired(), sweepMs);
     this.sweeper.unref();
   }
 
@@ -149,6 +167,8 @@ export class ClientRegistry {
       manager,
       server,
       lastSeen: Date.now(),
+      openStreams: 0,
+      hadStream: false,
       calls: new OpenCalls(),
       transport: new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
@@ -168,7 +188,17 @@ export class ClientRegistry {
   /** Every request counts as activity; a POST (calls) keeps its client busy until its response is finished. */
   private async route(entry: Entry, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     entry.lastSeen = Date.now();
-    // A GET holds the client's event stream open for as long as it likes: that is no call, and keeps no one busy.
+    // A GET holds the client's event stream open for as long as it likes: that is no call, and keeps no one busy,
+    // but its closing may be the client's process going away.
+    if (req.method === 'GET') {
+      entry.openStreams += 1;
+      res.once('close', () => {
+        entry.openStreams -= 1;
+        entry.lastSeen = Date.now();
+        // Only a stream the transport took counts (not a refused second GET or a bad Accept).
+        if (res.statusCode === 200) entry.hadStream = true;
+      });
+    }
     if (req.method === 'POST') {
       const ids = requestIdsOf(body);
       entry.calls.add(res, ids);
@@ -192,12 +222,24 @@ export class ClientRegistry {
     }));
   }
 
-  /** Ends clients with no call in flight and no request for longer than the timeout. */
-  private endIdle(): void {
+  /** Ends clients that have gone (every connection closed after holding a stream) or stayed idle too long. */
+  private endExpired(): void {
     const now = Date.now();
+    const limits = { idleTimeoutMs: this.idleTimeoutMs, disconnectGraceMs: this.disconnectGraceMs };
     for (const [id, entry] of this.entries) {
-      if (entry.calls.size === 0 && now - entry.lastSeen > this.idleTimeoutMs)
-        void this.end(entry, id, `idle for over ${Math.round(this.idleTimeoutMs / 1000)} s`);
+      const expiry = expiryOf(
+        {
+          lastSeen: entry.lastSeen,
+          openCalls: entry.calls.size,
+          openStreams: entry.openStreams,
+          hadStream: entry.hadStream,
+        },
+        now,
+        limits,
+      );
+      if (expiry === 'gone')
+        void this.end(entry, id, `gone: every connection closed, no request for ${seconds(this.disconnectGraceMs)} s`);
+      else if (expiry === 'idle') void this.end(entry, id, `idle for over ${seconds(this.idleTimeoutMs)} s`);
     }
   }
 
@@ -216,6 +258,8 @@ export class ClientRegistry {
     return entry.ended;
   }
 }
+
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 /** Hands the client's server a `notifications/cancelled` for a call, as if the client had sent it. */
 function cancelCall(entry: Entry, requestId: RequestId): void {

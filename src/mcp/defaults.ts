@@ -4,6 +4,12 @@ export const DEFAULT_HTTP_PORT = 8765;
 export const MCP_PATH = '/mcp';
 /** A client with no request for this long is ended with its processes: clients vanish without a DELETE. */
 export const DEFAULT_CLIENT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+/**
+ * A client that held its event stream open and then closed every connection is ended after this long without a new
+ * request: its process has gone without a DELETE (`claude -p` exits so). Long enough for a dropped connection or a
+ * restarted stream to come back (the SDK client retries after 1 s).
+ */
+export const DEFAULT_CLIENT_DISCONNECT_GRACE_MS = 30_000;
 /** MCP client sessions one HTTP server holds; at the cap the least recently active idle one makes room. */
 export const DEFAULT_MAX_CLIENTS = 64;
 /** What a client refused at the cap is told to wait before it tries again. */

@@ -36,6 +36,11 @@ export interface HttpServerOptions extends McpServerOptions {
   managerOptions?: ManagerOptions;
   /** A client with no call in flight and no request for this long is ended with its processes. Default 30 min. */
   clientIdleTimeoutMs?: number;
+  /**
+   * A client that held its event stream open and then closed every connection is ended after this long without a
+   * request, as if it had sent DELETE. Default 30 s.
+   */
+  clientDisconnectGraceMs?: number;
   /** MCP clients at once, initialize-only ones too; at the cap the least recently active idle one ends. Default 64. */
   maxClients?: number;
   /**
@@ -79,6 +84,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     serverOptions: { version: options.version, tools: options.tools, structuredOutput: options.structuredOutput },
     log,
     ...(options.clientIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.clientIdleTimeoutMs }),
+    ...(options.clientDisconnectGraceMs === undefined ? {} : { disconnectGraceMs: options.clientDisconnectGraceMs }),
     maxClients,
   });
   const routes = options.routes?.(registry);

@@ -110,5 +110,6 @@ describe('every flag reaches its setting', () => {
       env: { inherit: 'none', keepSecrets: true },
     });
     expect(parseCli(['serve', '--idle-timeout-s', '60'])).toMatchObject({ idleTimeoutS: 60 });
+    expect(parseCli(['serve', '--disconnect-grace-s', '5'])).toMatchObject({ disconnectGraceS: 5 });
   });
 });

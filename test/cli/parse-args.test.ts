@@ -10,7 +10,7 @@ describe('parseCli', () => {
     expect(parseCli(['-v'])).toEqual({ kind: 'version' });
   });
 
-  it('gives serve loopback, port 8765, a 30-minute idle timeout and auth on by default', () => {
+  it('gives serve loopback, port 8765, a 30-minute idle timeout, a 30-second disconnect grace and auth by default', () => {
     expect(parseCli(['serve'])).toMatchObject({
       kind: 'serve',
       host: '127.0.0.1',
@@ -18,6 +18,7 @@ describe('parseCli', () => {
       noAuth: false,
       allowHosts: [],
       idleTimeoutS: 1800,
+      disconnectGraceS: 30,
       manager: { settings: {} },
     });
   });

@@ -16,9 +16,11 @@ export class TcpProxy {
     private readonly targetPort: number,
   ) {}
 
-  static async start(target: string): Promise<TcpProxy> {
+  /** `port` 0 picks a free one. */
+  static async start(target: string, port = 0): Promise<TcpProxy> {
     const url = new URL(target);
     const proxy = new TcpProxy(url.hostname, Number(url.port));
+    proxy.port = port;
     await proxy.up();
     return proxy;
   }
