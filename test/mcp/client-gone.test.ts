@@ -79,9 +79,9 @@ describe('a client that goes away without closing its MCP session', () => {
         interval: 50,
       });
       expect(Date.now() - killedAt).toBeGreaterThanOrEqual(GRACE_S * 1000 - 100);
-      expect(server.stderr()).toMatch(
-        new RegExp(`client ${client.mcpSessionId} ended: gone: every connection closed, no request for 2 s; 1 exec`),
-      );
+      // The log line is written once the client's sessions have ended, just after its processes went.
+      const gone = `client ${client.mcpSessionId} ended: gone: every connection closed, no request for 2 s; 1 exec`;
+      await vi.waitFor(() => expect(server.stderr()).toMatch(new RegExp(gone)), { timeout: 5_000, interval: 50 });
     } finally {
       await server.stop();
     }
