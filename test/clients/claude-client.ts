@@ -37,7 +37,7 @@ export async function runClaudeClient(
     const run = await runToEnd('bash', ['-c', lines.claudeHeadless], { cwd: home.work, env, timeoutMs: 120_000 });
     const log = `exit ${run.code ?? run.signal}\n${run.stdout}\n${run.stderr}`;
     if (run.code !== 0) throw new Error(`${lines.claudeHeadless} failed: ${log}`);
-    return { results: model.results, log };
+    return { results: model.results, offered: model.offered, searched: model.searched, log };
   } finally {
     await model.close();
   }

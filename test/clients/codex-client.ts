@@ -15,6 +15,10 @@ const TABLE = '[mcp_servers.unified-exec]';
 
 export interface ClientRun {
   readonly results: RecordedResult[];
+  /** The names of the tools each model request offered directly: the MCP tools are deferred behind a search. */
+  readonly offered: string[][];
+  /** What the client answered the model's tool search with. */
+  readonly searched: unknown;
   /** The client's own output, for a failing test to show. */
   readonly log: string;
 }
@@ -64,7 +68,7 @@ export async function runCodexClient(
     const run = await runToEnd('codex', args, { cwd: home.work, env, timeoutMs: 120_000 });
     const log = `exit ${run.code ?? run.signal}\n${run.stdout}\n${run.stderr}`;
     if (run.code !== 0) throw new Error(`codex exec failed: ${log}`);
-    return { results: model.results, log };
+    return { results: model.results, offered: model.offered, searched: model.searched, log };
   } finally {
     await model.close();
   }

@@ -11,6 +11,10 @@ const toolUseId = (index: number) => `toolu_script_${index}`;
 export interface FakeMessagesApi extends FakeModelServer {
   /** Each script call's result, as Claude Code put it in the `tool_result` block's `content`. */
   readonly results: RecordedResult[];
+  /** The names of the tools each request that offered any offered the model directly, by request. */
+  readonly offered: string[][];
+  /** What Claude Code answered the ToolSearch call with (the `tool_result` content), once it did. */
+  readonly searched: unknown;
 }
 
 type Block = Record<string, unknown>;
@@ -39,6 +43,8 @@ function reply(res: ServerResponse, stream: boolean, model: unknown, block: Repl
 /** Starts the fake on 127.0.0.1; it plays the script to the MCP server `server` (its tools mcp__SERVER__…). */
 export async function startFakeMessagesApi(server: string): Promise<FakeMessagesApi> {
   const results: RecordedResult[] = [];
+  const offered: string[][] = [];
+  let searched: unknown;
   const toolName = (name: string) => `mcp__${server}__${name}`;
   const fake = await startFakeModelServer((request, res) => {
     const body = request.body;
@@ -48,6 +54,7 @@ export async function startFakeMessagesApi(server: string): Promise<FakeMessages
     const stream = body.stream === true;
     const tools = Array.isArray(body.tools) ? (body.tools as Block[]) : [];
     if (tools.length === 0) return reply(res, stream, body.model, { type: 'text', text: 'ok' });
+    offered.push(tools.map((tool) => String(tool.name)));
     const blocks = ((body.messages ?? []) as { content: unknown }[]).flatMap((message) =>
       Array.isArray(message.content) ? (message.content as Block[]) : [],
     );
@@ -57,9 +64,10 @@ export async function startFakeMessagesApi(server: string): Promise<FakeMessages
       const call = scriptCall(index, results);
       if (call) results.push({ call, content: block.content });
     }
-    const searched = blocks.some((block) => block.type === 'tool_result' && block.tool_use_id === SEARCH_ID);
-    const next = searched ? scriptCall(results.length, results) : undefined;
-    if (!searched) {
+    const search = blocks.find((block) => block.type === 'tool_result' && block.tool_use_id === SEARCH_ID);
+    searched ??= search?.content;
+    const next = search ? scriptCall(results.length, results) : undefined;
+    if (!search) {
       const query = `select:${toolName('exec_command')},${toolName('write_stdin')}`;
       return reply(res, stream, body.model, {
         type: 'tool_use',
@@ -72,5 +80,12 @@ export async function startFakeMessagesApi(server: string): Promise<FakeMessages
     const id = toolUseId(results.length);
     reply(res, stream, body.model, { type: 'tool_use', id, name: toolName(next.name), input: next.args });
   });
-  return { ...fake, results };
+  return {
+    ...fake,
+    results,
+    offered,
+    get searched() {
+      return searched;
+    },
+  };
 }

@@ -9,6 +9,10 @@ const callId = (index: number) => `call_script_${index}`;
 export interface FakeResponsesApi extends FakeModelServer {
   /** Each script call's result, as Codex put it in `function_call_output.output`. */
   readonly results: RecordedResult[];
+  /** The names of the tools each request offered the model directly, by request. */
+  readonly offered: string[][];
+  /** What Codex answered the tool search with (`tool_search_output.tools`), once it did. */
+  readonly searched: unknown;
 }
 
 type Item = Record<string, unknown>;
@@ -16,6 +20,8 @@ type Item = Record<string, unknown>;
 /** Starts the fake on 127.0.0.1; it plays the script to `namespace` (e.g. mcp__unified_exec), then says done. */
 export async function startFakeResponsesApi(namespace: string): Promise<FakeResponsesApi> {
   const results: RecordedResult[] = [];
+  const offered: string[][] = [];
+  let searched: unknown;
   let responses = 0;
   const server = await startFakeModelServer((request, res) => {
     if (request.method === 'GET' && request.path.endsWith('/models'))
@@ -24,6 +30,8 @@ export async function startFakeResponsesApi(namespace: string): Promise<FakeResp
       return sendJson(res, 404, { error: { message: `not faked: ${request.method} ${request.path}` } });
     }
     const input = (Array.isArray(request.body.input) ? request.body.input : []) as Item[];
+    const tools = (Array.isArray(request.body.tools) ? request.body.tools : []) as Item[];
+    offered.push(tools.map((tool) => String(tool.name ?? tool.type)));
     // Each request carries the whole conversation: record results not seen yet, in script order.
     for (const item of input) {
       const index = Number(/^call_script_(\d+)$/.exec(String(item.call_id))?.[1] ?? NaN);
@@ -31,10 +39,11 @@ export async function startFakeResponsesApi(namespace: string): Promise<FakeResp
       const call = scriptCall(index, results);
       if (call) results.push({ call, content: item.output });
     }
-    const searched = input.some((item) => item.type === 'tool_search_output' && item.call_id === SEARCH_CALL_ID);
-    const next = searched ? scriptCall(results.length, results) : undefined;
+    const search = input.find((item) => item.type === 'tool_search_output' && item.call_id === SEARCH_CALL_ID);
+    searched ??= search?.tools;
+    const next = search ? scriptCall(results.length, results) : undefined;
     let item: Item;
-    if (!searched) {
+    if (!search) {
       item = {
         type: 'tool_search_call',
         call_id: SEARCH_CALL_ID,
@@ -56,5 +65,12 @@ export async function startFakeResponsesApi(namespace: string): Promise<FakeResp
       { type: 'response.completed', response: { id, usage } } as { type: string },
     ]);
   });
-  return { ...server, results };
+  return {
+    ...server,
+    results,
+    offered,
+    get searched() {
+      return searched;
+    },
+  };
 }

@@ -74,6 +74,20 @@ describe.skipIf(missing !== undefined)('Codex CLI set up with the README lines',
     'shows the model Codex text over %s',
     async (transport) => {
       const run = await runOver(runCodexClient, transport);
+      // The server's tools are deferred: offered only through tool_search, which answers with them as a namespace.
+      // (Codex's own exec_command and write_stdin are offered directly.)
+      expect(run.offered[0]).toContain('tool_search');
+      expect(run.offered[0]?.filter((name) => name.startsWith('mcp__'))).toEqual([]);
+      expect(run.searched).toEqual([
+        expect.objectContaining({
+          type: 'namespace',
+          name: 'mcp__unified_exec',
+          tools: expect.arrayContaining([
+            expect.objectContaining({ type: 'function', name: 'exec_command' }),
+            expect.objectContaining({ type: 'function', name: 'write_stdin' }),
+          ]),
+        }),
+      ]);
       expect(normalized(run.results), run.log).toEqual(expected);
     },
     180_000,
@@ -87,6 +101,13 @@ describe.skipIf(missing !== undefined)('Claude Code set up with the README lines
     'shows the model Codex text over %s',
     async (transport) => {
       const run = await runOver(runClaudeClient, transport);
+      // The server's tools are deferred: first offered only through ToolSearch, which the model selects them with.
+      expect(run.offered[0]).toContain('ToolSearch');
+      expect(run.offered[0]?.filter((name) => name.startsWith('mcp__'))).toEqual([]);
+      expect(run.searched).toEqual([
+        { type: 'tool_reference', tool_name: 'mcp__unified-exec__exec_command' },
+        { type: 'tool_reference', tool_name: 'mcp__unified-exec__write_stdin' },
+      ]);
       expect(normalized(run.results), run.log).toEqual(expected);
     },
     180_000,
