@@ -1,0 +1,35 @@
+// Where the real agent clients the interop tests drive live: a package of their own (test/clients/package.json,
+// installed by `npm run clients:install`), so the project's own install does not fetch them (about 800 MB).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CLIENTS_DIR = fileURLToPath(new URL('.', import.meta.url));
+const MODULES = join(CLIENTS_DIR, 'node_modules');
+
+/** The platform packages the clients bring their native binaries in, by Node's `process.arch` (Linux only). */
+const CODEX_TARGETS: Readonly<Record<string, string>> = {
+  x64: '@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',
+  arm64: '@openai/codex-linux-arm64/vendor/aarch64-unknown-linux-musl/bin/codex',
+};
+
+/**
+ * The clients' native binaries, not node_modules/.bin's node wrappers: a test ends what it started by pid, and a
+ * wrapper's pid is not the client's. Claude Code's postinstall copies its native binary over bin/claude.exe.
+ */
+export const CLIENT_BINARIES = {
+  codex: join(MODULES, CODEX_TARGETS[process.arch] ?? 'no-codex-for-this-arch'),
+  claude: join(MODULES, '@anthropic-ai/claude-code/bin/claude.exe'),
+} as const;
+
+/** Undefined when both clients are installed here, else why the interop tests cannot run. */
+export function clientsAvailability(): string | undefined {
+  if (process.platform !== 'linux') return `the client interop tests run on Linux only, not ${process.platform}`;
+  if (!existsSync(MODULES)) {
+    return `no ${MODULES}: the real clients are not installed (npm run clients:install fetches them, about 800 MB)`;
+  }
+  for (const [name, binary] of Object.entries(CLIENT_BINARIES)) {
+    if (!existsSync(binary)) return `no ${name} binary at ${binary} (npm run clients:install)`;
+  }
+  return undefined;
+}

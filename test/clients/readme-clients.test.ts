@@ -1,0 +1,115 @@
+// The README's client instructions, followed literally with the real Codex CLI and Claude Code driven offline by
+// fake model servers: the model reads Codex's own text for exec_command and write_stdin, over stdio and over HTTP.
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../codex/codex-install.js';
+import { normalizeCodexText } from '../codex/normalize.js';
+import { killLeftoverServes, startServe } from '../mcp/cli-process.js';
+import { runClaudeClient } from './claude-client.js';
+import { makeClientHome } from './client-home.js';
+import { clientsAvailability } from './clients-install.js';
+import { type ClientRun, runCodexClient } from './codex-client.js';
+import type { RecordedResult } from './model-script.js';
+import { readmeClientLines } from './readme-lines.js';
+
+const missing = clientsAvailability();
+if (missing && process.env.CI === 'true') throw new Error(`CI runs the client interop tests, but: ${missing}`);
+if (missing) console.warn(`skipping the client interop tests: ${missing}`);
+
+const checkout = REPO_ROOT.replace(/\/$/, '');
+const lines = readmeClientLines();
+
+/** What Codex's unified exec answers to the script, ids and times normalised: the model must read exactly this. */
+const CODEX_TEXTS = [
+  'Chunk ID: <chunk>\nWall time: <wall> seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\nhello\n',
+  // Codex's text, plus the line the server adds by default when the program waits for input.
+  'Chunk ID: <chunk>\nWall time: <wall> seconds\nProcess running with session ID <session>\nProcess is waiting for input\nOriginal token count: 0\nOutput:\n',
+  'Chunk ID: <chunk>\nWall time: <wall> seconds\nProcess exited with code 0\nOriginal token count: 5\nOutput:\nhi there\r\nhi there\r\n',
+];
+
+/** Each result as the client handed it over, with the texts in it normalised (and nothing else changed). */
+function normalized(results: readonly RecordedResult[]): unknown[] {
+  const text = (value: unknown): unknown =>
+    typeof value === 'string'
+      ? normalizeCodexText(value)
+      : Array.isArray(value)
+        ? value.map(text)
+        : value && typeof value === 'object'
+          ? Object.fromEntries(Object.entries(value).map(([key, part]) => [key, key === 'text' ? text(part) : part]))
+          : value;
+  return results.map((result) => text(result.content));
+}
+
+type Server = { transport: 'stdio' } | { transport: 'http'; url: string; token: string };
+type Client = typeof runCodexClient;
+
+/** Runs `client` against unified-exec over `transport` (HTTP: `serve` with a token, in its default sandbox). */
+async function runOver(client: Client, transport: 'stdio' | 'http'): Promise<ClientRun> {
+  const home = makeClientHome();
+  // The README's `npm start`: serve with its default sandbox (the shared helper turns it off unless one is named).
+  const token = randomBytes(24).toString('hex');
+  const serve =
+    transport === 'http'
+      ? await startServe(['--sandbox', 'workspace-write'], { UNIFIED_EXEC_TOKEN: token })
+      : undefined;
+  try {
+    const server: Server = serve ? { transport, url: serve.url, token } : { transport: 'stdio' };
+    return await client(home, lines, checkout, server);
+  } finally {
+    await serve?.stop();
+    home.remove();
+  }
+}
+
+afterAll(() => killLeftoverServes());
+
+describe.skipIf(missing !== undefined)('Codex CLI set up with the README lines', () => {
+  // Codex hands the model its own wall time and the tool's text as two content parts.
+  const expected = CODEX_TEXTS.map((text) => [
+    { type: 'input_text', text: 'Wall time: <wall> seconds\nOutput:' },
+    { type: 'input_text', text },
+  ]);
+
+  it.each(['stdio', 'http'] as const)(
+    'shows the model Codex text over %s',
+    async (transport) => {
+      const run = await runOver(runCodexClient, transport);
+      // The server's tools are deferred: offered only through tool_search, which answers with them as a namespace.
+      // (Codex's own exec_command and write_stdin are offered directly.)
+      expect(run.offered[0]).toContain('tool_search');
+      expect(run.offered[0]?.filter((name) => name.startsWith('mcp__'))).toEqual([]);
+      expect(run.searched).toEqual([
+        expect.objectContaining({
+          type: 'namespace',
+          name: 'mcp__unified_exec',
+          tools: expect.arrayContaining([
+            expect.objectContaining({ type: 'function', name: 'exec_command' }),
+            expect.objectContaining({ type: 'function', name: 'write_stdin' }),
+          ]),
+        }),
+      ]);
+      expect(normalized(run.results), run.log).toEqual(expected);
+    },
+    180_000,
+  );
+});
+
+describe.skipIf(missing !== undefined)('Claude Code set up with the README lines', () => {
+  const expected = CODEX_TEXTS.map((text) => [{ type: 'text', text }]);
+
+  it.each(['stdio', 'http'] as const)(
+    'shows the model Codex text over %s',
+    async (transport) => {
+      const run = await runOver(runClaudeClient, transport);
+      // The server's tools are deferred: first offered only through ToolSearch, which the model selects them with.
+      expect(run.offered[0]).toContain('ToolSearch');
+      expect(run.offered[0]?.filter((name) => name.startsWith('mcp__'))).toEqual([]);
+      expect(run.searched).toEqual([
+        { type: 'tool_reference', tool_name: 'mcp__unified-exec__exec_command' },
+        { type: 'tool_reference', tool_name: 'mcp__unified-exec__write_stdin' },
+      ]);
+      expect(normalized(run.results), run.log).toEqual(expected);
+    },
+    180_000,
+  );
+});
