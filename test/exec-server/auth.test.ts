@@ -4,9 +4,10 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runToEnd } from '../mcp/cli-process.js';
+import { asNobody, removeMountPoint } from '../helpers/nobody.js';
+import { ROOT, runToEnd } from '../mcp/cli-process.js';
 import { TOKEN, TOKEN_ENV, startWsServer } from './cli-process.js';
 
 const NOBODY = 65534;
@@ -23,7 +24,10 @@ copyFileSync(PROBE, probe);
 chmodSync(probe, 0o644);
 const tokenFile = join(dir, 'token');
 writeFileSync(tokenFile, `${FILE_TOKEN}\n`, { mode: 0o600 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  removeMountPoint();
+});
 
 interface Attempt {
   status?: number;
@@ -42,13 +46,16 @@ interface Probe {
 
 /** The probe, run as nobody with no supplementary groups; `token` is what the test hands it to try. */
 async function probeAsNobody(url: string, pid: number, secret: string, token?: string): Promise<Probe> {
-  const nobody = [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'];
-  const result = await runToEnd('setpriv', [...nobody, process.execPath, probe, url, `${pid}`], {
+  // The checkout (for the `ws` package) is seen at the place asNobody binds it, whatever folder it was cloned into.
+  const wsInCheckout = relative(ROOT, WS);
+  let checkout = '';
+  const { command, args } = asNobody((at) => ((checkout = at), [process.execPath, probe, url, `${pid}`]));
+  const result = await runToEnd(command, args, {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       PROBE_SECRET: secret,
-      PROBE_WS: WS,
+      PROBE_WS: join(checkout, wsInCheckout),
       ...(token ? { PROBE_TOKEN: token } : {}),
     },
   });

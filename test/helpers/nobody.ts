@@ -1,6 +1,7 @@
 // Running the server as another, unprivileged user (nobody, uid 65534) from a root test. The checkout may sit under
-// a folder nobody cannot enter (a clone under `mktemp -d` is 0700), so the command runs in a mount namespace of its
-// own where the checkout is also bound at a path everyone can reach.
+// a folder nobody cannot enter, or be one (a clone into `mktemp -d` is 0700 itself), so the command runs in a mount
+// namespace of its own where a fresh 0755 tmpfs at a path everyone can reach holds a bind of each of the checkout's
+// entries (their own modes are git's: 0755 folders, 0644 files).
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,7 +40,17 @@ export function removeMountPoint(): void {
  */
 export function asNobody(argv: (checkout: string) => string[]): { command: string; args: string[] } {
   const at = mountPoint();
-  const script = 'mount --bind "$1" "$2" && shift 2 && exec setpriv "$@"';
+  const script = [
+    'mount -t tmpfs -o mode=0755 ue-checkout "$2" || exit 1',
+    'for entry in "$1"/* "$1"/.[!.]*; do',
+    '  [ -e "$entry" ] || continue',
+    '  at="$2/${entry##*/}"',
+    '  if [ -d "$entry" ]; then mkdir "$at"; else : > "$at"; fi',
+    '  mount --bind "$entry" "$at" || exit 1',
+    'done',
+    'shift 2',
+    'exec setpriv "$@"',
+  ].join('\n');
   return {
     command: 'unshare',
     args: ['-m', '--propagation', 'private', 'sh', '-c', script, 'as-nobody', ROOT, at, ...NOBODY_IDS, ...argv(at)],
