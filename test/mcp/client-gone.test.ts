@@ -141,7 +141,8 @@ describe('a client that goes away without closing its MCP session', () => {
       await sleep(3_000);
       expect(isAlive(client.pid)).toBe(true);
       await vi.waitFor(() => expect(isAlive(client.pid)).toBe(false), { timeout: 12_000, interval: 100 });
-      expect(server.stderr()).toMatch(new RegExp(`client ${client.mcpSessionId} ended: idle for over 6 s; 1 exec`));
+      const idle = new RegExp(`client ${client.mcpSessionId} ended: idle for over 6 s; 1 exec`);
+      await vi.waitFor(() => expect(server.stderr()).toMatch(idle), { timeout: 5_000, interval: 50 }); // logged just after
     } finally {
       await server.stop();
     }
