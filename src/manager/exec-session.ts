@@ -129,9 +129,15 @@ export class ExecSession {
     return this.current;
   }
 
-  /** Set once the process has exited and its output is all buffered. */
+  /**
+   * Set once the process has exited and its output is all buffered. A death by signal n reads 128 + n, except in a
+   * terminal, where it reads 1 as Codex reports it (its pty library keeps no signal), so a model trained on Codex
+   * reads the same; `signal` names the signal either way.
+   */
   get exitInfo(): ExitInfo | undefined {
-    return this.process.exitInfo;
+    const info = this.process.exitInfo;
+    if (!info || !this.process.tty || info.signal === undefined || info.lost !== undefined) return info;
+    return { ...info, exitCode: 1 };
   }
 
   /** The terminal's size as last set (80x24 by default); meaningful for tty sessions. */

@@ -473,10 +473,17 @@ export class UnifiedExecManager {
     }
     // Reported once, then gone: a later write_stdin gets UNKNOWN_SESSION.
     if (state === 'exited') void this.store.close(session, { afterReply: true });
-    const exitCode = session.exitInfo?.exitCode ?? UNKNOWN_EXIT_CODE;
-    if (session.exitInfo?.lost) base.warnings.push(session.exitInfo.lost);
+    const info = session.exitInfo;
+    const exitCode = info?.exitCode ?? UNKNOWN_EXIT_CODE;
+    if (info?.lost) base.warnings.push(info.lost);
     const denial = detectDenial(session.sandbox, exitCode, text);
-    return { ...base, exitCode, state: 'exited', ...(denial ? { sandboxDenial: denial } : {}) };
+    return {
+      ...base,
+      exitCode,
+      state: 'exited',
+      ...(info?.signal ? { signal: info.signal } : {}),
+      ...(denial ? { sandboxDenial: denial } : {}),
+    };
   }
 
   /** Spawns a checked and admitted command, stores its session and waits for its first reply. */

@@ -34,8 +34,13 @@ export interface ExecResponse {
   output: string;
   /** ceil(bytes / 4) of everything printed during the call, dropped bytes included. */
   originalTokenCount: number;
-  /** Present when the process has exited (and the session is gone). */
+  /**
+   * Present when the process has exited (and the session is gone). A death by signal n reads 128 + n, except in a
+   * terminal, where it reads 1 as in Codex; `signal` names the signal either way.
+   */
   exitCode?: number;
+  /** The signal that ended the process, when one did (`SIGINT`, `SIGKILL`). */
+  signal?: string;
   /** Present while the process still runs. */
   sessionId?: number;
   state: SessionState;

@@ -7,8 +7,9 @@ const SIGNAL_NAMES = new Map<number, string>(Object.entries(constants.signals).m
 export function toExitInfo(code: number | null, signal: number | string | null | undefined): ExitInfo {
   const signum = typeof signal === 'string' ? constants.signals[signal as NodeJS.Signals] : signal;
   if (signum !== undefined && signum !== null && signum > 0) {
-    const name = typeof signal === 'string' ? signal : SIGNAL_NAMES.get(signum);
-    return name ? { exitCode: 128 + signum, signal: name } : { exitCode: 128 + signum };
+    // A real-time signal has no name in os.constants: its number stands for it.
+    const name = typeof signal === 'string' ? signal : (SIGNAL_NAMES.get(signum) ?? `SIG${signum}`);
+    return { exitCode: 128 + signum, signal: name };
   }
   return { exitCode: code ?? 0 };
 }

@@ -10,7 +10,7 @@ export type { Disposable };
 export interface ExitInfo {
   /** Shell convention: 128 + signal number when killed by a signal. */
   exitCode: number;
-  /** Signal name (e.g. `SIGKILL`) when the process was killed by one. */
+  /** Signal name (e.g. `SIGKILL`; `SIG34` for one without a name) when the process was killed by one. */
   signal?: string;
   /**
    * Set when the program's own exit status never came because its executor went away (an exec-server that stayed

@@ -8,7 +8,13 @@ export const execResultOutput = z
     wall_time_seconds: z.number().describe('How long the call took.'),
     output: z.string().describe('What the process printed during the call, truncated to max_output_tokens.'),
     original_token_count: z.number().describe('Size of the untruncated output, in tokens of 4 bytes (rounded up).'),
-    exit_code: z.number().optional().describe('Present when the process has exited; the session is then gone.'),
+    exit_code: z
+      .number()
+      .optional()
+      .describe(
+        'Present when the process has exited; the session is then gone. A death by signal n is 128 + n, or 1 in a terminal (as Codex).',
+      ),
+    signal: z.string().optional().describe('The signal that ended the process, when one did (SIGINT, SIGKILL).'),
     session_id: z
       .number()
       .optional()

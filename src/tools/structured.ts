@@ -9,6 +9,7 @@ export function toExecResult(response: ExecResponse): ExecResult {
     output: response.output,
     original_token_count: response.originalTokenCount,
     ...(response.exitCode !== undefined ? { exit_code: response.exitCode } : { session_id: response.sessionId }),
+    ...(response.signal ? { signal: response.signal } : {}),
     state: response.state,
     ...(response.secretPrompt ? { secret_prompt: true } : {}),
     ...(response.warnings.length > 0 ? { warnings: response.warnings } : {}),

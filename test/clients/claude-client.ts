@@ -1,5 +1,7 @@
-// Claude Code set up with the README's own lines and run headless (the README's `claude -p` line) against the
-// fake Messages API.
+// Claude Code set up with the README's own lines and settings and run headless (the README's `claude -p` line)
+// against the fake Messages API.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runToEnd } from '../mcp/cli-process.js';
 import { directEnv } from '../codex/spawned.js';
 import type { ClientHome } from './client-home.js';
@@ -34,6 +36,9 @@ export async function runClaudeClient(
     const add = fillPlaceholders(lines.claudeAdd[server.transport], checkout, url);
     const added = await runToEnd('bash', ['-c', add], { cwd: home.work, env, timeoutMs: 60_000 });
     if (added.code !== 0) throw new Error(`${add} failed (${added.code}): ${added.stdout}${added.stderr}`);
+    // The README's settings with its Elicitation hook, where it says to put them.
+    mkdirSync(join(home.home, '.claude'), { recursive: true });
+    writeFileSync(join(home.home, '.claude', 'settings.json'), lines.claudeSettings);
     const run = await runToEnd('bash', ['-c', lines.claudeHeadless], { cwd: home.work, env, timeoutMs: 120_000 });
     const log = `exit ${run.code ?? run.signal}\n${run.stdout}\n${run.stderr}`;
     if (run.code !== 0) throw new Error(`${lines.claudeHeadless} failed: ${log}`);

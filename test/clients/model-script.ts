@@ -1,5 +1,6 @@
-// The script both fake models play: find the deferred tools, run `echo hello`, then type into a tty session. What
-// the client hands back for each call is recorded as it came, for the tests to read as the model would.
+// The script both fake models play: find the deferred tools, run `echo hello`, type into a tty session, then ask to
+// run a command outside the sandbox. What the client hands back for each call is recorded as it came, for the tests
+// to read as the model would.
 
 /** One tool call of the script; the string "$SESSION" in `args` becomes the session the previous results opened. */
 export interface ScriptCall {
@@ -12,6 +13,11 @@ export const CLIENT_SCRIPT: readonly ScriptCall[] = [
   // cat echoes what is typed at it; Ctrl-D at the start of a line ends it (exit code 0).
   { name: 'exec_command', args: { cmd: 'cat', tty: true, yield_time_ms: 500 } },
   { name: 'write_stdin', args: { session_id: '$SESSION', chars: 'hi there\n\u0004', yield_time_ms: 3000 } },
+  // Outside the sandbox: the server asks the client's person first (an MCP elicitation), whom the client stands for.
+  {
+    name: 'exec_command',
+    args: { cmd: 'echo approved', sandbox_permissions: 'require_escalated', justification: 'the README test asks' },
+  },
 ];
 
 /** What the client sent back for one call, exactly as it sent it (a string or content parts), with the call. */

@@ -27,6 +27,16 @@ const CODEX_TEXTS = [
   'Chunk ID: <chunk>\nWall time: <wall> seconds\nProcess exited with code 0\nOriginal token count: 5\nOutput:\nhi there\r\nhi there\r\n',
 ];
 
+/**
+ * The last call asks to leave the sandbox, so the server asks the client's person (an MCP elicitation). Claude Code
+ * answers through the README's Elicitation hook, which approves: the command runs.
+ */
+const APPROVED_TEXT =
+  'Chunk ID: <chunk>\nWall time: <wall> seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\napproved\n';
+/** `codex exec` has nobody to ask and declines, as the README says: the model reads that nobody approved it. */
+const DECLINED_TEXT =
+  'exec_command failed for `echo approved`: Not run: nobody approved this command. The client declined the approval request without a decision (a client that cannot ask a person answers every request so: `codex exec` declines, `claude -p` cancels). Do it without leaving the sandbox, or ask the user to run it.';
+
 /** Each result as the client handed it over, with the texts in it normalised (and nothing else changed). */
 function normalized(results: readonly RecordedResult[]): unknown[] {
   const text = (value: unknown): unknown =>
@@ -65,7 +75,7 @@ afterAll(() => killLeftoverServes());
 
 describe.skipIf(missing !== undefined)('Codex CLI set up with the README lines', () => {
   // Codex hands the model its own wall time and the tool's text as two content parts.
-  const expected = CODEX_TEXTS.map((text) => [
+  const expected = [...CODEX_TEXTS, DECLINED_TEXT].map((text) => [
     { type: 'input_text', text: 'Wall time: <wall> seconds\nOutput:' },
     { type: 'input_text', text },
   ]);
@@ -95,7 +105,7 @@ describe.skipIf(missing !== undefined)('Codex CLI set up with the README lines',
 });
 
 describe.skipIf(missing !== undefined)('Claude Code set up with the README lines', () => {
-  const expected = CODEX_TEXTS.map((text) => [{ type: 'text', text }]);
+  const expected = [...CODEX_TEXTS, APPROVED_TEXT].map((text) => [{ type: 'text', text }]);
 
   it.each(['stdio', 'http'] as const)(
     'shows the model Codex text over %s',

@@ -15,6 +15,8 @@ export interface ClientLines {
   readonly claudeAdd: { readonly stdio: string; readonly http: string };
   /** The headless `claude -p …` line. */
   readonly claudeHeadless: string;
+  /** The settings (`~/.claude/settings.json`) with the Elicitation hook that answers approvals headless. */
+  readonly claudeSettings: string;
 }
 
 /** The body of the first fenced block of `lang` after the heading `heading`. */
@@ -55,6 +57,7 @@ export function readmeClientLines(markdown = readFileSync(join(REPO_ROOT, 'READM
       http: pick(claude, (l) => isAdd('claude')(l) && l.includes('--transport http'), 'claude mcp add (HTTP)'),
     },
     claudeHeadless: pick(claudeHeadless, (l) => l.startsWith('claude -p '), 'claude -p'),
+    claudeSettings: fencedAfter(markdown, '### Claude Code', 'json'),
   };
 }
 

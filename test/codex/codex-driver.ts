@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CODEX_CONFIG, MOCK_MODEL_SERVER, codexBinary } from './codex-install.js';
 import { directEnv, endProcess, freePort, isRunning, makeStateDir, pollFor, tailOf } from './spawned.js';
 
-export { codexAvailability } from './codex-install.js';
+export { codexSkipReason } from './codex-install.js';
 
 /** One tool call of a script. A string "$SESSION" anywhere in `args` becomes the latest session id Codex reported. */
 export interface CodexStep {

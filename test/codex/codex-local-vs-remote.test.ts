@@ -8,7 +8,7 @@
 // --no-auth behind it (loopback, for the length of the test); a last case has Codex send our server its token.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { codexAvailability, runCodexScript, type CodexRun, type CodexStep } from './codex-driver.js';
+import { codexSkipReason, runCodexScript, type CodexRun, type CodexStep } from './codex-driver.js';
 import { clientMethods, startTap } from './exec-server-tap.js';
 import { normalizeAnswers, type NormalizedAnswer } from './normalize.js';
 import { startOurExecServer } from './our-exec-server.js';
@@ -123,7 +123,7 @@ function tapDirForTest(): string {
   return dir;
 }
 
-const unavailable = codexAvailability();
+const unavailable = codexSkipReason();
 
 describe.skipIf(unavailable !== undefined)(
   unavailable ? `Codex CLI interop (skipped: ${unavailable})` : 'Codex CLI, local and through an exec-server',

@@ -3,7 +3,7 @@
 // on purpose.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RemoteExecutor } from '../../src/executors/remote.js';
-import { codexAvailability } from '../codex/codex-install.js';
+import { codexSkipReason } from '../codex/codex-install.js';
 import { startOurExecServer } from '../codex/our-exec-server.js';
 import { startRealExecServer } from '../codex/real-exec-server.js';
 import type { RunningServer } from '../codex/ws-server-process.js';
@@ -11,7 +11,7 @@ import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { useManagers } from '../helpers/manager.js';
 
 const BASH = { shell: '/bin/bash', login: false } as const;
-const codexMissing = codexAvailability();
+const codexMissing = codexSkipReason();
 
 const SERVERS = [
   { name: 'our exec-server', start: () => startOurExecServer(), ours: true, skip: undefined },

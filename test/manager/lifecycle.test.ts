@@ -116,6 +116,10 @@ interface Ending {
   afterwards: UnifiedExecErrorCode;
 }
 
+/** What a reply says of a process ended by terminate(): a terminal's death by signal reads 1, as Codex says it. */
+const closedCode = (proc: FakeProcess) =>
+  proc.tty && proc.exitOnTerminate.signal !== undefined ? 1 : proc.exitOnTerminate.exitCode;
+
 const endings: Ending[] = [
   {
     name: 'close_session',
@@ -123,11 +127,11 @@ const endings: Ending[] = [
       // close_session answers with the exit code once the process is gone.
       await expect(manager.closeSession(id)).resolves.toEqual({
         sessionId: id,
-        exitCode: proc.exitOnTerminate.exitCode,
+        exitCode: closedCode(proc),
       });
       expect(proc.terminated).toBe(true);
     },
-    exitCode: (proc) => proc.exitOnTerminate.exitCode,
+    exitCode: closedCode,
     afterwards: 'UNKNOWN_SESSION',
   },
   {
@@ -137,13 +141,13 @@ const endings: Ending[] = [
     options: { maxSessions: 2 },
     end: (manager) =>
       Promise.all([1, 2].map(() => manager.execCommand({ cmd: 'another program', tty: true, yieldTimeMs: 250 }))),
-    exitCode: (proc) => proc.exitOnTerminate.exitCode,
+    exitCode: closedCode,
     afterwards: 'UNKNOWN_SESSION',
   },
   {
     name: 'shutdown()',
     end: (manager) => manager.shutdown(),
-    exitCode: (proc) => proc.exitOnTerminate.exitCode,
+    exitCode: closedCode,
     afterwards: 'SHUT_DOWN',
   },
   {
@@ -200,7 +204,7 @@ describe('ExecSession lifecycle', () => {
     expect(performance.now() - closedAt).toBeLessThan(ANSWER_BOUND_MS);
 
     for (const reply of replies) {
-      expect(reply).toMatchObject({ state: 'exited', exitCode: 129 });
+      expect(reply).toMatchObject({ state: 'exited', exitCode: 1, signal: 'SIGHUP' });
       expect(reply).not.toHaveProperty('sessionId');
     }
     // The output goes to exactly one of them: the one that waited first.
@@ -220,7 +224,7 @@ describe('ExecSession lifecycle', () => {
     await manager.closeSession(id);
     const replies = await Promise.all(writes.map((w) => w.reply));
     expect(replies.map((r) => r.state)).toEqual(['exited', 'exited']);
-    expect(replies.map((r) => r.exitCode)).toEqual([129, 129]);
+    expect(replies.map((r) => r.exitCode)).toEqual([1, 1]);
     expect(proc.written).toEqual([]);
   });
 
@@ -235,7 +239,7 @@ describe('ExecSession lifecycle', () => {
 
     await manager.closeSession(id);
     const reply = await replyWithin(write, ANSWER_BOUND_MS);
-    expect(reply).toMatchObject({ state: 'exited', exitCode: 129, output: PRINTED });
+    expect(reply).toMatchObject({ state: 'exited', exitCode: 1, signal: 'SIGHUP', output: PRINTED });
     expect(proc.pendingWrites).toBe(1);
   });
 
@@ -284,9 +288,9 @@ describe('ExecSession lifecycle', () => {
     await manager.shutdown();
     expect(executor.processes.map((p) => p.terminated)).toEqual([true, true, true]);
     expect(executor.processes.map((p) => p.terminateCalls)).toEqual([1, 1, 1]);
-    await expect(closing).resolves.toMatchObject({ exitCode: 129 });
+    await expect(closing).resolves.toMatchObject({ exitCode: 1 });
     // The poll answers with the termination, not at its deadline.
-    await expect(replyWithin(poll, ANSWER_BOUND_MS)).resolves.toMatchObject({ state: 'exited', exitCode: 129 });
+    await expect(replyWithin(poll, ANSWER_BOUND_MS)).resolves.toMatchObject({ state: 'exited', exitCode: 1, signal: 'SIGHUP' });
     await rejection(manager.execCommand({ cmd: 'too late' }), 'SHUT_DOWN');
   });
 });

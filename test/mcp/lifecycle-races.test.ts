@@ -127,8 +127,11 @@ async function expectUnknown(server: McpServer, sessionId: number): Promise<void
 
 const allGone = (tree: ProcessIdentity[]) => expect(tree.filter(survives).map((p) => p.pid)).toEqual([]);
 
-/** The exit a closed session reports: a PTY's program gets SIGHUP, a pipes program SIGTERM. */
-const closedExitCode = (tty: boolean) => (tty ? 128 + 1 : 128 + 15);
+/**
+ * The exit a closed session reports: a PTY's program gets SIGHUP, a pipes program SIGTERM (128 + 15); a terminal's
+ * death by signal reads 1, as Codex reports it.
+ */
+const closedExitCode = (tty: boolean) => (tty ? 1 : 128 + 15);
 
 describe('unified-exec mcp: a waiting call ends with its session', () => {
   for (const tty of [true, false]) {
