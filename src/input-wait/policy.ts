@@ -27,6 +27,12 @@ const MAX_FLOW_QUIET_MS = 16;
 export const FAR_TIMER_MS = 2000;
 /** Timing slack when telling a tick: our probes see a wait up to a few tens of ms after it began. */
 const TICK_SLACK_MS = 50;
+/**
+ * The shortest timer that can be told for a tick: within the slack, any short wait looks as if it came due and any
+ * two look alike (a loop's waits at start-up, the last moment of a long timer woken early), and a tick learned from
+ * them would let such a moment pass for one.
+ */
+const MIN_TICK_MS = 2 * TICK_SLACK_MS;
 
 /** What the policy remembers of one session's event loops, from call to call. */
 export interface LoopTimers {
@@ -54,6 +60,7 @@ export function loopTimerAllows(loop: LoopTimers, timer: LoopTimer, now: number,
     // re-armed a timer of the same length.
     if (
       previous !== undefined &&
+      previous.timeoutMs >= MIN_TICK_MS &&
       previous.timeoutMs < FAR_TIMER_MS &&
       now - previous.seenAt >= previous.timeoutMs - TICK_SLACK_MS &&
       lastOutputAt < previous.seenAt &&

@@ -87,7 +87,9 @@ function splitAnswers(cases: readonly PortCase[], texts: readonly string[]): Map
 const unavailable = codexSkipReason();
 
 describe.skipIf(unavailable !== undefined)(
-  unavailable ? `Codex's unified exec tests ported (skipped: ${unavailable})` : "Codex's unified exec tests, run against us",
+  unavailable
+    ? `Codex's unified exec tests ported (skipped: ${unavailable})`
+    : "Codex's unified exec tests, run against us",
   () => {
     const results = new Map<PortCase, Texts>();
     const timings: string[] = [];

@@ -39,6 +39,18 @@ describe('loopTimerAllows', () => {
     expect(loopTimerAllows(loop, { pid, timeoutMs: 1500, runCount: 11 }, 4200, 3990)).toBe(false);
   });
 
+  // The premature answer once seen in the sandbox (node's 1.5 s setTimeout): two short waits at start-up looked like a
+  // tick (both within the timing slack), and the last millisecond of the long timer, a wait of its own, passed as one.
+  it('learns no tick from waits shorter than the timing slack, so the last moment of a long timer is waited for', () => {
+    const loop = fresh();
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 4, runCount: 1 }, 0, quiet)).toBe(false);
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 30, runCount: 2 }, 10, quiet)).toBe(false);
+    expect(loop.tickMs.size).toBe(0);
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 1498, runCount: 3 }, 40, quiet)).toBe(false);
+    // Woken a moment early, the loop waits out the rest: still the setTimeout, not a tick.
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 1, runCount: 4 }, 1537, quiet)).toBe(false);
+  });
+
   it('learns nothing from a timer that printed when it fired', () => {
     const loop = fresh();
     loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 1 }, 0, quiet);

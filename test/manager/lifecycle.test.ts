@@ -290,7 +290,11 @@ describe('ExecSession lifecycle', () => {
     expect(executor.processes.map((p) => p.terminateCalls)).toEqual([1, 1, 1]);
     await expect(closing).resolves.toMatchObject({ exitCode: 1 });
     // The poll answers with the termination, not at its deadline.
-    await expect(replyWithin(poll, ANSWER_BOUND_MS)).resolves.toMatchObject({ state: 'exited', exitCode: 1, signal: 'SIGHUP' });
+    await expect(replyWithin(poll, ANSWER_BOUND_MS)).resolves.toMatchObject({
+      state: 'exited',
+      exitCode: 1,
+      signal: 'SIGHUP',
+    });
     await rejection(manager.execCommand({ cmd: 'too late' }), 'SHUT_DOWN');
   });
 });
