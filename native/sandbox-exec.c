@@ -39,10 +39,30 @@
 #define __NR_landlock_add_rule 445
 #define __NR_landlock_restrict_self 446
 #endif
+#define LL_CREATE_RULESET_VERSION (1U << 0)
 #define LL_ACCESS_FS_EXECUTE (1ULL << 0)
+#define LL_ACCESS_FS_WRITE_FILE (1ULL << 1)
+#define LL_ACCESS_FS_REMOVE_DIR (1ULL << 4)
+#define LL_ACCESS_FS_REMOVE_FILE (1ULL << 5)
+#define LL_ACCESS_FS_MAKE_CHAR (1ULL << 6)
+#define LL_ACCESS_FS_MAKE_DIR (1ULL << 7)
+#define LL_ACCESS_FS_MAKE_REG (1ULL << 8)
+#define LL_ACCESS_FS_MAKE_SOCK (1ULL << 9)
+#define LL_ACCESS_FS_MAKE_FIFO (1ULL << 10)
+#define LL_ACCESS_FS_MAKE_BLOCK (1ULL << 11)
+#define LL_ACCESS_FS_MAKE_SYM (1ULL << 12)
+#define LL_ACCESS_FS_REFER (1ULL << 13)    /* ABI 2 */
+#define LL_ACCESS_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
+#define LL_ACCESS_NET_BIND_TCP (1ULL << 0) /* ABI 4 */
+#define LL_ACCESS_NET_CONNECT_TCP (1ULL << 1)
+#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
+#define LL_SCOPE_SIGNAL (1ULL << 1)
 #define LL_RULE_PATH_BENEATH 1
+/* The ruleset's attributes as of ABI 6; older kernels are given only the fields they know (by size). */
 struct ll_ruleset_attr {
   unsigned long long handled_access_fs;
+  unsigned long long handled_access_net;
+  unsigned long long scoped;
 };
 struct ll_path_beneath_attr {
   unsigned long long allowed_access;
@@ -151,7 +171,7 @@ static int pass_seccomp(const char *base64, int target) {
  */
 static int enter_landlock_domain(void) {
   struct ll_ruleset_attr ruleset = {.handled_access_fs = LL_ACCESS_FS_EXECUTE};
-  int rules = syscall(__NR_landlock_create_ruleset, &ruleset, sizeof(ruleset), 0);
+  int rules = syscall(__NR_landlock_create_ruleset, &ruleset, sizeof(ruleset.handled_access_fs), 0);
   if (rules < 0) return errno == ENOSYS || errno == EOPNOTSUPP ? 0 : fail("cannot make a Landlock ruleset", errno);
   struct ll_path_beneath_attr everywhere = {.allowed_access = LL_ACCESS_FS_EXECUTE,
                                             .parent_fd = open("/", O_PATH | O_CLOEXEC)};
@@ -161,6 +181,92 @@ static int enter_landlock_domain(void) {
   if (syscall(__NR_landlock_restrict_self, rules, 0) != 0) return fail("cannot enter a Landlock domain", errno);
   close(everywhere.parent_fd);
   close(rules);
+  return 0;
+}
+
+/* Rights on files, the only ones a rule on a file may grant. */
+#define LL_FILE_RIGHTS (LL_ACCESS_FS_WRITE_FILE | LL_ACCESS_FS_TRUNCATE)
+
+/* Grants `rights` (those of them the ruleset handles) on `path`; a path that is gone is skipped. */
+static int allow_path(int rules, const char *path, unsigned long long rights, unsigned long long handled) {
+  struct ll_path_beneath_attr rule = {.allowed_access = rights & handled,
+                                      .parent_fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW)};
+  if (rule.parent_fd < 0) return errno == ENOENT || errno == ELOOP ? 0 : fail(path, errno);
+  int ok = syscall(__NR_landlock_add_rule, rules, LL_RULE_PATH_BENEATH, &rule, 0);
+  int err = errno;
+  close(rule.parent_fd);
+  if (ok != 0) return fail(path, err);
+  return 0;
+}
+
+/*
+ * The Landlock backend's domain: writes only where granted, TCP off without the network, signals and abstract unix
+ * sockets kept inside: full write rights beneath each of `trees`, file writes to each of `files`.
+ */
+static int enter_write_domain(char **trees, int ntrees, char **files, int nfiles, int no_network) {
+  int abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+  if (abi < 1) {
+    fprintf(stderr, NAME ": Landlock is not available in this kernel (%s)\n",
+            abi < 0 ? strerror(errno) : "no ABI");
+    return EXIT_SETUP;
+  }
+  unsigned long long handled = LL_ACCESS_FS_WRITE_FILE | LL_ACCESS_FS_REMOVE_DIR | LL_ACCESS_FS_REMOVE_FILE |
+                               LL_ACCESS_FS_MAKE_CHAR | LL_ACCESS_FS_MAKE_DIR | LL_ACCESS_FS_MAKE_REG |
+                               LL_ACCESS_FS_MAKE_SOCK | LL_ACCESS_FS_MAKE_FIFO | LL_ACCESS_FS_MAKE_BLOCK |
+                               LL_ACCESS_FS_MAKE_SYM;
+  if (abi >= 2) handled |= LL_ACCESS_FS_REFER;
+  if (abi >= 3) handled |= LL_ACCESS_FS_TRUNCATE;
+  struct ll_ruleset_attr attr = {.handled_access_fs = handled};
+  size_t size = sizeof(attr.handled_access_fs);
+  if (abi >= 4) {
+    size = 2 * sizeof(unsigned long long);
+    if (no_network) attr.handled_access_net = LL_ACCESS_NET_BIND_TCP | LL_ACCESS_NET_CONNECT_TCP;
+  }
+  if (abi >= 6) {
+    size = sizeof(attr);
+    attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+  }
+  int rules = syscall(__NR_landlock_create_ruleset, &attr, size, 0);
+  if (rules < 0) return fail("cannot make a Landlock ruleset", errno);
+  for (int i = 0; i < ntrees; i++) {
+    int status = allow_path(rules, trees[i], handled, handled);
+    if (status != 0) return status;
+  }
+  for (int i = 0; i < nfiles; i++) {
+    int status = allow_path(rules, files[i], LL_FILE_RIGHTS, handled);
+    if (status != 0) return status;
+  }
+  if (syscall(__NR_landlock_restrict_self, rules, 0) != 0) return fail("cannot enter a Landlock domain", errno);
+  close(rules);
+  return 0;
+}
+
+/*
+ * Drops every capability for good: a root server's command is uid 0 without privileges, and an exec does not give
+ * them back (SECBIT_NOROOT, locked). Needs CAP_SETPCAP for the bounding set and the securebits; a process without
+ * capabilities has nothing to drop, and only its (empty) sets are cleared.
+ */
+static int drop_capabilities(void) {
+  struct {
+    unsigned version;
+    int pid;
+  } header = {0x20080522 /* _LINUX_CAPABILITY_VERSION_3 */, 0};
+  struct {
+    unsigned effective, permitted, inheritable;
+  } data[2] = {{0, 0, 0}, {0, 0, 0}};
+  if (syscall(SYS_capget, &header, data) != 0) return fail("cannot read the capabilities", errno);
+  int privileged = data[0].effective != 0 || data[1].effective != 0;
+  if (privileged) {
+    /* SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_KEEP_CAPS, each with its lock (include/uapi/linux/securebits.h). */
+    if (prctl(PR_SET_SECUREBITS, 0x01 | 0x02 | 0x04 | 0x08 | 0x20, 0, 0, 0) != 0)
+      return fail("cannot lock the securebits", errno);
+    for (int cap = 0; cap < 64; cap++) {
+      if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break; /* past the last capability */
+    }
+  }
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  memset(data, 0, sizeof(data));
+  if (syscall(SYS_capset, &header, data) != 0) return fail("cannot drop the capabilities", errno);
   return 0;
 }
 
@@ -185,7 +291,9 @@ slow: /* kernels before 5.9 */
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: " NAME " [--seccomp BASE64 | --seccomp-fd N BASE64] -- COMMAND [ARG...]\n");
+  fprintf(stderr, "usage: " NAME " [--seccomp BASE64 | --seccomp-fd N BASE64] -- COMMAND [ARG...]\n"
+                  "       " NAME " --landlock [--tree DIR]... [--file FILE]... [--no-network] [--seccomp BASE64] -- "
+                  "COMMAND [ARG...]\n");
   return EXIT_SETUP;
 }
 
@@ -193,6 +301,10 @@ int main(int argc, char **argv) {
   const char *seccomp = NULL;
   const char *pass = NULL;
   int pass_fd = -1;
+  int landlock = 0, no_network = 0, ntrees = 0, nfiles = 0;
+  char **trees = calloc(argc, sizeof(char *));
+  char **files = calloc(argc, sizeof(char *));
+  if (trees == NULL || files == NULL) return fail("out of memory", ENOMEM);
   int i = 1;
   for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
     if (strcmp(argv[i], "--seccomp") == 0 && i + 1 < argc && seccomp == NULL && pass == NULL) {
@@ -201,14 +313,32 @@ int main(int argc, char **argv) {
       pass_fd = atoi(argv[++i]);
       pass = argv[++i];
       if (pass_fd < 3) return usage();
+    } else if (strcmp(argv[i], "--landlock") == 0) {
+      landlock = 1;
+    } else if (strcmp(argv[i], "--tree") == 0 && i + 1 < argc) {
+      trees[ntrees++] = argv[++i];
+    } else if (strcmp(argv[i], "--file") == 0 && i + 1 < argc) {
+      files[nfiles++] = argv[++i];
+    } else if (strcmp(argv[i], "--no-network") == 0) {
+      no_network = 1;
     } else {
       return usage();
     }
   }
   if (i + 1 >= argc) return usage();
+  if (!landlock && (ntrees > 0 || nfiles > 0 || no_network)) return usage();
+  if (landlock && pass != NULL) return usage();
   char **command = argv + i + 1;
 
-  if (pass != NULL) {
+  if (landlock) {
+    close_from(3, -1);
+    int status = drop_capabilities();
+    if (status != 0) return status;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail("cannot set no_new_privs", errno);
+    status = enter_write_domain(trees, ntrees, files, nfiles, no_network);
+    if (status == 0 && seccomp != NULL) status = install_seccomp(seccomp);
+    if (status != 0) return status;
+  } else if (pass != NULL) {
     int status = pass_seccomp(pass, pass_fd);
     if (status != 0) return status;
     close_from(3, pass_fd);

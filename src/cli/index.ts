@@ -6,7 +6,7 @@ import { survivePipeErrors } from './log.js';
 import { resolveManagerOptions } from './manager-config.js';
 import { parseCli, UsageError, type CliCommand } from './parse-args.js';
 import { resolveServeAuth, type ServeAuth } from './serve-auth.js';
-import { sandboxProblem, withServerDefaults } from './server-policy.js';
+import { prepareSandbox, withServerDefaults } from './server-policy.js';
 import { usage } from './usage.js';
 import { packageVersion } from './version.js';
 
@@ -33,12 +33,13 @@ async function main(argv: string[]): Promise<void> {
     }
   }
   if (command.kind === 'mcp' || command.kind === 'serve') {
-    managerOptions = withServerDefaults(managerOptions);
-    const problem = sandboxProblem(managerOptions);
-    if (problem !== undefined) {
-      process.stderr.write(`unified-exec: ${problem}\n`);
+    const prepared = prepareSandbox(withServerDefaults(managerOptions));
+    if (!prepared.ok) {
+      process.stderr.write(`unified-exec: ${prepared.problem}\n`);
       return exit(1);
     }
+    managerOptions = prepared.options;
+    if (prepared.note !== undefined) process.stderr.write(`unified-exec: ${prepared.note}\n`);
   }
   switch (command.kind) {
     case 'help':

@@ -1,5 +1,7 @@
 import { createExecutor } from '../executors/registry.js';
 import { parseExecutorUrl } from '../executors/urls.js';
+import { SandboxLauncher } from '../sandbox/launcher.js';
+import type { SandboxBackend } from '../sandbox/policy.js';
 import { LocalExecutor } from '../spawn/local-executor.js';
 import type { Executor } from '../spawn/types.js';
 import { invalidArgument } from './errors.js';
@@ -25,7 +27,13 @@ export class ExecutorSet {
   private readonly owned: Executor[] = [];
   readonly defaultName: string;
 
-  constructor(urls: Readonly<Record<string, string | Executor>>, defaultName: string | undefined, injected?: Executor) {
+  constructor(
+    urls: Readonly<Record<string, string | Executor>>,
+    defaultName: string | undefined,
+    injected?: Executor,
+    sandboxBackend?: SandboxBackend,
+  ) {
+    const local = () => new LocalExecutor({ sandbox: SandboxLauncher.shared(sandboxBackend) });
     // An injected executor on this machine stands for `local`; one elsewhere is called `default`.
     const injectedLocal = injected !== undefined && (injected.local ?? true);
     for (const [name, url] of Object.entries(urls)) {
@@ -38,13 +46,13 @@ export class ExecutorSet {
         this.add(name, injected);
         continue;
       }
-      const made = parsed.kind === 'local' ? new LocalExecutor() : createExecutor(parsed);
+      const made = parsed.kind === 'local' ? local() : createExecutor(parsed);
       this.owned.push(made);
       this.add(name, made);
     }
     if (injected && !injectedLocal) this.add('default', injected);
     if (this.byName.size === 0) {
-      const made = injected ?? new LocalExecutor();
+      const made = injected ?? local();
       if (!injected) this.owned.push(made);
       this.add('local', made);
     }

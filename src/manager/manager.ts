@@ -5,12 +5,13 @@ import { truncateForModel } from '../buffer/truncate.js';
 import { InputWaitPolicy } from '../input-wait/policy.js';
 import { deadlinePolicy, type EarlyReturn, type ReturnPolicy, type WatchContext } from '../input-wait/return-policy.js';
 import { detectDenial } from '../sandbox/denial.js';
+import { SandboxLauncher } from '../sandbox/launcher.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { buildEnv, policyKeeps, type EnvPolicy } from '../spawn/env.js';
 import { ShellSnapshots } from '../spawn/shell-snapshot.js';
 import { resolveWorkdir } from '../spawn/resolve.js';
 import { findExecutable } from '../util/executable.js';
-import type { Disposable, ExecProcess } from '../spawn/types.js';
+import type { Disposable, ExecProcess, Executor } from '../spawn/types.js';
 import { MAX_OUTPUT_DELTAS, SEND_INPUT_WAIT_MS, SESSION_WARNING_THRESHOLD, STATE_PROBE_MS } from './constants.js';
 import { cancelled, limitExceeded, shutDown, spawnFailed, stdinClosed } from './errors.js';
 import { CommandGate, retriedNote } from './gate.js';
@@ -91,6 +92,19 @@ function boundedListener(options: CallOptions | undefined): ((text: string) => v
   };
 }
 
+/**
+ * The settings with the sandbox's backend named: the one given, else the one this process's launcher picks (probed
+ * once per process) when sessions run sandboxed here. Left unnamed when none works: the first spawn says why.
+ */
+function withSandboxBackend(settings: ResolvedSettings, injected: Executor | undefined): ResolvedSettings {
+  if (settings.sandboxBackend || settings.sandbox === 'danger-full-access' || injected) return settings;
+  try {
+    return { ...settings, sandboxBackend: SandboxLauncher.shared().backendInUse() };
+  } catch {
+    return settings;
+  }
+}
+
 /** Whether a write is Ctrl-C to a process without a terminal that the executor can signal: SIGINT, not input. */
 function isInterrupt(req: { chars: string; keys?: unknown[] | undefined }, process: ExecProcess): boolean {
   return req.chars === '\u0003' && (req.keys?.length ?? 0) === 0 && !process.tty && process.interrupt !== undefined;
@@ -120,9 +134,14 @@ export class UnifiedExecManager {
 
   constructor(options: ManagerOptions = {}) {
     const { executor, idGenerator, clock, returnPolicy, budget, onApproval, ...settings } = options ?? {};
-    this.settings = resolveSettings(settings);
+    this.settings = withSandboxBackend(resolveSettings(settings), executor);
     this.gate = new CommandGate(sandboxPolicyOf(this.settings), approvalPolicyOf(this.settings), onApproval);
-    this.executors = new ExecutorSet(this.settings.executors, this.settings.defaultExecutor, executor);
+    this.executors = new ExecutorSet(
+      this.settings.executors,
+      this.settings.defaultExecutor,
+      executor,
+      this.settings.sandboxBackend,
+    );
     this.clock = clock ?? Date.now;
     this.store = new SessionStore({ nextId: idGenerator ?? randomSessionId });
     this.budget = budget;
@@ -219,6 +238,7 @@ export class UnifiedExecManager {
         env: this.settings.env,
         ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
         ...(inside ? { sandbox: inside } : {}),
+        ...(this.settings.sandboxBackend ? { sandboxBackend: this.settings.sandboxBackend } : {}),
         ...(onOutput ? { onOutput } : {}),
       });
       const { exitCode, aggregatedOutput: output, durationMs, timedOut } = outcome;

@@ -3,7 +3,7 @@ import { Utf8StreamDecoder } from '../buffer/utf8-decoder.js';
 import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
 import { killSessionTree } from '../linux/process-tree.js';
 import { SandboxLauncher } from '../sandbox/launcher.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
+import type { SandboxBackend, SandboxPolicy } from '../sandbox/policy.js';
 import { buildEnv, type EnvPolicy } from '../spawn/env.js';
 import { toExitInfo } from '../spawn/exit-info.js';
 import { resolveWorkdir } from '../spawn/resolve.js';
@@ -33,6 +33,8 @@ export interface ExecOptions {
   login?: boolean;
   /** Run inside this sandbox (bubblewrap). Default: none. */
   sandbox?: SandboxPolicy;
+  /** The sandbox's backend (default: chosen on first use). */
+  sandboxBackend?: SandboxBackend;
   /** Written to the program's stdin, which is then closed. Default: nothing (stdin ends at once). */
   input?: string;
   /**
@@ -84,8 +86,9 @@ export async function exec(options: ExecOptions): Promise<ExecOutcome> {
   let run = { argv, env, release: () => undefined as void };
   if (options.sandbox) {
     try {
-      await SandboxLauncher.shared().ready(options.sandbox);
-      run = SandboxLauncher.shared().wrap(options.sandbox, { argv, cwd, env });
+      const launcher = SandboxLauncher.shared(options.sandboxBackend);
+      await launcher.ready(options.sandbox);
+      run = launcher.wrap(options.sandbox, { argv, cwd, env });
     } catch (err) {
       throw spawnFailed((err as Error).message, err);
     }

@@ -11,7 +11,7 @@ import {
 import { describeIssue, expected, invalidArgument } from './errors.js';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from '../approval/policy.js';
 import { validateDomainPattern } from '../sandbox/domain-match.js';
-import { NETWORK_MODES, SANDBOX_MODES, isSandboxed, type SandboxPolicy } from '../sandbox/policy.js';
+import { NETWORK_MODES, SANDBOX_BACKENDS, SANDBOX_MODES, isSandboxed, type SandboxPolicy } from '../sandbox/policy.js';
 import { executorNameProblem, parseExecutorUrl } from '../executors/urls.js';
 import type { Executor } from '../spawn/types.js';
 
@@ -192,10 +192,22 @@ export const managerSettingsSchema = z.strictObject({
     .meta(
       meta({
         description:
-          'read-only, workspace-write (the working directory, /tmp, $TMPDIR and --writable-root dirs) or danger-full-access (no sandbox); needs bubblewrap',
+          'read-only, workspace-write (the working directory, /tmp, $TMPDIR and --writable-root dirs) or danger-full-access (no sandbox); needs bubblewrap or Landlock',
         flag: 'sandbox',
         placeholder: 'MODE',
         shownDefault: 'workspace-write for mcp and serve; danger-full-access for run and the library',
+      }),
+    ),
+  sandboxBackend: z
+    .enum(SANDBOX_BACKENDS, expected(SANDBOX_BACKENDS.join(' or ')))
+    .optional()
+    .meta(
+      meta({
+        description:
+          'how the sandbox is made: bwrap (bubblewrap: namespaces and mounts) or landlock (our launcher alone: no package, no user namespaces; see docs/sandbox.md for what it covers)',
+        flag: 'sandbox-backend',
+        placeholder: 'BACKEND',
+        shownDefault: 'bwrap where it works here, else landlock',
       }),
     ),
   network: z
@@ -332,6 +344,7 @@ export function sandboxPolicyOf(settings: ResolvedSettings): SandboxPolicy | und
     allowedDomains: settings.allowedDomains,
     workspace: resolve(settings.cwd),
     writableRoots: settings.writableRoots.map((root) => resolve(settings.cwd, root)),
+    ...(settings.sandboxBackend ? { backend: settings.sandboxBackend } : {}),
   };
   return isSandboxed(policy) ? policy : undefined;
 }

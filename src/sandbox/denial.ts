@@ -12,12 +12,15 @@ export interface SandboxDenial {
 // read-only mount, so EROFS there is the sandbox's doing. With the network off, nothing at all is reachable (the
 // command has a network namespace of its own), so every failed connection or name lookup is too.
 const WRITE = /Read-only file system|\bEROFS\b/;
+// The Landlock backend refuses a write with EACCES instead (nothing is a read-only mount there). EACCES has other
+// causes, file modes among them, so it counts only on that backend.
+const LANDLOCK_WRITE = /Permission denied|\bEACCES\b/;
 const NETWORK =
   /Network is unreachable|\bENETUNREACH\b|Could not resolve host|Temporary failure in name resolution|Name or service not known|\bEAI_AGAIN\b|getaddrinfo ENOTFOUND|Couldn't connect to server|Connection refused|\bECONNREFUSED\b|Failed to establish a new connection|Cannot assign requested address/;
 // The seccomp filter answers socket calls EPERM while the network is off: only where the line shows a socket call
 // (bash's /dev/tcp, node's `connect EPERM`, python's urlopen), since EPERM alone has many causes.
 const SOCKET_EPERM =
-  /\b(socket|connect|bind|listen|accept|sendto): Operation not permitted|\/dev\/(tcp|udp)\/\S+: Operation not permitted|\b(connect|bind|listen) EPERM\b|urlopen error \[Errno 1\]/;
+  /\b(socket|connect|bind|listen|accept|sendto): (Operation not permitted|Permission denied)|\/dev\/(tcp|udp)\/\S+: Operation not permitted|\b(connect|bind|listen) EPERM\b|urlopen error \[Errno 1\]/;
 // The proxy's own answer, or curl's report of it for HTTPS (a 403 to CONNECT can only come from the proxy).
 const DOMAIN = /unified-exec sandbox: network access to \S+ is blocked|CONNECT tunnel failed, response 403/;
 
@@ -38,7 +41,7 @@ export function detectDenial(
     const domain = find(DOMAIN);
     if (domain !== undefined) return { kind: 'domain', evidence: domain };
   }
-  const write = find(WRITE);
+  const write = find(WRITE) ?? (policy.backend === 'landlock' ? find(LANDLOCK_WRITE) : undefined);
   if (write !== undefined) return { kind: 'write', evidence: write };
   if (isNetworkRestricted(policy)) {
     const network = find(NETWORK) ?? find(SOCKET_EPERM);

@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { lstatSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { type Dirent, existsSync, lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TRUSTED_PATH, findTrustedExecutable } from '../util/executable.js';
 import { makePrivateDir, stateRoot } from '../util/private-dir.js';
 import { MaskRegistry } from './mask-registry.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
 import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
-import { isNetworkRestricted, isSandboxed, type SandboxPolicy } from './policy.js';
+import { landlockGrantArgs, planLandlock, type EntryType } from './landlock.js';
+import { isNetworkRestricted, isSandboxed, type SandboxBackend, type SandboxPolicy } from './policy.js';
 import type { SeccompNetwork } from './seccomp.js';
 import {
   SANDBOX_EXEC_HELP,
@@ -14,6 +15,7 @@ import {
   SECCOMP_FD,
   findSandboxExec,
   innerArgv,
+  landlockArgv,
   passSeccompArgv,
 } from './sandbox-exec.js';
 
@@ -34,7 +36,7 @@ export interface SandboxedCommand {
 
 /** What to tell someone whose machine cannot run the sandbox. */
 export const SANDBOX_HELP =
-  'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) on a kernel that allows user namespaces, or choose `--sandbox danger-full-access` knowingly to run commands unsandboxed';
+  'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) on a kernel that allows user namespaces, or run on a kernel with Landlock enabled (5.13+), or choose `--sandbox danger-full-access` knowingly to run commands unsandboxed';
 
 /**
  * Is bubblewrap here and able to make the namespaces we use, and does our launcher install its seccomp filter in
@@ -58,6 +60,43 @@ export function probeSandbox(
   if (detail.startsWith('unified-exec-sandbox-exec:'))
     return { ok: false, reason: `the sandbox's seccomp filter cannot be installed here (${detail})` };
   return { ok: false, reason: `bubblewrap cannot create namespaces here (${detail})` };
+}
+
+/** Can our launcher enter a Landlock domain here, with its filter? `reason` says why not. */
+export function probeLandlock(sandboxExec = SANDBOX_EXEC_PATH): { ok: true } | { ok: false; reason: string } {
+  const exec = findSandboxExec(sandboxExec);
+  if (exec === undefined)
+    return { ok: false, reason: `the sandbox's launcher ${sandboxExec} is not built: ${SANDBOX_EXEC_HELP}` };
+  const truePath = findTrustedExecutable('true');
+  if (truePath === undefined) return { ok: false, reason: 'no `true` program in the system PATH to probe with' };
+  const [command, ...args] = landlockArgv(exec, [], 'none', [truePath]);
+  const result = spawnSync(command!, args, { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
+  if (result.status === 0) return { ok: true };
+  const detail = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
+  return { ok: false, reason: detail.replace(/^unified-exec-sandbox-exec: /, '') };
+}
+
+/** The backend a sandbox runs on here, or why none can. */
+export type BackendChoice =
+  { ok: true; backend: SandboxBackend; bwrap?: string; passedOver?: string } | { ok: false; reason: string };
+
+/**
+ * Picks the backend: `forced` when given (and it works here), else bubblewrap where it works, else Landlock;
+ * `passedOver` says why bubblewrap was not taken. Each probe runs a sandboxed `true` once.
+ */
+export function chooseBackend(forced?: SandboxBackend): BackendChoice {
+  if (forced !== 'landlock') {
+    const bwrap = probeSandbox();
+    if (bwrap.ok) return { ok: true, backend: 'bwrap', bwrap: bwrap.bwrap };
+    if (forced === 'bwrap') return { ok: false, reason: bwrap.reason };
+    const landlock = probeLandlock();
+    if (landlock.ok) return { ok: true, backend: 'landlock', passedOver: bwrap.reason };
+    return { ok: false, reason: `${bwrap.reason}; and the Landlock backend cannot run either: ${landlock.reason}` };
+  }
+  const landlock = probeLandlock();
+  return landlock.ok
+    ? { ok: true, backend: 'landlock' }
+    : { ok: false, reason: `the Landlock backend cannot run here: ${landlock.reason}` };
 }
 
 /** The system's bwrap (never one a PATH names first), by its real path (as /proc/<pid>/exe names it). */
@@ -115,24 +154,47 @@ function pathKind(path: string): PathKind {
  * points for masks (see MaskRegistry), and the allowlist proxies.
  */
 export class SandboxLauncher {
-  private static instance: SandboxLauncher | undefined;
+  private static readonly instances = new Map<SandboxBackend | 'auto', SandboxLauncher>();
   private bwrap: string | undefined;
   private sandboxExec: string | undefined;
+  /** The backend in use: as forced, or chosen on the first wrap. */
+  private backend: SandboxBackend | undefined;
   private readonly masks = new MaskRegistry();
   /** Allowlist proxies by their sorted domains, started once and kept while this process runs. */
   private readonly proxies = new Map<string, Promise<DomainProxy>>();
   /** The proxies ready() has seen running, for wrap(), which cannot wait. */
   private readonly started = new Map<string, DomainProxy>();
   private proxyDir: string | undefined;
+  /** The Landlock backend's temp folders, by the scratch root they are in. */
+  private readonly scratch = new Map<string, string>();
 
-  /** The launcher of this process: one count of masked folders for every session here. */
-  static shared(): SandboxLauncher {
-    return (SandboxLauncher.instance ??= new SandboxLauncher());
+  /**
+   * The launcher of this process for `backend` (default: chosen on first use, see chooseBackend): one count of
+   * masked folders for every session here.
+   */
+  static shared(backend?: SandboxBackend): SandboxLauncher {
+    const key = backend ?? 'auto';
+    let launcher = SandboxLauncher.instances.get(key);
+    if (launcher === undefined)
+      SandboxLauncher.instances.set(key, (launcher = new SandboxLauncher(undefined, backend)));
+    return launcher;
   }
 
-  /** `bwrap`: the binary to use; default: found in PATH on first use. */
-  constructor(bwrap?: string) {
+  /** `bwrap`: the binary to use (and the backend bwrap); default: the backend chosen on first use. */
+  constructor(bwrap?: string, backend?: SandboxBackend) {
     this.bwrap = bwrap;
+    this.backend = backend ?? (bwrap === undefined ? undefined : 'bwrap');
+  }
+
+  /** The backend this launcher runs sandboxes on (choosing it now if it has not yet); throws when none works. */
+  backendInUse(): SandboxBackend {
+    if (this.backend === undefined) {
+      const choice = chooseBackend();
+      if (!choice.ok) throw new Error(`the sandbox cannot run here: ${choice.reason}. To fix it, ${SANDBOX_HELP}`);
+      this.backend = choice.backend;
+      if (choice.bwrap !== undefined) this.bwrap = choice.bwrap;
+    }
+    return this.backend;
   }
 
   /**
@@ -159,6 +221,7 @@ export class SandboxLauncher {
   ): SandboxedCommand {
     if (!isSandboxed(policy))
       return { argv: [...command.argv], env: { ...command.env }, supervisorDepth: 0, release: () => undefined };
+    if (this.backendInUse() === 'landlock') return this.wrapLandlock(policy, command);
     this.bwrap ??= findBwrap(TRUSTED_PATH);
     if (this.bwrap === undefined)
       throw new Error(`the sandbox needs bubblewrap (bwrap), which is not installed: ${SANDBOX_HELP}`);
@@ -198,6 +261,60 @@ export class SandboxLauncher {
     };
   }
 
+  /**
+   * The Landlock backend: the launcher itself is the sandbox (see landlock.ts for what it grants). The domain
+   * allowlist needs a network namespace of the sandbox's own, which only bubblewrap makes: refused here.
+   */
+  private wrapLandlock(
+    policy: SandboxPolicy,
+    command: { argv: readonly string[]; cwd: string; env: Readonly<Record<string, string>> },
+  ): SandboxedCommand {
+    this.sandboxExec ??= findSandboxExec();
+    if (this.sandboxExec === undefined)
+      throw new Error(`the sandbox's launcher ${SANDBOX_EXEC_PATH} is not built: ${SANDBOX_EXEC_HELP}`);
+    if (usesProxy(policy))
+      throw new Error(
+        'the domain allowlist (--allowed-domain) needs the bubblewrap backend, which cannot run here: the Landlock backend has no network of its own to put the proxy in',
+      );
+    const roots = writableRoots(policy, command.env.TMPDIR, realPath);
+    const guarded = [policy.workspace, ...policy.writableRoots].flatMap((path) => realPath(path) ?? []);
+    const keepOut = [stateRoot()];
+    const facts = { entries: folderEntries };
+    let plan = planLandlock(roots, guarded, keepOut, facts);
+    const env = { ...command.env };
+    // Scratch space granted entry by entry (a workspace or the server's folder lies in it) takes no new files:
+    // temp files go to a folder of the command's own there instead, which TMPDIR names.
+    const tmp = realPath(command.env.TMPDIR || '/tmp');
+    if (
+      policy.mode === 'workspace-write' &&
+      tmp !== undefined &&
+      plan.entryByEntry.includes(tmp) &&
+      !guarded.includes(tmp)
+    ) {
+      env.TMPDIR = this.scratchIn(tmp);
+      plan = planLandlock(roots, guarded, keepOut, facts);
+    }
+    const network = policy.network === 'off' ? 'none' : 'on';
+    return {
+      argv: landlockArgv(this.sandboxExec, landlockGrantArgs(plan), network, command.argv),
+      env,
+      supervisorDepth: 0,
+      release: () => undefined,
+    };
+  }
+
+  /** A temp folder of the sandboxed commands' own in `tmp` (made once, removed when this process exits). */
+  private scratchIn(tmp: string): string {
+    let dir = this.scratch.get(tmp);
+    if (dir === undefined || !existsSync(dir)) {
+      dir = mkdtempSync(join(tmp, 'unified-exec-tmp-'));
+      this.scratch.set(tmp, dir);
+      const made = dir;
+      process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+    }
+    return dir;
+  }
+
   /** Stops the allowlist proxies and removes their folder; sandboxes started later start new ones. */
   async close(): Promise<void> {
     const proxies = [...this.proxies.values()];
@@ -217,6 +334,20 @@ export class SandboxLauncher {
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     return dir;
   }
+}
+
+/** A folder's entries for the Landlock plan; none when it cannot be read. */
+function folderEntries(dir: string): { name: string; type: EntryType }[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.map((entry) => ({
+    name: entry.name,
+    type: entry.isDirectory() ? 'dir' : entry.isFile() || entry.isFIFO() ? 'file' : 'other',
+  }));
 }
 
 const proxyKey = (policy: SandboxPolicy) => [...policy.allowedDomains].sort().join(',');

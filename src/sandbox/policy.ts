@@ -8,6 +8,13 @@ export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-acces
  */
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
+/**
+ * How a sandbox is made: bubblewrap (namespaces and mounts: needs bubblewrap and user namespaces) or a Landlock
+ * domain entered by our own launcher (needs only a kernel with Landlock, 5.13+). See docs/sandbox.md.
+ */
+export const SANDBOX_BACKENDS = ['bwrap', 'landlock'] as const;
+export type SandboxBackend = (typeof SANDBOX_BACKENDS)[number];
+
 export const NETWORK_MODES = ['off', 'on'] as const;
 /** off: the command has a network of its own with nothing on it (the host's loopback included); on: the host's. */
 export type NetworkMode = (typeof NETWORK_MODES)[number];
@@ -27,6 +34,8 @@ export interface SandboxPolicy {
   workspace: string;
   /** Writable under workspace-write besides the workspace, /tmp and $TMPDIR. */
   writableRoots: readonly string[];
+  /** The backend the sandbox runs on, when known (it tells what a refusal looks like: see denial.ts). */
+  backend?: SandboxBackend;
 }
 
 /** True when commands under `policy` run in a sandbox at all. */

@@ -4,7 +4,7 @@ import { seccompProgram, type SeccompNetwork } from './seccomp.js';
 
 /**
  * Our launcher (native/sandbox-exec.c, built with the addon): inside bubblewrap it installs the seccomp filter,
- * then becomes the command. Same relative path from src/sandbox/ (tests) and dist/sandbox/ (the build).
+ * then becomes the command; as the Landlock backend it is the whole sandbox. Same relative path from src/sandbox/ (tests) and dist/sandbox/ (the build).
  */
 export const SANDBOX_EXEC_PATH = fileURLToPath(
   new URL('../../build/Release/unified-exec-sandbox-exec', import.meta.url),
@@ -47,4 +47,18 @@ export function passSeccompArgv(exec: string, network: SeccompNetwork, bwrapArgv
  */
 export function innerArgv(exec: string, network: SeccompNetwork | undefined, argv: readonly string[]): string[] {
   return [exec, ...(network === undefined ? [] : ['--seccomp', programFor(network)]), '--', ...argv];
+}
+
+/**
+ * `argv` run through the launcher `exec` as the Landlock backend's sandbox: no capabilities, writes only to `grants`
+ * (landlockGrantArgs), TCP off and no sockets with `network` 'none', and the filter for `network`.
+ */
+export function landlockArgv(
+  exec: string,
+  grants: readonly string[],
+  network: SeccompNetwork,
+  argv: readonly string[],
+): string[] {
+  const offline = network === 'none' ? ['--no-network'] : [];
+  return [exec, '--landlock', ...grants, ...offline, '--seccomp', programFor(network), '--', ...argv];
 }

@@ -11,8 +11,10 @@
  * What the filter lets sockets do. `on`: anything. `off`: IP sockets, which can only reach the sandbox's own empty
  * network namespace (a test server on its loopback works; with the domain allowlist, the bridge to the proxy is
  * there), and no unix socket but socketpairs: the network namespace does not cover the sockets on the file system.
+ * `none`: no socket() at all, socketpairs only (the Landlock backend, which has no network namespace: an IP socket
+ * would reach the host's network).
  */
-export type SeccompNetwork = 'on' | 'off';
+export type SeccompNetwork = 'on' | 'off' | 'none';
 
 /** The architectures we build for, named as `process.arch` names them. */
 export type SeccompArch = 'x64' | 'arm64';
@@ -233,6 +235,7 @@ export function seccompInstructions(network: SeccompNetwork, arch: SeccompArch =
   // openat2's mode is behind a pointer too; ENOSYS makes libc and runtimes use openat.
   program.push(...denyCall(nr('openat2')!, ENOSYS));
   if (network === 'off') program.push(...socketRule(nr('socket')!), ...socketpairRule(nr('socketpair')!));
+  if (network === 'none') program.push(...denyCall(nr('socket')!), ...socketpairRule(nr('socketpair')!));
   program.push(ret(SECCOMP_RET_ALLOW));
   return program;
 }

@@ -5,7 +5,6 @@ import {
   chmodSync,
   existsSync,
   lstatSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -23,55 +22,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CLI, cleanEnv } from '../mcp/cli-process.js';
-import { CANNOT_SWITCH_USER, NOBODY, NOBODY_IDS, nodeAsNobody, removeMountPoint } from '../helpers/nobody.js';
+import { CANNOT_SWITCH_USER, NOBODY, NOBODY_IDS, removeMountPoint } from '../helpers/nobody.js';
 import { textOf } from '../reliability/harness.js';
-import { NO_SANDBOX } from './sandbox-helpers.js';
-
-type ServerUser = 'root' | 'nobody';
-
-interface Server {
-  call(cmd: string, extra?: Record<string, unknown>): Promise<string>;
-  close(): Promise<void>;
-}
-
-/** `unified-exec mcp` with its defaults (workspace-write, network off, on-request) in `cwd`, run as `user`. */
-async function startMcp(user: ServerUser, cwd: string, args: string[] = [], env: Record<string, string> = {}) {
-  const command =
-    user === 'root'
-      ? { command: process.execPath, args: [CLI, 'mcp', ...args] }
-      : nodeAsNobody('dist/cli/index.js', ['mcp', ...args]);
-  const transport = new StdioClientTransport({
-    ...command,
-    cwd,
-    env: cleanEnv(user === 'nobody' ? { HOME: '/nonexistent', ...env } : env) as Record<string, string>,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: 'escapes', version: '1.0.0' });
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    throw new Error(`the server did not start: ${String(error)}\n${stderr}`);
-  }
-  const server: Server = {
-    call: async (cmd, extra = {}) =>
-      textOf(
-        await client.callTool({ name: 'exec_command', arguments: { cmd, login: false, ...extra } }, undefined, {
-          timeout: 60_000,
-        }),
-      ),
-    close: () => client.close(),
-  };
-  return server;
-}
-
-/** A folder of `user`'s own made by the test (root's, or handed to nobody). */
-function folderOf(user: ServerUser, path: string): string {
-  mkdirSync(path, { recursive: true, mode: 0o700 });
-  if (user === 'nobody') execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, path]);
-  return path;
-}
+import type { SandboxBackend } from '../../src/sandbox/policy.js';
+import { type Server, type ServerUser, folderOf, startMcp } from './attacker.js';
+import { BACKENDS, NO_SANDBOX } from './sandbox-helpers.js';
 
 const uidOf = (user: ServerUser) => (user === 'root' ? 0 : NOBODY);
 const hostNamespace = (kind: string) => readlinkSync(`/proc/self/ns/${kind}`);
@@ -412,7 +367,13 @@ describe.skipIf(NO_SANDBOX || CANNOT_SWITCH_USER !== undefined)('another local u
   });
 });
 
-describe.skipIf(NO_SANDBOX)('what held keeps holding, network off', () => {
+describe.each(BACKENDS)('what held keeps holding, network off, on $backend', ({ backend, skip }) => {
+  if (skip) it.skip(`skipped: ${skip}`, () => undefined);
+  else held(backend);
+});
+
+function held(backend: SandboxBackend): void {
+  const launch = (user: ServerUser, cwd: string) => startMcp(user, cwd, ['--sandbox-backend', backend]);
   const servers: Server[] = [];
   const owned: { close(): void }[] = [];
   afterEach(async () => {
@@ -425,8 +386,11 @@ describe.skipIf(NO_SANDBOX)('what held keeps holding, network off', () => {
     return ws;
   };
 
-  it('no TCP, no UDP, no abstract unix socket reaches the host', async () => {
+  it('no TCP, no UDP, no unix socket on the host nor an abstract one reaches the host', async () => {
     const tcp = createServer((socket) => socket.end('hello'));
+    const socketDir = workspace();
+    const unixPath = join(socketDir, 'agent.sock');
+    const unix = createServer((socket) => socket.end('hello'));
     const abstractName = `\0ue-abstract-${process.pid}`;
     const abstract = createServer((socket) => socket.end('hello'));
     const udp = createSocket('udp4');
@@ -435,10 +399,11 @@ describe.skipIf(NO_SANDBOX)('what held keeps holding, network off', () => {
     await Promise.all([
       new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve)),
       new Promise<void>((resolve) => abstract.listen(abstractName, resolve)),
+      new Promise<void>((resolve) => unix.listen(unixPath, resolve)),
       new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve)),
     ]);
-    owned.push(tcp, abstract, { close: () => udp.close() });
-    const server = await startMcp('root', workspace());
+    owned.push(tcp, abstract, unix, { close: () => udp.close() });
+    const server = await launch('root', workspace());
     servers.push(server);
     const python = [
       'import socket',
@@ -449,33 +414,36 @@ describe.skipIf(NO_SANDBOX)('what held keeps holding, network off', () => {
       '        print(name, "refused", e.errno)',
       `attempt("tcp", lambda: socket.create_connection(("127.0.0.1", ${(tcp.address() as AddressInfo).port}), 2).recv(5) or 1/0)`,
       `attempt("abstract", lambda: socket.socket(socket.AF_UNIX).connect("\\0${abstractName.slice(1)}"))`,
+      `attempt("unix", lambda: socket.socket(socket.AF_UNIX).connect("${unixPath}"))`,
       // UDP says nothing either way: what counts is whether the host's socket received the datagram.
       `socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"leak", ("127.0.0.1", ${udp.address().port}))`,
     ].join('\n');
     const out = await server.call(`python3 -c '${python}'`);
     expect(out).toMatch(/tcp refused/);
     expect(out).toMatch(/abstract refused/);
+    expect(out).toMatch(/unix refused/);
     expect(out).not.toContain('REACHED');
     await new Promise((resolve) => setTimeout(resolve, 200)); // a datagram, had one left, would be here by now
     expect(datagrams).toEqual([]);
   });
 
-  it("cannot see or signal the host's processes", async () => {
+  // bubblewrap's PID namespace hides them; Landlock (ABI 6) leaves them visible but out of reach of signals.
+  it("cannot signal the host's processes", async () => {
     const sleeper = spawn('sleep', ['300'], { stdio: 'ignore' });
     owned.push({ close: () => sleeper.kill('SIGKILL') });
-    const server = await startMcp('root', workspace());
+    const server = await launch('root', workspace());
     servers.push(server);
     const out = await server.call(`kill -0 ${sleeper.pid} && echo SIGNALLED; kill -TERM ${sleeper.pid} && echo KILLED`);
     expect(out).not.toMatch(/SIGNALLED|KILLED/);
-    expect(out).toContain('No such process');
+    expect(out).toContain(backend === 'bwrap' ? 'No such process' : 'Operation not permitted');
     expect(sleeper.exitCode).toBeNull();
     expect(sleeper.signalCode).toBeNull();
   });
 
   it('a fork storm leaves another client responsive, and ends whole with its client', async () => {
     const marker = `300.${process.pid}${Date.now() % 1000}`;
-    const storm = await startMcp('root', workspace());
-    const other = await startMcp('root', workspace());
+    const storm = await launch('root', workspace());
+    const other = await launch('root', workspace());
     servers.push(other);
     const hosts = () =>
       execFileSync('ps', ['-eo', 'args'])
@@ -483,7 +451,8 @@ describe.skipIf(NO_SANDBOX)('what held keeps holding, network off', () => {
         .split('\n')
         .filter((line) => line === `sleep ${marker}`).length;
     // 400 processes that each fork a sleeper and leave it behind (setsid, double fork), as fast as bash can.
-    // The session stays: when its command ends, its sandbox (a PID namespace) ends with everything in it.
+    // The session stays: when its client goes, the session ends with everything it started (bubblewrap: its PID
+    // namespace; Landlock: the session's process tag, which the server finds them all by).
     const started = await storm.call(
       `for i in $(seq 400); do (setsid sleep ${marker} &) ; done; echo spawned; sleep 600`,
       { yield_time_ms: 5000 },
@@ -496,4 +465,4 @@ describe.skipIf(NO_SANDBOX)('what held keeps holding, network off', () => {
     await storm.close();
     await vi.waitFor(() => expect(hosts()).toBe(0), { timeout: 15_000, interval: 100 });
   });
-});
+}

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectApprovalClient, decide, type Answer } from '../helpers/approval-client.js';
@@ -12,9 +13,23 @@ import {
   timeUntil,
   type ProcessIdentity,
 } from '../reliability/harness.js';
-import { NO_SANDBOX, useWorkspace } from './sandbox-helpers.js';
+import type { SandboxBackend } from '../../src/sandbox/policy.js';
+import { BACKENDS, NO_SANDBOX, useWorkspace } from './sandbox-helpers.js';
 
-describe.skipIf(NO_SANDBOX)('unified-exec mcp: sandboxed by default, approvals through elicitation', () => {
+/** What the start line says of each backend, after the writable roots. */
+const BACKEND_LINE: Record<SandboxBackend, string> = {
+  bwrap: ', on bubblewrap',
+  landlock: ', on Landlock, which leaves other processes visible, makes nothing new directly in the workspace',
+};
+/** What the kernel says to a refused write: a read-only mount under bubblewrap, EACCES under Landlock. */
+const REFUSED: Record<SandboxBackend, string> = { bwrap: 'Read-only file system', landlock: 'Permission denied' };
+
+describe.each(BACKENDS)('unified-exec mcp: sandboxed by default, approvals through elicitation, on $backend', (b) => {
+  if (b.skip) it.skip(`skipped: ${b.skip}`, () => undefined);
+  else approvals(b.backend);
+});
+
+function approvals(backend: SandboxBackend): void {
   const ws = useWorkspace();
   const clients: { client: Client }[] = [];
   const outside = () => `/var/tmp/unified-exec-mcp-escalated-${process.pid}-${clients.length}`;
@@ -22,7 +37,7 @@ describe.skipIf(NO_SANDBOX)('unified-exec mcp: sandboxed by default, approvals t
     await Promise.all(clients.splice(0).map((c) => c.client.close()));
   });
   const open = async (answer?: Answer, args?: string[]) => {
-    const c = await connectApprovalClient(ws.dir, answer, args);
+    const c = await connectApprovalClient(ws.dir, answer, ['--sandbox-backend', backend, ...(args ?? [])]);
     clients.push(c);
     return c;
   };
@@ -30,12 +45,14 @@ describe.skipIf(NO_SANDBOX)('unified-exec mcp: sandboxed by default, approvals t
   it('states the policy in force, and a write outside the workspace is refused with a reason', async () => {
     const c = await open();
     expect(c.stderr()).toContain(
-      `Sandbox: workspace-write, network off (writable: ${ws.dir}, /tmp); approvals: on-request.`,
+      `Sandbox: workspace-write, network off (writable: ${ws.dir}, /tmp)${BACKEND_LINE[backend]}`,
     );
+    expect(c.stderr()).toMatch(/; approvals: on-request\./);
     const r = await c.call('exec_command', { cmd: `touch ${outside()}`, login: false });
     expect(textOf(r)).toContain('Process exited with code 1');
     expect(textOf(r)).toMatch(/Sandbox: a write outside the writable roots was refused .*require_escalated/);
-    const inside = await c.call('exec_command', { cmd: 'touch made-inside && ls made-inside', login: false });
+    mkdirSync(join(ws.dir, 'src'), { recursive: true });
+    const inside = await c.call('exec_command', { cmd: 'touch src/made-inside && ls src/made-inside', login: false });
     expect(textOf(inside)).toContain('Process exited with code 0');
   });
 
@@ -112,11 +129,14 @@ describe.skipIf(NO_SANDBOX)('unified-exec mcp: sandboxed by default, approvals t
     const r = await c.call('shell', { command: ['bash', '-c', `echo x > ${outside()}`] });
     const reply = JSON.parse(textOf(r)) as { output: string; metadata: { exit_code: number } };
     expect(reply.metadata.exit_code).toBe(1);
-    expect(reply.output).toMatch(/Read-only file system\nSandbox: a write outside the writable roots was refused/);
+    expect(reply.output).toMatch(
+      new RegExp(`${REFUSED[backend]}\nSandbox: a write outside the writable roots was refused`),
+    );
   });
-});
+}
 
-describe.skipIf(NO_SANDBOX)('SIGKILL of the sandboxed server and its watchdog together', () => {
+// bubblewrap's PID namespace, which the Landlock backend does not have (docs/sandbox.md says so).
+describe.skipIf(NO_SANDBOX)('SIGKILL of the sandboxed server and its watchdog together, on bubblewrap', () => {
   const ws = useWorkspace();
   const doomed: ProcessIdentity[] = [];
   afterEach(() => doomed.splice(0).forEach(killIfRunning));

@@ -1,22 +1,34 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { SANDBOX_EXEC_PATH } from '../../src/sandbox/sandbox-exec.js';
 import { findTrustedExecutable } from '../../src/util/executable.js';
 import { CANNOT_SWITCH_USER } from '../helpers/nobody.js';
 import { CLI, cleanEnv, runToEnd } from '../mcp/cli-process.js';
+import { textOf } from '../reliability/harness.js';
 
-// A server never falls back to running commands unsandboxed: without a working bubblewrap it does not start. The
-// server looks for bubblewrap in the system's folders only, whatever its PATH says, so the machine is changed for it
-// alone: in a mount namespace of its own, the system's bwrap is covered by /dev/null (no program there) or by a
-// bwrap that fails.
-describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve without a working bubblewrap', () => {
+// Where users run without bubblewrap, the server picks the Landlock backend and says so; where neither backend works
+// it does not start (it never falls back to running commands unsandboxed). The server looks for bubblewrap in the
+// system's folders only, whatever its PATH says, so the machine is changed for it alone: in a mount namespace of
+// its own the system's bwrap is covered by /dev/null (no program there), or in a user namespace of its own no
+// further namespace can be made (user.max_user_namespaces 0: Docker's default profile, Ubuntu 24.04's AppArmor rule).
+describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewrap cannot run', () => {
   const bin = mkdtempSync(join(tmpdir(), 'unified-exec-no-bwrap-'));
+  const clients: Client[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+  });
   afterAll(() => rmSync(bin, { recursive: true, force: true }));
   const bwrap = findTrustedExecutable('bwrap') ?? '/usr/bin/bwrap';
-  /** `node args…` with the system's bwrap covered by `file`. */
-  const covered = (file: string, args: string[]) =>
-    runToEnd(
+
+  /** `node args…` with each of `covers` (a file over a path) bound in a mount namespace of its own. */
+  const coveredArgv = (covers: [string, string][], args: string[]): [string, string[]] => {
+    const binds = covers.map((_, i) => `mount --bind "$${2 * i + 1}" "$${2 * i + 2}"`).join(' && ');
+    return [
       'unshare',
       [
         '-m',
@@ -24,48 +36,144 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve without a worki
         'private',
         'sh',
         '-c',
-        'mount --bind "$1" "$2" && shift 2 && exec "$@"',
+        `${binds} && shift ${2 * covers.length} && exec "$@"`,
         'cover',
-        file,
-        bwrap,
+        ...covers.flat(),
         process.execPath,
         ...args,
       ],
-      { env: cleanEnv() },
-    );
-  const failingBwrap = () => {
-    // A bwrap that cannot create namespaces, as on a kernel with user namespaces turned off.
-    const path = join(bin, 'bwrap');
-    writeFileSync(path, '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n', {
-      mode: 0o755,
+    ];
+  };
+  /** `node args…` in a user namespace of its own that can make no further one. */
+  const noUserNamespacesArgv = (args: string[]): [string, string[]] => [
+    'unshare',
+    [
+      '-U',
+      '-r',
+      'sh',
+      '-c',
+      'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"',
+      'nouserns',
+      process.execPath,
+      ...args,
+    ],
+  ];
+  const run = (argv: [string, string[]]) => runToEnd(argv[0], argv[1], { env: cleanEnv() });
+
+  /** The MCP server started by `argv` in `cwd`, with what it wrote to stderr. */
+  const connect = async (argv: [string, string[]], cwd: string) => {
+    const transport = new StdioClientTransport({
+      command: argv[0],
+      args: argv[1],
+      cwd,
+      env: cleanEnv() as Record<string, string>,
+      stderr: 'pipe',
     });
-    return path;
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const client = new Client({ name: 'no-bwrap', version: '1.0.0' });
+    await client.connect(transport).catch((error: unknown) => {
+      throw new Error(`the server did not start: ${String(error)}\n${stderr}`);
+    });
+    clients.push(client);
+    const call = async (cmd: string) =>
+      textOf(await client.callTool({ name: 'exec_command', arguments: { cmd, login: false } }));
+    return { call, stderr: () => stderr };
   };
 
-  it('refuses to start when bwrap is not installed, and says how to fix it or opt out', async () => {
+  /** A git workspace with a folder in it, as a project has. */
+  const workspace = () => {
+    const ws = mkdtempSync('/var/tmp/ue-no-bwrap-');
+    execFileSync('git', ['init', '-q', ws]);
+    mkdirSync(join(ws, 'src'));
+    return ws;
+  };
+  afterAll(() => execFileSync('sh', ['-c', 'rm -rf /var/tmp/ue-no-bwrap-*']));
+
+  /** What the sandbox must hold on any backend: writes, .git, the network, the kernel's knobs. */
+  const holds = async (server: { call(cmd: string): Promise<string> }, ws: string) => {
+    const out = await server.call(
+      [
+        'echo in > src/in.txt && echo WROTE_SRC',
+        'echo x > /etc/ue-no-bwrap && echo WROTE_ETC',
+        'echo x > .git/hooks/pre-commit && echo WROTE_HOOK',
+        'v=$(cat /proc/sys/kernel/core_pattern); printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern && echo WROTE_SYSCTL',
+        `python3 -c "import socket; socket.create_connection(('1.1.1.1', 53), 2)" 2>/dev/null && echo CONNECTED`,
+        '(exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null; echo TRIED',
+      ].join('\n'),
+    );
+    expect(out).toContain('WROTE_SRC');
+    expect(out).toContain('TRIED');
+    expect(out).not.toMatch(/WROTE_ETC|WROTE_HOOK|WROTE_SYSCTL|CONNECTED/);
+    expect(existsSync('/etc/ue-no-bwrap')).toBe(false);
+    expect(existsSync(join(ws, '.git/hooks/pre-commit'))).toBe(false);
+    expect(readFileSync(join(ws, 'src/in.txt'), 'utf8')).toBe('in\n');
+  };
+
+  it('without bubblewrap installed, serves sandboxed on Landlock and says why', async () => {
+    const ws = workspace();
+    const server = await connect(coveredArgv([['/dev/null', bwrap]], [CLI, 'mcp']), ws);
+    expect(server.stderr()).toContain(
+      'unified-exec: the sandbox runs on Landlock: bubblewrap (bwrap) is not installed',
+    );
+    expect(server.stderr()).toMatch(/Sandbox: workspace-write, network off \(writable: .*\), on Landlock, which /);
+    await holds(server, ws);
+  });
+
+  it('where user namespaces are off (bubblewrap is there but cannot make them), serves sandboxed on Landlock', async () => {
+    const ws = workspace();
+    const server = await connect(noUserNamespacesArgv([CLI, 'mcp']), ws);
+    expect(server.stderr()).toMatch(/the sandbox runs on Landlock: bubblewrap cannot create namespaces here \(bwrap: /);
+    await holds(server, ws);
+  });
+
+  it('refuses to start with --sandbox-backend bwrap where bubblewrap is missing, and says how to fix it', async () => {
     for (const command of ['mcp', 'serve'] as const) {
       const args = command === 'mcp' ? [CLI, 'mcp'] : [CLI, 'serve', '--port', '0'];
-      const r = await covered('/dev/null', args);
+      const r = await run(coveredArgv([['/dev/null', bwrap]], [...args, '--sandbox-backend', 'bwrap']));
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(
-        'unified-exec: cannot start with --sandbox workspace-write: bubblewrap (bwrap) is not installed.',
+        'unified-exec: cannot start with --sandbox workspace-write --sandbox-backend bwrap: bubblewrap (bwrap) is not installed.',
       );
       expect(r.stderr).toContain('apt-get install bubblewrap');
-      expect(r.stderr).toContain('`--sandbox danger-full-access`');
       expect(r.stdout).toBe('');
     }
   });
 
-  it('refuses to start when bwrap cannot create namespaces', async () => {
-    const r = await covered(failingBwrap(), [CLI, 'mcp', '--sandbox', 'read-only']);
+  it('refuses to start where neither backend can run, with both reasons', async () => {
+    // The launcher covered too: neither bubblewrap nor Landlock has it to run through.
+    const r = await run(
+      coveredArgv(
+        [
+          ['/dev/null', bwrap],
+          ['/dev/null', SANDBOX_EXEC_PATH],
+        ],
+        [CLI, 'mcp', '--sandbox', 'read-only'],
+      ),
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /cannot start with --sandbox read-only: bubblewrap cannot create namespaces here \(bwrap: No permissions to create new namespace\)/,
+      /cannot start with --sandbox read-only: bubblewrap \(bwrap\) is not installed; and the Landlock backend cannot run either: the sandbox's launcher .* is not built/,
+    );
+    expect(r.stderr).toContain('`--sandbox danger-full-access`');
+  });
+
+  it('refuses a bubblewrap that cannot create namespaces when bwrap is asked for', async () => {
+    const failing = join(bin, 'bwrap');
+    writeFileSync(failing, '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n', {
+      mode: 0o755,
+    });
+    const r = await run(
+      coveredArgv([[failing, bwrap]], [CLI, 'mcp', '--sandbox', 'read-only', '--sandbox-backend', 'bwrap']),
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /cannot start with --sandbox read-only --sandbox-backend bwrap: bubblewrap cannot create namespaces here \(bwrap: No permissions to create new namespace\)/,
     );
   });
 
   it('starts when danger-full-access is chosen knowingly, and says so', async () => {
-    const r = await covered('/dev/null', [CLI, 'mcp', '--sandbox', 'danger-full-access']);
+    const r = await run(coveredArgv([['/dev/null', bwrap]], [CLI, 'mcp', '--sandbox', 'danger-full-access']));
     expect(r.code).toBe(0); // stdin closed: the client is gone at once
     expect(r.stderr).toContain('Sandbox: danger-full-access (no sandbox)');
   });

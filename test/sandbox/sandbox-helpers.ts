@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
-import { probeSandbox } from '../../src/sandbox/launcher.js';
-import type { SandboxPolicy } from '../../src/sandbox/policy.js';
+import { probeLandlock, probeSandbox } from '../../src/sandbox/launcher.js';
+import type { SandboxBackend, SandboxPolicy } from '../../src/sandbox/policy.js';
 
 /** A workspace-write policy, network off, on workspace `/w` unless `over` says otherwise. */
 export function sandboxPolicy(over: Partial<SandboxPolicy> = {}): SandboxPolicy {
@@ -16,6 +16,21 @@ export const NO_SANDBOX = (() => {
   const probe = probeSandbox();
   return probe.ok ? undefined : probe.reason;
 })();
+
+/** Set when the Landlock backend cannot run here (a kernel without Landlock, the launcher not built). */
+export const NO_LANDLOCK = (() => {
+  const probe = probeLandlock();
+  return probe.ok ? undefined : probe.reason;
+})();
+
+/**
+ * The backends the sandbox suites run against, each with why it is skipped here. CI has both, so under CI nothing
+ * is skipped: a backend that cannot run fails its tests instead.
+ */
+export const BACKENDS: readonly { backend: SandboxBackend; skip: string | undefined }[] = [
+  { backend: 'bwrap', skip: process.env.CI ? undefined : NO_SANDBOX },
+  { backend: 'landlock', skip: process.env.CI ? undefined : NO_LANDLOCK },
+];
 
 /** A fresh `git init`ed workspace outside /tmp (as SANDBOX.md's matrix uses), removed after the suite. */
 export function useWorkspace(): { dir: string } {

@@ -104,7 +104,7 @@ const CLONE_NEWUSER = 0x10000000n;
 const CLONE_NEWNS = 0x00020000n;
 
 const cases = (['x64', 'arm64'] as const).flatMap((arch) =>
-  (['on', 'off'] as const).map((network) => ({ arch, network })),
+  (['on', 'off', 'none'] as const).map((network) => ({ arch, network })),
 );
 
 function decide(arch: SeccompArch, network: SeccompNetwork, name: keyof (typeof NR)['x64'], args: bigint[] = []) {
@@ -222,6 +222,14 @@ describe('the seccomp filter', () => {
       // What an IP socket does then stays in the sandbox's network namespace.
       for (const name of ['connect', 'bind', 'listen', 'accept4'] as const)
         expect(decide(arch, 'off', name)).toBe(ALLOW);
+    });
+
+    it('with no network at all (the Landlock backend), makes no socket, only stream and seqpacket socketpairs', () => {
+      for (const family of [AF_INET, AF_INET6, AF_UNIX, AF_NETLINK])
+        expect(decide(arch, 'none', 'socket', [family, SOCK_STREAM]), String(family)).toBe(DENY);
+      expect(decide(arch, 'none', 'socket', [AF_INET, SOCK_DGRAM | SOCK_NONBLOCK_CLOEXEC])).toBe(DENY);
+      expect(decide(arch, 'none', 'socketpair', [AF_UNIX, SOCK_STREAM])).toBe(ALLOW);
+      expect(decide(arch, 'none', 'socketpair', [AF_UNIX, SOCK_DGRAM])).toBe(DENY);
     });
 
     it('with the network off, denies datagram socketpairs (sendmsg could name any path)', () => {

@@ -1,0 +1,58 @@
+// The real server as an attacker meets it: `unified-exec mcp` over stdio with the MCP SDK client, run as root or as
+// nobody, and folders of either user's own. Shared by the attack suites (escapes, landlock).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CLI, cleanEnv } from '../mcp/cli-process.js';
+import { NOBODY, nodeAsNobody } from '../helpers/nobody.js';
+import { textOf } from '../reliability/harness.js';
+
+export type ServerUser = 'root' | 'nobody';
+
+export interface Server {
+  call(cmd: string, extra?: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+  /** What the server wrote to stderr so far (its start line among it). */
+  stderr(): string;
+}
+
+/** `unified-exec mcp` with its defaults (workspace-write, network off, on-request) in `cwd`, run as `user`. */
+export async function startMcp(user: ServerUser, cwd: string, args: string[] = [], env: Record<string, string> = {}) {
+  const command =
+    user === 'root'
+      ? { command: process.execPath, args: [CLI, 'mcp', ...args] }
+      : nodeAsNobody('dist/cli/index.js', ['mcp', ...args]);
+  const transport = new StdioClientTransport({
+    ...command,
+    cwd,
+    env: cleanEnv(user === 'nobody' ? { HOME: '/nonexistent', ...env } : env) as Record<string, string>,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name: 'escapes', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    throw new Error(`the server did not start: ${String(error)}\n${stderr}`);
+  }
+  const server: Server = {
+    stderr: () => stderr,
+    call: async (cmd, extra = {}) =>
+      textOf(
+        await client.callTool({ name: 'exec_command', arguments: { cmd, login: false, ...extra } }, undefined, {
+          timeout: 60_000,
+        }),
+      ),
+    close: () => client.close(),
+  };
+  return server;
+}
+
+/** A folder of `user`'s own made by the test (root's, or handed to nobody). */
+export function folderOf(user: ServerUser, path: string): string {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  if (user === 'nobody') execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, path]);
+  return path;
+}

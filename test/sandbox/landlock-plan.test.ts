@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEVICE_FILES,
+  DEVICE_TREES,
+  landlockGrantArgs,
+  planLandlock,
+  type EntryType,
+} from '../../src/sandbox/landlock.js';
+
+// The Landlock backend's grants on plain data: a file system as a map of folders to their entries.
+type Tree = Record<string, Record<string, EntryType>>;
+const facts = (tree: Tree) => ({
+  entries: (dir: string) => Object.entries(tree[dir] ?? {}).map(([name, type]) => ({ name, type })),
+});
+const granted = (plan: ReturnType<typeof planLandlock>) => ({
+  trees: plan.trees.filter((path) => !DEVICE_TREES.includes(path)),
+  files: plan.files.filter((path) => !DEVICE_FILES.includes(path)),
+  entryByEntry: plan.entryByEntry,
+});
+
+const REPO: Tree = {
+  '/w': { '.git': 'dir', src: 'dir', 'README.md': 'file', HEAD: 'file', link: 'other', '.aws': 'dir' },
+  '/tmp': { 'x.txt': 'file', build: 'dir' },
+};
+
+describe('planLandlock', () => {
+  it('grants a workspace entry by entry, never its protected names, and /tmp whole', () => {
+    const plan = planLandlock(['/w', '/tmp'], ['/w'], [], facts(REPO));
+    expect(granted(plan)).toEqual({ trees: ['/w/src', '/tmp'], files: ['/w/README.md'], entryByEntry: ['/w'] });
+  });
+
+  it('always lets a command write its terminal and /dev/null, and nothing more of /dev', () => {
+    const plan = planLandlock([], [], [], facts({}));
+    expect(plan.files).toEqual(DEVICE_FILES);
+    expect(plan.trees).toEqual(['/dev/pts']);
+    expect(plan.files).toContain('/dev/null');
+    expect(plan.files).not.toContain('/dev/shm');
+  });
+
+  it('grants scratch space entry by entry when a workspace lies in it, down to the workspace, which is its own', () => {
+    const tree: Tree = {
+      '/tmp': { a: 'dir', other: 'dir', 'f.txt': 'file' },
+      '/tmp/a': { ws: 'dir', sibling: 'dir', '.git': 'dir' },
+      '/tmp/a/ws': { '.git': 'dir', lib: 'dir' },
+    };
+    const plan = planLandlock(['/tmp/a/ws', '/tmp'], ['/tmp/a/ws'], [], facts(tree));
+    // /tmp/a is neither granted nor renamable: the chain to the workspace stays where it is.
+    const { trees, files, entryByEntry } = granted(plan);
+    expect([...trees].sort()).toEqual(['/tmp/a/sibling', '/tmp/a/ws/lib', '/tmp/other']);
+    expect(files).toEqual(['/tmp/f.txt']);
+    expect(entryByEntry).toEqual(['/tmp/a/ws', '/tmp']);
+    expect(plan.trees).not.toContain('/tmp/a');
+    expect(plan.trees).not.toContain('/tmp/a/.git');
+  });
+
+  it("keeps the server's own folder read-only inside a writable root", () => {
+    const tree: Tree = { '/tmp': { 'unified-exec-0': 'dir', work: 'dir' } };
+    const plan = planLandlock(['/tmp'], [], ['/tmp/unified-exec-0'], facts(tree));
+    expect(granted(plan)).toEqual({ trees: ['/tmp/work'], files: [], entryByEntry: ['/tmp'] });
+  });
+
+  it('grants an extra writable root like the workspace', () => {
+    const tree: Tree = { '/w': { src: 'dir' }, '/data': { '.codex': 'dir', set: 'dir' } };
+    const plan = planLandlock(['/w', '/data'], ['/w', '/data'], [], facts(tree));
+    expect(granted(plan)).toEqual({ trees: ['/w/src', '/data/set'], files: [], entryByEntry: ['/w', '/data'] });
+  });
+
+  it('turns a plan into the launcher arguments', () => {
+    const plan = { trees: ['/a'], files: ['/b'], entryByEntry: [] };
+    expect(landlockGrantArgs(plan)).toEqual(['--tree', '/a', '--file', '/b']);
+  });
+});
