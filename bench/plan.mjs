@@ -15,8 +15,15 @@ export const DRIVERS = {
   'ue-sandboxed': {
     module: 'unified',
     label: 'unified-exec sandboxed',
-    params: { returnOn: 'input-wait', sandbox: 'workspace-write' },
+    params: { returnOn: 'input-wait', sandbox: 'workspace-write', sandboxBackend: 'bwrap' },
     needs: 'bwrap',
+  },
+  // The same manager on the Landlock backend: our launcher alone, no bubblewrap, no namespaces.
+  'ue-landlock': {
+    module: 'unified',
+    label: 'unified-exec sandboxed on Landlock',
+    params: { returnOn: 'input-wait', sandbox: 'workspace-write', sandboxBackend: 'landlock' },
+    needs: 'landlock',
   },
   // Sessions elsewhere (drivers/elsewhere.mjs): one manager whose only executor is this machine, one of our
   // exec-servers on loopback, the real `codex exec-server` on loopback, or a running Podman container.
@@ -324,6 +331,19 @@ export function figures(quick) {
       },
     ],
     targets: [],
+  });
+  // The same manager unsandboxed, on bubblewrap and on Landlock, beside raw node-pty: what each backend adds.
+  const backends = (figure, params) => ({
+    figure,
+    valueLabel: 'median',
+    row: latencyRow,
+    variants: [
+      { driver: 'raw', params },
+      { driver: 'ue-input-wait', params, note: 'unsandboxed' },
+      { driver: 'ue-sandboxed', params, note: 'workspace-write', compareTo: unsandboxed('ue-input-wait') },
+      { driver: 'ue-landlock', params, note: 'workspace-write', compareTo: unsandboxed('ue-input-wait') },
+    ],
+    targets: figure === 'shortExec' ? [{ variant: 'ue-landlock', field: 'compared', op: '<=', value: 1.3 }] : [],
   });
   const rt = (repl) => ({
     figure: 'roundTrip',
@@ -813,6 +833,16 @@ export function figures(quick) {
       title:
         "15b. The sandbox launcher's cost (seccomp filter on every process, Landlock domain), round trip: bash -i `echo hi` under bwrap, with and without it",
       ...seccompCost('roundTrip', { repl: 'bash', iterations: q(200, 30), warmup: 5 }),
+    },
+    {
+      id: 'backends-exec',
+      title: "16a. The sandbox's backends, spawn→exit: bash -c 'echo hi', unsandboxed, on bubblewrap, on Landlock",
+      ...backends('shortExec', { ...exec }),
+    },
+    {
+      id: 'backends-rt',
+      title: "16b. The sandbox's backends, round trip: bash -i `echo hi`, unsandboxed, on bubblewrap, on Landlock",
+      ...backends('roundTrip', { repl: 'bash', iterations: q(100, 20), warmup: 5 }),
     },
   ].map((f) => ({ ...f, variants: f.variants.filter((v) => !(quick && v.skipQuick)) }));
 }

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { probeSandbox } from '../dist/sandbox/launcher.js';
+import { probeLandlock, probeSandbox } from '../dist/sandbox/launcher.js';
 import { DRIVERS, checkTarget, figures, pickFigures } from './plan.mjs';
 import { renderChart } from './lib/chart.mjs';
 import { codexUnavailable } from './lib/elsewhere.mjs';
@@ -42,6 +42,7 @@ if (loadAtStart[0] > cpus().length / 2) {
 }
 const hasTmux = commandWorks('tmux', ['-V']);
 const sandbox = probeSandbox();
+const landlock = probeLandlock();
 const hasPodman = commandWorks('podman', ['--version']);
 /**
  * Why a driver that needs a tool cannot run here (undefined: it can). Whether Podman can run (installed, root, a
@@ -50,6 +51,7 @@ const hasPodman = commandWorks('podman', ['--version']);
 const unavailable = {
   tmux: hasTmux ? undefined : 'tmux is not on PATH',
   bwrap: sandbox.ok ? undefined : `the sandbox cannot run here: ${sandbox.reason}`,
+  landlock: landlock.ok ? undefined : `the Landlock backend cannot run here: ${landlock.reason}`,
   codex: await codexUnavailable(),
 };
 const plan = ONLY ? pickFigures(figures(QUICK), ONLY) : figures(QUICK);

@@ -1,6 +1,6 @@
 /**
  * unified-exec through its public library API (dist/), as an agent's tool handler calls it. One module serves both
- * return rules and the sandboxed manager; `returnOn` and `sandbox` come from the worker.
+ * return rules and the sandboxed manager; `returnOn`, `sandbox` and `sandboxBackend` come from the worker.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LocalExecutor, UnifiedExecManager } from '../../dist/index.js';
@@ -39,7 +39,8 @@ function newManager(returnOn, options = {}) {
  * Manager options for a sandbox mode: none for the default (danger-full-access); else that mode in a fresh workspace
  * under /var/tmp, removed at cleanup. Approvals stay at their sandbox default (on-request), as under `mcp`.
  */
-const sandboxOptions = (sandbox) => (sandbox ? { sandbox, cwd: makeWorkspace() } : {});
+const sandboxOptions = (sandbox, sandboxBackend) =>
+  sandbox ? { sandbox, cwd: makeWorkspace(), ...(sandboxBackend ? { sandboxBackend } : {}) } : {};
 
 /**
  * Runs `cmd` to its exit: exec_command with the longest yield, then empty polls if it is still going (a slow
@@ -58,10 +59,10 @@ export async function runToExit(manager, cmd) {
 /** A line of output that is exactly `reply` (not the echoed input that contains it). */
 const replyLine = (reply) => new RegExp(`(^|\\n)${reply}\\r?\\n`);
 
-export async function roundTrip({ repl: name, iterations, warmup, returnOn, sandbox }) {
+export async function roundTrip({ repl: name, iterations, warmup, returnOn, sandbox, sandboxBackend }) {
   const repl = REPLS[name];
   const yields = yieldsFor(returnOn);
-  const manager = newManager(returnOn, sandboxOptions(sandbox));
+  const manager = newManager(returnOn, sandboxOptions(sandbox, sandboxBackend));
   const opened = await manager.execCommand({ cmd: repl.cmd, ...BASH, tty: true, yieldTimeMs: yields.exec });
   const result = await timeRoundTrips(manager, opened.sessionId, repl, { iterations, warmup, yieldMs: yields.write });
   await shutdownManager(manager);
@@ -83,8 +84,13 @@ async function timeRoundTrips(manager, sessionId, repl, { iterations, warmup, yi
   return { samples, wrong, notWaiting };
 }
 
-export async function shortExec({ iterations, warmup, returnOn, tty, gapMs = 0, sandbox }) {
-  return timeShortExecs(newManager(returnOn, sandboxOptions(sandbox)), { iterations, warmup, tty, gapMs });
+export async function shortExec({ iterations, warmup, returnOn, tty, gapMs = 0, sandbox, sandboxBackend }) {
+  return timeShortExecs(newManager(returnOn, sandboxOptions(sandbox, sandboxBackend)), {
+    iterations,
+    warmup,
+    tty,
+    gapMs,
+  });
 }
 
 /** Spawn to exit of SHORT_COMMAND on `manager`, `iterations` times after `warmup`; shuts the manager down after. */

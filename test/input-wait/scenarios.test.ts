@@ -1,17 +1,18 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ManagerOptions, UnifiedExecManager } from '../../src/index.js';
 import { newManager } from '../helpers/manager.js';
-import { NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
+import { missingTools, titled } from '../helpers/needs.js';
+import { BACKENDS, useWorkspace } from '../sandbox/sandbox-helpers.js';
 import { runScenario, type ScenarioResult } from './run-scenario.js';
-import { SCENARIOS } from './scenarios.js';
+import { SCENARIOS, type InputWaitScenario } from './scenarios.js';
 
-// Real shells and REPLs in real PTYs through the manager's default (input-wait) return rule, twice: without a
-// sandbox, and in the sandbox mcp and serve use by default (workspace-write, network off, a fresh workspace), where
-// bubblewrap and its init sit above the program and the terminal may show under another name. Run one after
+// Real shells and REPLs in real PTYs through the manager's default (input-wait) return rule: without a sandbox, and
+// in the sandbox mcp and serve use by default (workspace-write, network off, a fresh workspace) on each backend,
+// where bubblewrap and its init sit above the program and the terminal may show under another name. Run one after
 // another: each asserts on timing. Each scenario is its own test, asserting its own state and that it did not answer
 // prematurely, so any one of them can run alone (`-t`); the tally below is a log line, not an assertion, because
 // a tally over the file would pass or fail depending on which tests ran before it.
-function scenarioSuite(label: string, options: () => ManagerOptions): void {
+function scenarioSuite(label: string, options: () => ManagerOptions, noSockets = false): void {
   let manager: UnifiedExecManager;
   const results: ScenarioResult[] = [];
 
@@ -26,7 +27,14 @@ function scenarioSuite(label: string, options: () => ManagerOptions): void {
     );
   });
 
-  it.each(SCENARIOS.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
+  for (const scenario of SCENARIOS) {
+    const skip =
+      missingTools(...(scenario.needs ?? [])) ??
+      (noSockets && scenario.sockets ? 'the Landlock backend allows no socket with the network off' : undefined);
+    it.skipIf(skip !== undefined)(titled(scenario.name, skip), () => runOne(scenario));
+  }
+
+  async function runOne(scenario: InputWaitScenario): Promise<void> {
     manager ??= newManager(options());
     const result = await runScenario(manager, scenario);
     results.push(result);
@@ -50,15 +58,25 @@ function scenarioSuite(label: string, options: () => ManagerOptions): void {
       // An exit or an input-wait return: well before the deadline.
       expect(result.wallMs, detail).toBeLessThan(scenario.yieldTimeMs / 2);
     }
-  });
+  }
 }
 
 describe('input-wait return through UnifiedExecManager, no sandbox', () => {
   scenarioSuite('no sandbox', () => ({}));
 });
 
-// CI installs bubblewrap: there a missing sandbox fails the suite instead of skipping it.
-describe.skipIf(NO_SANDBOX && !process.env.CI)('input-wait return in the default sandbox (workspace-write)', () => {
-  const ws = useWorkspace();
-  scenarioSuite('default sandbox', () => ({ cwd: ws.dir, sandbox: 'workspace-write' }));
-});
+// The default sandbox on each backend (CI has both: there a backend that cannot run fails instead of skipping).
+describe.each(BACKENDS)(
+  'input-wait return in the default sandbox (workspace-write) on $backend',
+  ({ backend, skip }) => {
+    if (skip) it.skip(`skipped: ${skip}`, () => undefined);
+    else {
+      const ws = useWorkspace();
+      scenarioSuite(
+        `default sandbox on ${backend}`,
+        () => ({ cwd: ws.dir, sandbox: 'workspace-write', sandboxBackend: backend }),
+        backend === 'landlock',
+      );
+    }
+  },
+);

@@ -17,6 +17,10 @@ export interface ScenarioStep {
 
 export interface InputWaitScenario {
   name: string;
+  /** Programs it runs beyond bash, python3 and node (test/helpers/needs.ts): skipped, saying so, without them. */
+  needs?: string[];
+  /** It makes an IP socket: the Landlock backend allows none with the network off (docs/sandbox.md). */
+  sockets?: boolean;
   /** The exec_command line. */
   cmd: string;
   /** What exec_command must report when it is not the measured call. Default waiting_for_input. */
@@ -258,6 +262,7 @@ export const SCENARIOS: InputWaitScenario[] = [
   // Event loops that watch the terminal beside their own wake-ups (a pipe they hold both ends of).
   {
     name: 'gdb at its prompt after a command (poll on the terminal and its own pipes, no timeout)',
+    needs: ['gdb'],
     cmd: 'gdb -q -nx',
     input: 'print 6*7\n',
     expectState: 'waiting_for_input',
@@ -298,6 +303,7 @@ export const SCENARIOS: InputWaitScenario[] = [
 
   {
     name: 'gdb at its prompt at start',
+    needs: ['gdb'],
     cmd: 'gdb -q -nx',
     expectState: 'waiting_for_input',
     expectOutput: ['(gdb) '],
@@ -348,6 +354,7 @@ export const SCENARIOS: InputWaitScenario[] = [
   },
   {
     name: 'a node HTTP server that also reads stdin (it waits on the network too)',
+    sockets: true,
     cmd: node(
       `require('http').createServer().listen(0, '127.0.0.1', () => console.log('ready')); process.stdin.on('data', () => {})`,
     ),
@@ -357,6 +364,7 @@ export const SCENARIOS: InputWaitScenario[] = [
   },
   {
     name: 'ipython at start (prompt_toolkit on asyncio, a 0.5 s tick)',
+    needs: ['/usr/bin/ipython3'],
     cmd: IPYTHON,
     expectState: 'waiting_for_input',
     expectOutput: ['In [1]: '],
@@ -364,6 +372,7 @@ export const SCENARIOS: InputWaitScenario[] = [
   },
   {
     name: 'ipython after a line',
+    needs: ['/usr/bin/ipython3'],
     cmd: IPYTHON,
     input: '6*7\n',
     expectState: 'waiting_for_input',
@@ -541,6 +550,7 @@ export const SCENARIOS: InputWaitScenario[] = [
   // Busy: computing, sleeping, serving. These must run to their deadline and never claim to wait for input.
   {
     name: 'server blocked in accept',
+    sockets: true,
     cmd: py(
       'import socket',
       's = socket.socket()',
@@ -586,6 +596,7 @@ export const SCENARIOS: InputWaitScenario[] = [
   },
   {
     name: 'select reading the terminal, a socket for exceptions',
+    sockets: true,
     cmd: py(
       'import select, socket, sys',
       // A socket anyone on this machine can send to: it may wake the program without input.
@@ -600,6 +611,7 @@ export const SCENARIOS: InputWaitScenario[] = [
   },
   {
     name: 'poll reading the terminal, a socket for priority data',
+    sockets: true,
     cmd: py(
       'import select, socket',
       // A socket anyone on this machine can send to: it may wake the program without input.
@@ -617,6 +629,7 @@ export const SCENARIOS: InputWaitScenario[] = [
   },
   {
     name: 'select on the terminal and a socket',
+    sockets: true,
     cmd: py(
       'import select, socket, sys',
       // A socket anyone on this machine can send to: it may wake the program without input.

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { UnifiedExecManager } from '../../src/manager/manager.js';
 import type { ManagerOptions } from '../../src/index.js';
 import { callTool } from '../../src/tools/run-tool.js';
 import type { ExecResult } from '../../src/tools/output-schemas.js';
-import { NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
+import { BACKENDS, useWorkspace } from '../sandbox/sandbox-helpers.js';
 
 // The screen scenarios, through the tools as a model calls them: each step's reply must show the screen a person
 // would see, and the text must carry it as a marked section. They run twice: without a sandbox, and in the sandbox
@@ -24,7 +24,7 @@ async function call(name: 'exec_command' | 'write_stdin', args: Record<string, u
 }
 
 const exec = (cmd: string, extra: Record<string, unknown> = {}) =>
-  call('exec_command', { cmd, tty: true, login: false, yield_time_ms: 10_000, ...extra });
+  call('exec_command', { cmd, tty: true, login: false, yield_time_ms: 10_000, workdir: dir, ...extra });
 const write = (sessionId: number, extra: Record<string, unknown>) =>
   call('write_stdin', { session_id: sessionId, yield_time_ms: 5_000, ...extra });
 
@@ -228,13 +228,19 @@ describe('screens, no sandbox', () => {
   screenScenarios();
 });
 
-// CI installs bubblewrap: there a missing sandbox fails the suite instead of skipping it.
-describe.skipIf(NO_SANDBOX && !process.env.CI)('screens in the default sandbox (workspace-write)', () => {
+// The default sandbox on each backend (CI has both: there a backend that cannot run fails instead of skipping).
+describe.each(BACKENDS)('screens in the default sandbox (workspace-write) on $backend', ({ backend, skip }) => {
+  if (skip) {
+    it.skip(`skipped: ${skip}`, () => undefined);
+    return;
+  }
   const ws = useWorkspace();
   beforeAll(() => {
-    dir = ws.dir;
-    managerOptions = { sandbox: 'workspace-write' };
-    manager = new UnifiedExecManager({ cwd: dir, ...managerOptions });
+    // The files go in a folder of the workspace, as a project's do (Landlock makes nothing new at its top).
+    dir = join(ws.dir, 'project');
+    mkdirSync(dir);
+    managerOptions = { sandbox: 'workspace-write', sandboxBackend: backend };
+    manager = new UnifiedExecManager({ cwd: ws.dir, ...managerOptions });
   });
   afterAll(() => manager.shutdown());
   screenScenarios();

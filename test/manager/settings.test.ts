@@ -10,14 +10,15 @@ describe('resolveSettings', () => {
 
   it('fills in every setting left out', () => {
     const settings = resolveSettings({});
-    // approvalPolicy and defaultExecutor have no fixed default: on-request under a sandbox, none without one; the
-    // first executor (the manager decides both).
-    const decided = ['approvalPolicy', 'defaultExecutor'];
+    // approvalPolicy, defaultExecutor and sandboxBackend have no fixed default: on-request under a sandbox, none
+    // without one; the first executor; the backend that works here (the manager decides all three).
+    const decided = ['approvalPolicy', 'defaultExecutor', 'sandboxBackend'];
     for (const name of Object.keys(managerSettingsSchema.shape).filter((n) => !decided.includes(n))) {
       expect(settings[name as keyof typeof settings], name).toBeDefined();
     }
     expect(settings.approvalPolicy).toBeUndefined();
     expect(settings.defaultExecutor).toBeUndefined();
+    expect(settings.sandboxBackend).toBeUndefined();
     expect(settings.executors).toEqual({});
     expect(settings).toMatchObject({
       cwd: process.cwd(),

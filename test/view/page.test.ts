@@ -1,13 +1,14 @@
 // The live view in a real browser: Debian's chromium driven by playwright-core (nothing downloaded). A person opens
 // the page with the token, an agent starts a session over MCP, the person sees it appear, watches its output
 // stream in, closes it from the page, and its process is gone; with --view-input, types into it.
-import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { missingTools, titled } from '../helpers/needs.js';
 import { startSession, startViewServer, TOKEN, type ViewServer } from './view-server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
+/** Why the browser tests are skipped here (never under CI, which installs chromium: there a missing one fails). */
+const SKIP = missingTools(CHROMIUM);
 const SLOW = { timeout: 20_000, interval: 50 } as const;
 
 /** The text the terminal shows (xterm's DOM renderer), spaces as spaces. */
@@ -28,11 +29,9 @@ function processGone(pid: number): void {
   if (alive) throw new Error(`process ${pid} is still there`);
 }
 
-// CI installs chromium (.ci/run): there a missing one fails the suite; elsewhere it is skipped.
-describe.skipIf(!haveChromium && !process.env.CI)(`the live view in a browser (skipped without ${CHROMIUM})`, () => {
+describe.skipIf(SKIP !== undefined)(titled('the live view in a browser', SKIP), () => {
   let browser: Browser;
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`No chromium at ${CHROMIUM}: .ci/run installs it (apt-get install chromium)`);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   });
   afterAll(() => browser?.close());
