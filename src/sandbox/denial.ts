@@ -41,7 +41,8 @@ export function detectDenial(
     const domain = find(DOMAIN);
     if (domain !== undefined) return { kind: 'domain', evidence: domain };
   }
-  const write = find(WRITE) ?? (policy.backend === 'landlock' ? find(LANDLOCK_WRITE) : undefined);
+  const landlockWrite = (line: string) => LANDLOCK_WRITE.test(line) && !SOCKET_EPERM.test(line);
+  const write = find(WRITE) ?? (policy.backend === 'landlock' ? lines.find(landlockWrite)?.trim() : undefined);
   if (write !== undefined) return { kind: 'write', evidence: write };
   if (isNetworkRestricted(policy)) {
     const network = find(NETWORK) ?? find(SOCKET_EPERM);

@@ -8,13 +8,18 @@ import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectApprovalClient, decide, declineAll, type Answer } from '../helpers/approval-client.js';
 import { textOf } from '../reliability/harness.js';
-import { NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
+import { BACKENDS, useWorkspace } from '../sandbox/sandbox-helpers.js';
 
-describe.skipIf(NO_SANDBOX)('attacks on approvals through the real MCP server', () => {
+describe.each(BACKENDS)('attacks on approvals through the real MCP server, on $backend', ({ backend, skip }) => {
+  if (skip) it.skip(`skipped: ${skip}`, () => undefined);
+  else attacks(['--sandbox-backend', backend]);
+});
+
+function attacks(backendArgs: string[]): void {
   const ws = useWorkspace();
   const clients: { client: Client }[] = [];
   const open = async (answer?: Answer) => {
-    const c = await connectApprovalClient(ws.dir, answer);
+    const c = await connectApprovalClient(ws.dir, answer, backendArgs);
     clients.push(c);
     return c;
   };
@@ -72,7 +77,7 @@ describe.skipIf(NO_SANDBOX)('attacks on approvals through the real MCP server', 
     });
 
     it('the shell tool asks too: the argv form of the same call does not run when declined', async () => {
-      const c = await connectApprovalClient(ws.dir, declineAll, ['--tool', 'shell']);
+      const c = await connectApprovalClient(ws.dir, declineAll, [...backendArgs, '--tool', 'shell']);
       clients.push(c);
       const r = await c.call('shell', {
         command: ['git', 'status'],
@@ -126,4 +131,4 @@ describe.skipIf(NO_SANDBOX)('attacks on approvals through the real MCP server', 
       expect(c.asked).toHaveLength(2);
     });
   });
-});
+}

@@ -1,6 +1,5 @@
 // No other local user gets into the exec-server: it runs as root on loopback, a second real user (nobody, uid 65534)
 // tries its WebSocket and reads what /proc shows of it. Needs root and setpriv; skipped only without them.
-import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -9,9 +8,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { asNobody, removeMountPoint } from '../helpers/nobody.js';
 import { ROOT, runToEnd } from '../mcp/cli-process.js';
 import { TOKEN, TOKEN_ENV, startWsServer } from './cli-process.js';
+import { CANNOT_SWITCH_USER } from '../helpers/nobody.js';
+import { titled } from '../helpers/needs.js';
 
 const NOBODY = 65534;
-const canSwitchUser = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0;
 const PROBE = new URL('../fixtures/exec-server-probe.mjs', import.meta.url).pathname;
 const WS = createRequire(import.meta.url).resolve('ws');
 const FILE_TOKEN = 'token-from-a-file-token-from-a-file';
@@ -70,33 +70,36 @@ function printedToken(stdout: string): string {
   return token;
 }
 
-describe.skipIf(!canSwitchUser)('another local user (nobody) against an exec-server run as root', () => {
-  it.each([
-    ['a token made at start (the default)', [] as string[], {}],
-    ['a token from --token-file', ['--token-file', tokenFile], {}],
-    ['a token from UNIFIED_EXEC_EXEC_SERVER_TOKEN', [], TOKEN_ENV],
-  ])('gets 401 without %s, cannot read it from /proc, and runs id only when given it', async (_, args, env) => {
-    const server = await startWsServer(args, env);
-    const pid = server.child.pid!;
-    const token =
-      args.length > 0 ? FILE_TOKEN : 'UNIFIED_EXEC_EXEC_SERVER_TOKEN' in env ? TOKEN : printedToken(server.stdout());
-    const seen = await probeAsNobody(server.url, pid, token);
-    expect(seen.uid).toBe(NOBODY);
-    expect(seen.withoutToken).toEqual({ status: 401 });
-    expect(seen.wrongToken).toEqual({ status: 401 });
-    // The command line is world-readable: the token is not on it. The environment is for the owner alone.
-    expect(seen.cmdline).toEqual({ readable: true, holdsSecret: false });
-    expect(seen.environ).toEqual({ readable: false, error: 'EACCES' });
+describe.skipIf(CANNOT_SWITCH_USER !== undefined)(
+  titled('another local user (nobody) against an exec-server run as root', CANNOT_SWITCH_USER),
+  () => {
+    it.each([
+      ['a token made at start (the default)', [] as string[], {}],
+      ['a token from --token-file', ['--token-file', tokenFile], {}],
+      ['a token from UNIFIED_EXEC_EXEC_SERVER_TOKEN', [], TOKEN_ENV],
+    ])('gets 401 without %s, cannot read it from /proc, and runs id only when given it', async (_, args, env) => {
+      const server = await startWsServer(args, env);
+      const pid = server.child.pid!;
+      const token =
+        args.length > 0 ? FILE_TOKEN : 'UNIFIED_EXEC_EXEC_SERVER_TOKEN' in env ? TOKEN : printedToken(server.stdout());
+      const seen = await probeAsNobody(server.url, pid, token);
+      expect(seen.uid).toBe(NOBODY);
+      expect(seen.withoutToken).toEqual({ status: 401 });
+      expect(seen.wrongToken).toEqual({ status: 401 });
+      // The command line is world-readable: the token is not on it. The environment is for the owner alone.
+      expect(seen.cmdline).toEqual({ readable: true, holdsSecret: false });
+      expect(seen.environ).toEqual({ readable: false, error: 'EACCES' });
 
-    const given = await probeAsNobody(server.url, pid, token, token);
-    expect(given.withToken).toEqual({ status: 101, output: '0\n', readFile: true });
-  });
+      const given = await probeAsNobody(server.url, pid, token, token);
+      expect(given.withToken).toEqual({ status: 101, output: '0\n', readFile: true });
+    });
 
-  it('with --no-auth lets nobody in (which is why it warns), on loopback only', async () => {
-    const server = await startWsServer(['--no-auth'], {});
-    expect(server.stderr()).toMatch(/WARNING: --no-auth: any local user/);
-    expect(server.stdout()).toContain(`CODEX_EXEC_SERVER_URL=${server.url} codex`);
-    const seen = await probeAsNobody(server.url, server.child.pid!, '');
-    expect(seen.withoutToken).toEqual({ status: 101, output: '0\n', readFile: true });
-  });
-});
+    it('with --no-auth lets nobody in (which is why it warns), on loopback only', async () => {
+      const server = await startWsServer(['--no-auth'], {});
+      expect(server.stderr()).toMatch(/WARNING: --no-auth: any local user/);
+      expect(server.stdout()).toContain(`CODEX_EXEC_SERVER_URL=${server.url} codex`);
+      const seen = await probeAsNobody(server.url, server.child.pid!, '');
+      expect(seen.withoutToken).toEqual({ status: 101, output: '0\n', readFile: true });
+    });
+  },
+);

@@ -15,6 +15,9 @@ export const CANNOT_SWITCH_USER = (() => {
   if (process.getuid?.() !== 0) return 'the tests do not run as root';
   for (const tool of ['setpriv', 'unshare'])
     if (spawnSync(tool, ['--version']).status !== 0) return `${tool} (util-linux) is not installed`;
+  // Root in a user namespace that maps root alone (`unshare -U -r`) has no uid 65534 to become.
+  if (spawnSync('setpriv', [...NOBODY_IDS, '--', 'true']).status !== 0)
+    return `uid ${NOBODY} cannot be switched to here`;
   return undefined;
 })();
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ManagerOptions } from '../../src/index.js';
 import { BASH, rejection, useManagers } from '../helpers/manager.js';
 import { NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
+import { titled } from '../helpers/needs.js';
 
 const newManager = useManagers();
 
@@ -54,7 +55,10 @@ describe('Ctrl-C ("\\u0003") to a session without a terminal', () => {
   interruptSuite(() => ({}));
 });
 
-describe.skipIf(NO_SANDBOX)('Ctrl-C to a session without a terminal, in the sandbox', () => {
-  const ws = useWorkspace();
-  interruptSuite(() => ({ cwd: ws.dir, sandbox: 'workspace-write', approvalPolicy: 'never' }));
-});
+describe.skipIf(NO_SANDBOX !== undefined)(
+  titled('Ctrl-C to a session without a terminal, in the sandbox', NO_SANDBOX),
+  () => {
+    const ws = useWorkspace();
+    interruptSuite(() => ({ cwd: ws.dir, sandbox: 'workspace-write', approvalPolicy: 'never' }));
+  },
+);

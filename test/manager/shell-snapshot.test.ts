@@ -8,6 +8,7 @@ import { snapshotsContaining, useHomes } from '../helpers/login-profile.js';
 import { useManagers } from '../helpers/manager.js';
 import { NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
 import { stateRoot } from '../../src/util/private-dir.js';
+import { titled } from '../helpers/needs.js';
 
 const FALLBACK = /^Warning: ran a real login shell: the shell snapshot failed \(.+\)$/;
 
@@ -160,7 +161,7 @@ describe('an executor elsewhere', () => {
 
 const PROBE = '/etc/ue-snapshot-probe';
 
-describe.skipIf(NO_SANDBOX)(`in the sandbox${NO_SANDBOX ? ` (skipped: ${NO_SANDBOX})` : ''}`, () => {
+describe.skipIf(NO_SANDBOX !== undefined)(titled('in the sandbox', NO_SANDBOX), () => {
   const ws = useWorkspace();
   // Only there if the capture escaped the sandbox (this suite may run as root): never leave it behind.
   afterAll(() => rmSync(PROBE, { force: true }));

@@ -1,14 +1,14 @@
 // No other local user gets in: the server runs as root, a second real user (nobody, uid 65534) tries its endpoint
 // and reads what /proc shows of it. Needs root and setpriv; skipped only without them.
-import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, runToEnd, startServe, type ServeProcess } from './cli-process.js';
+import { CANNOT_SWITCH_USER } from '../helpers/nobody.js';
+import { titled } from '../helpers/needs.js';
 
 const NOBODY = 65534;
-const canSwitchUser = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0;
 const PROBE = join(ROOT, 'test/fixtures/auth-probe.mjs');
 const FILE_TOKEN = 'token-from-a-file-token-from-a-file';
 const ENV_TOKEN = 'token-from-the-environment-0123456789';
@@ -55,30 +55,33 @@ function printedToken(server: ServeProcess): string {
   return token;
 }
 
-describe.skipIf(!canSwitchUser)('another local user (nobody) against serve run as root', () => {
-  it.each([
-    ['a token made at start (the default)', [] as string[], {}],
-    ['a token from --token-file', ['--token-file', tokenFile('token-600', 0o600)], {}],
-    ['a token from UNIFIED_EXEC_TOKEN', [], { UNIFIED_EXEC_TOKEN: ENV_TOKEN }],
-  ])('gets 401 without %s, cannot read it from /proc, and runs id only when given it', async (_, args, env) => {
-    const server = await startServe(args, env);
-    try {
-      const token = args.length > 0 ? FILE_TOKEN : 'UNIFIED_EXEC_TOKEN' in env ? ENV_TOKEN : printedToken(server);
-      const seen = await probeAsNobody(server, token);
-      expect(seen.uid).toBe(NOBODY);
-      expect(seen.withoutToken).toEqual({ status: 401 });
-      expect(seen.wrongToken).toEqual({ status: 401 });
-      // The command line is world-readable: the token is not on it. The environment is for the owner alone.
-      expect(seen.cmdline).toEqual({ readable: true, holdsSecret: false });
-      expect(seen.environ).toEqual({ readable: false, error: 'EACCES' });
+describe.skipIf(CANNOT_SWITCH_USER !== undefined)(
+  titled('another local user (nobody) against serve run as root', CANNOT_SWITCH_USER),
+  () => {
+    it.each([
+      ['a token made at start (the default)', [] as string[], {}],
+      ['a token from --token-file', ['--token-file', tokenFile('token-600', 0o600)], {}],
+      ['a token from UNIFIED_EXEC_TOKEN', [], { UNIFIED_EXEC_TOKEN: ENV_TOKEN }],
+    ])('gets 401 without %s, cannot read it from /proc, and runs id only when given it', async (_, args, env) => {
+      const server = await startServe(args, env);
+      try {
+        const token = args.length > 0 ? FILE_TOKEN : 'UNIFIED_EXEC_TOKEN' in env ? ENV_TOKEN : printedToken(server);
+        const seen = await probeAsNobody(server, token);
+        expect(seen.uid).toBe(NOBODY);
+        expect(seen.withoutToken).toEqual({ status: 401 });
+        expect(seen.wrongToken).toEqual({ status: 401 });
+        // The command line is world-readable: the token is not on it. The environment is for the owner alone.
+        expect(seen.cmdline).toEqual({ readable: true, holdsSecret: false });
+        expect(seen.environ).toEqual({ readable: false, error: 'EACCES' });
 
-      const given = await probeAsNobody(server, token, token);
-      expect(given.withToken).toEqual({ status: 200, output: '0\n' });
-    } finally {
-      expect(await server.stop()).toEqual({ code: 0, signal: null });
-    }
-  });
-});
+        const given = await probeAsNobody(server, token, token);
+        expect(given.withToken).toEqual({ status: 200, output: '0\n' });
+      } finally {
+        expect(await server.stop()).toEqual({ code: 0, signal: null });
+      }
+    });
+  },
+);
 
 describe('serve --token-file', () => {
   it('refuses a token file others can read, saying chmod 600, and listens with one at 0600', async () => {

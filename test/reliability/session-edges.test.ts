@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI } from '../mcp/cli-process.js';
 import { startServer, textOf, type ServerUnderTest } from './harness.js';
+import { titled } from '../helpers/needs.js';
 
 const servers: ServerUnderTest[] = [];
 afterEach(async () => {
@@ -121,22 +122,28 @@ describe('a working directory the server may not enter', () => {
       `require('fs').readFileSync(${JSON.stringify(CLI)})`,
     ]).status === 0;
 
-  it.skipIf(!canSwitchUser)('says so the same way for tty and pipes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ue-locked-'));
-    chmodSync(dir, 0o700); // root's own; uid 65534 may not enter it
-    try {
-      // The server runs as nobody, through setpriv, so the kernel refuses it the directory.
-      const nobody = await startServer('locked-workdir-nobody', { launcher: NOBODY });
-      servers.push(nobody);
-      for (const tty of [true, false]) {
-        const reply = await nobody.call('exec_command', { ...BASH, cmd: 'pwd', workdir: dir, tty });
-        expect(reply.isError).toBe(true);
-        expect(textOf(reply)).toBe(
-          `exec_command failed for \`pwd\`: Failed to create unified exec process: working directory ${dir} is not accessible (no permission to enter it); pass an existing \`workdir\``,
-        );
+  it.skipIf(!canSwitchUser)(
+    titled(
+      'says so the same way for tty and pipes',
+      canSwitchUser ? undefined : 'needs root, setpriv and a checkout uid 65534 can read',
+    ),
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ue-locked-'));
+      chmodSync(dir, 0o700); // root's own; uid 65534 may not enter it
+      try {
+        // The server runs as nobody, through setpriv, so the kernel refuses it the directory.
+        const nobody = await startServer('locked-workdir-nobody', { launcher: NOBODY });
+        servers.push(nobody);
+        for (const tty of [true, false]) {
+          const reply = await nobody.call('exec_command', { ...BASH, cmd: 'pwd', workdir: dir, tty });
+          expect(reply.isError).toBe(true);
+          expect(textOf(reply)).toBe(
+            `exec_command failed for \`pwd\`: Failed to create unified exec process: working directory ${dir} is not accessible (no permission to enter it); pass an existing \`workdir\``,
+          );
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

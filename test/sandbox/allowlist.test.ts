@@ -2,10 +2,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxLauncher } from '../../src/sandbox/launcher.js';
 import { BASH, useManagers } from '../helpers/manager.js';
 import { NO_SANDBOX, useLoopbackServer, useWorkspace } from './sandbox-helpers.js';
+import { titled } from '../helpers/needs.js';
 
 // The domain allowlist end to end: network off, except HTTP(S) to the listed names through the server's filtering
 // proxy. Only loopback is used: `localhost` is the allowed name, `127.0.0.1` the same server under a name not listed.
-describe.skipIf(NO_SANDBOX)('network off with a domain allowlist', () => {
+describe.skipIf(NO_SANDBOX !== undefined)(titled('network off with a domain allowlist', NO_SANDBOX), () => {
   const manager = useManagers();
   const ws = useWorkspace();
   const server = useLoopbackServer();

@@ -8,6 +8,7 @@ import { connectApprovalClient } from '../helpers/approval-client.js';
 import { useManagers } from '../helpers/manager.js';
 import { textOf } from '../reliability/harness.js';
 import { NO_SANDBOX, useWorkspace } from './sandbox-helpers.js';
+import { titled } from '../helpers/needs.js';
 
 // Patches typed into exec_command the way models trained on Codex type them, applied for real in the sandbox.
 
@@ -17,7 +18,7 @@ const normalized = (text: string) => text.replace(/Wall time: [\d.]+ seconds/g, 
 const applied = (...lines: string[]) =>
   `Wall time: T seconds\nOutput:\nExit code: 0\nWall time: T seconds\nOutput:\nSuccess. Updated the following files:\n${lines.map((l) => `${l}\n`).join('')}`;
 
-describe.skipIf(NO_SANDBOX)('apply_patch typed into exec_command', () => {
+describe.skipIf(NO_SANDBOX !== undefined)(titled('apply_patch typed into exec_command', NO_SANDBOX), () => {
   const ws = useWorkspace();
   const newManager = useManagers();
   let outside = '';
@@ -155,27 +156,30 @@ describe.skipIf(NO_SANDBOX)('apply_patch typed into exec_command', () => {
   });
 });
 
-describe.skipIf(NO_SANDBOX)('apply_patch through the real MCP server, default sandbox', () => {
-  const ws = useWorkspace();
-  let client: { client: Client; call: (name: string, args: Record<string, unknown>) => Promise<unknown> };
-  beforeAll(async () => {
-    client = await connectApprovalClient(ws.dir);
-  });
-  afterAll(() => client.client.close());
-  const call = async (cmd: string) =>
-    textOf((await client.call('exec_command', { cmd })) as Parameters<typeof textOf>[0]);
+describe.skipIf(NO_SANDBOX !== undefined)(
+  titled('apply_patch through the real MCP server, default sandbox', NO_SANDBOX),
+  () => {
+    const ws = useWorkspace();
+    let client: { client: Client; call: (name: string, args: Record<string, unknown>) => Promise<unknown> };
+    beforeAll(async () => {
+      client = await connectApprovalClient(ws.dir);
+    });
+    afterAll(() => client.client.close());
+    const call = async (cmd: string) =>
+      textOf((await client.call('exec_command', { cmd })) as Parameters<typeof textOf>[0]);
 
-  it('applies a patch in the workspace, and refuses one outside it', async () => {
-    expect(normalized(await call(patchCommand('*** Add File: a.txt\n+one\n+two')))).toBe(applied('A a.txt'));
-    mkdirSync(join(ws.dir, 'sub'));
-    expect(normalized(await call(`cd sub && ${patchCommand('*** Add File: b.txt\n+b')}`))).toBe(applied('A b.txt'));
-    expect(normalized(await call(patchCommand('*** Update File: a.txt\n@@\n one\n-two\n+TWO')))).toBe(
-      applied('M a.txt'),
-    );
-    expect(readFileSync(join(ws.dir, 'a.txt'), 'utf8')).toBe('one\nTWO\n');
-    const target = `/var/tmp/unified-exec-patch-mcp-${process.pid}.txt`;
-    const refused = await call(patchCommand(`*** Add File: ${target}\n+x`));
-    expect(refused).toContain('Sandbox: a write outside the writable roots was refused');
-    expect(existsSync(target)).toBe(false);
-  });
-});
+    it('applies a patch in the workspace, and refuses one outside it', async () => {
+      expect(normalized(await call(patchCommand('*** Add File: a.txt\n+one\n+two')))).toBe(applied('A a.txt'));
+      mkdirSync(join(ws.dir, 'sub'));
+      expect(normalized(await call(`cd sub && ${patchCommand('*** Add File: b.txt\n+b')}`))).toBe(applied('A b.txt'));
+      expect(normalized(await call(patchCommand('*** Update File: a.txt\n@@\n one\n-two\n+TWO')))).toBe(
+        applied('M a.txt'),
+      );
+      expect(readFileSync(join(ws.dir, 'a.txt'), 'utf8')).toBe('one\nTWO\n');
+      const target = `/var/tmp/unified-exec-patch-mcp-${process.pid}.txt`;
+      const refused = await call(patchCommand(`*** Add File: ${target}\n+x`));
+      expect(refused).toContain('Sandbox: a write outside the writable roots was refused');
+      expect(existsSync(target)).toBe(false);
+    });
+  },
+);

@@ -15,6 +15,20 @@ describe('detectDenial', () => {
     }
   });
 
+  it("finds a Landlock refusal (EACCES) only on the Landlock backend, where it is the sandbox's", () => {
+    const output = 'bash: line 1: new.txt: Permission denied\n';
+    expect(detectDenial(policy({ backend: 'landlock' }), 1, output)).toEqual({
+      kind: 'write',
+      evidence: 'bash: line 1: new.txt: Permission denied',
+    });
+    // Elsewhere EACCES is a file's mode, not the sandbox.
+    expect(detectDenial(policy({ backend: 'bwrap' }), 1, output)).toBeUndefined();
+    expect(detectDenial(policy(), 1, output)).toBeUndefined();
+    // A socket the Landlock domain refuses (TCP with the network off) is the network's.
+    const bash = '/bin/bash: connect: Permission denied';
+    expect(detectDenial(policy({ backend: 'landlock' }), 1, bash)?.kind).toBe('network');
+  });
+
   it('finds a failed connection only while the network is off', () => {
     const curl = "curl: (7) Failed to connect to 127.0.0.1 port 80 after 0 ms: Couldn't connect to server";
     expect(detectDenial(policy(), 7, curl)?.kind).toBe('network');

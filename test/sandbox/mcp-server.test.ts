@@ -14,15 +14,14 @@ import {
   type ProcessIdentity,
 } from '../reliability/harness.js';
 import type { SandboxBackend } from '../../src/sandbox/policy.js';
-import { BACKENDS, NO_SANDBOX, useWorkspace } from './sandbox-helpers.js';
+import { BACKENDS, NO_SANDBOX, REFUSED, useWorkspace } from './sandbox-helpers.js';
+import { titled } from '../helpers/needs.js';
 
 /** What the start line says of each backend, after the writable roots. */
 const BACKEND_LINE: Record<SandboxBackend, string> = {
   bwrap: ', on bubblewrap',
   landlock: ', on Landlock, which leaves other processes visible, makes nothing new directly in the workspace',
 };
-/** What the kernel says to a refused write: a read-only mount under bubblewrap, EACCES under Landlock. */
-const REFUSED: Record<SandboxBackend, string> = { bwrap: 'Read-only file system', landlock: 'Permission denied' };
 
 describe.each(BACKENDS)('unified-exec mcp: sandboxed by default, approvals through elicitation, on $backend', (b) => {
   if (b.skip) it.skip(`skipped: ${b.skip}`, () => undefined);
@@ -136,43 +135,46 @@ function approvals(backend: SandboxBackend): void {
 }
 
 // bubblewrap's PID namespace, which the Landlock backend does not have (docs/sandbox.md says so).
-describe.skipIf(NO_SANDBOX)('SIGKILL of the sandboxed server and its watchdog together, on bubblewrap', () => {
-  const ws = useWorkspace();
-  const doomed: ProcessIdentity[] = [];
-  afterEach(() => doomed.splice(0).forEach(killIfRunning));
+describe.skipIf(NO_SANDBOX !== undefined)(
+  titled('SIGKILL of the sandboxed server and its watchdog together, on bubblewrap', NO_SANDBOX),
+  () => {
+    const ws = useWorkspace();
+    const doomed: ProcessIdentity[] = [];
+    afterEach(() => doomed.splice(0).forEach(killIfRunning));
 
-  it('leaves no session process alive: each sandbox dies with its parent', async () => {
-    const c = await connectApprovalClient(ws.dir);
-    const holder = 'sleep 1000 & nohup sleep 1001 >/dev/null 2>&1 & setsid sleep 1002 & exec sleep 1003';
-    for (const tty of [true, false]) {
-      for (let i = 0; i < 2; i++) {
-        const r = await c.call('exec_command', { cmd: holder, tty, login: false, yield_time_ms: 1000 });
-        expect(textOf(r)).toContain('Process running with session ID');
+    it('leaves no session process alive: each sandbox dies with its parent', async () => {
+      const c = await connectApprovalClient(ws.dir);
+      const holder = 'sleep 1000 & nohup sleep 1001 >/dev/null 2>&1 & setsid sleep 1002 & exec sleep 1003';
+      for (const tty of [true, false]) {
+        for (let i = 0; i < 2; i++) {
+          const r = await c.call('exec_command', { cmd: holder, tty, login: false, yield_time_ms: 1000 });
+          expect(textOf(r)).toContain('Process running with session ID');
+        }
       }
-    }
-    const tree = (pid: number): number[] => childrenOf(pid).flatMap((child) => [child, ...tree(child)]);
-    const everything = tree(c.pid);
-    const watchdogs = everything.filter((pid) => commandLineOf(pid).includes('watchdog.mjs'));
-    const sessions = everything.filter(
-      (pid) => !watchdogs.includes(pid) && !commandLineOf(pid).includes('watchdog.mjs'),
-    );
-    expect(watchdogs).toHaveLength(1);
-    expect(sessions.length).toBeGreaterThanOrEqual(4 * 6); // bwrap, its init, and the four sleeps of each session
-    doomed.push(...sessions.map(identify));
-    process.kill(watchdogs[0]!, 'SIGKILL');
-    process.kill(c.pid, 'SIGKILL');
-    const ms = await timeUntil(() => doomed.every((p) => !survives(p)), 2_000).catch(() => Number.NaN);
-    const alive = doomed.filter(survives).map((p) => `${p.pid} ${commandLineOf(p.pid)}`);
-    console.log(`sandbox kill9: ${doomed.length} processes, ${alive.length} alive, all gone in ${ms.toFixed(0)} ms`);
-    expect(alive).toEqual([]);
-    await c.client.close().catch(() => undefined);
-    // Killed, it could not remove the empty mount points its sandboxes made; the next sandbox there masks them
-    // again (an empty folder counts as missing) and removes them when it ends.
-    const masks = () => readdirSync(ws.dir).filter((name) => ['.agents', '.codex', '.aws'].includes(name));
-    expect(masks()).toEqual(['.agents', '.aws', '.codex']);
-    const next = await connectApprovalClient(ws.dir);
-    expect(textOf(await next.call('exec_command', { cmd: 'true', login: false }))).toContain('exited with code 0');
-    await next.client.close();
-    await vi.waitFor(() => expect(masks()).toEqual([]));
-  });
-});
+      const tree = (pid: number): number[] => childrenOf(pid).flatMap((child) => [child, ...tree(child)]);
+      const everything = tree(c.pid);
+      const watchdogs = everything.filter((pid) => commandLineOf(pid).includes('watchdog.mjs'));
+      const sessions = everything.filter(
+        (pid) => !watchdogs.includes(pid) && !commandLineOf(pid).includes('watchdog.mjs'),
+      );
+      expect(watchdogs).toHaveLength(1);
+      expect(sessions.length).toBeGreaterThanOrEqual(4 * 6); // bwrap, its init, and the four sleeps of each session
+      doomed.push(...sessions.map(identify));
+      process.kill(watchdogs[0]!, 'SIGKILL');
+      process.kill(c.pid, 'SIGKILL');
+      const ms = await timeUntil(() => doomed.every((p) => !survives(p)), 2_000).catch(() => Number.NaN);
+      const alive = doomed.filter(survives).map((p) => `${p.pid} ${commandLineOf(p.pid)}`);
+      console.log(`sandbox kill9: ${doomed.length} processes, ${alive.length} alive, all gone in ${ms.toFixed(0)} ms`);
+      expect(alive).toEqual([]);
+      await c.client.close().catch(() => undefined);
+      // Killed, it could not remove the empty mount points its sandboxes made; the next sandbox there masks them
+      // again (an empty folder counts as missing) and removes them when it ends.
+      const masks = () => readdirSync(ws.dir).filter((name) => ['.agents', '.codex', '.aws'].includes(name));
+      expect(masks()).toEqual(['.agents', '.aws', '.codex']);
+      const next = await connectApprovalClient(ws.dir);
+      expect(textOf(await next.call('exec_command', { cmd: 'true', login: false }))).toContain('exited with code 0');
+      await next.client.close();
+      await vi.waitFor(() => expect(masks()).toEqual([]));
+    });
+  },
+);

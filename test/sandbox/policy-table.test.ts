@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { useManagers } from '../helpers/manager.js';
 import type { SandboxBackend } from '../../src/sandbox/policy.js';
-import { BACKENDS, useLoopbackServer, useWorkspace } from './sandbox-helpers.js';
+import { BACKENDS, REFUSED, useLoopbackServer, useWorkspace } from './sandbox-helpers.js';
 
 // The policy table of ../shared/codex-reference/SANDBOX.md (what `codex sandbox` does on this machine kind), run
 // through unified-exec: same policy, same command, same exit code. Each probe is a `bash -c` script as in the
@@ -75,8 +75,6 @@ const expectedFor = (backend: SandboxBackend, column: string) => ({
   ...TABLE[column],
   ...(backend === 'landlock' ? LANDLOCK_DIFFERS[column] : {}),
 });
-/** What the kernel says to a refused write: a read-only mount under bubblewrap, EACCES under Landlock. */
-const REFUSED: Record<SandboxBackend, string> = { bwrap: 'Read-only file system', landlock: 'Permission denied' };
 
 describe.each(BACKENDS)('the policy table of codex sandbox, through exec_command, on $backend', ({ backend, skip }) => {
   if (skip) it.skip(`skipped: ${skip}`, () => undefined);

@@ -11,14 +11,22 @@ export function sandboxPolicy(over: Partial<SandboxPolicy> = {}): SandboxPolicy 
   return { mode: 'workspace-write', network: 'off', allowedDomains: [], workspace: '/w', writableRoots: [], ...over };
 }
 
-/** Set when bubblewrap cannot run here: sandbox suites skip with this reason. CI installs it (.ci/run). */
+/**
+ * Set when bubblewrap cannot run here: the suites that need it skip, saying why. Never under CI, which installs it
+ * (.ci/run): there a bubblewrap that cannot run fails those suites instead.
+ */
 export const NO_SANDBOX = (() => {
+  if (process.env.CI) return undefined;
   const probe = probeSandbox();
-  return probe.ok ? undefined : probe.reason;
+  if (probe.ok) return undefined;
+  return probe.reason.includes('not installed')
+    ? `needs bwrap (apt-get install bubblewrap)`
+    : `needs bwrap: ${probe.reason}`;
 })();
 
-/** Set when the Landlock backend cannot run here (a kernel without Landlock, the launcher not built). */
+/** Set when the Landlock backend cannot run here (a kernel without Landlock, the launcher not built); never under CI. */
 export const NO_LANDLOCK = (() => {
+  if (process.env.CI) return undefined;
   const probe = probeLandlock();
   return probe.ok ? undefined : probe.reason;
 })();
@@ -28,9 +36,15 @@ export const NO_LANDLOCK = (() => {
  * is skipped: a backend that cannot run fails its tests instead.
  */
 export const BACKENDS: readonly { backend: SandboxBackend; skip: string | undefined }[] = [
-  { backend: 'bwrap', skip: process.env.CI ? undefined : NO_SANDBOX },
-  { backend: 'landlock', skip: process.env.CI ? undefined : NO_LANDLOCK },
+  { backend: 'bwrap', skip: NO_SANDBOX },
+  { backend: 'landlock', skip: NO_LANDLOCK },
 ];
+
+/** What the kernel says to a refused write: a read-only mount under bubblewrap, EACCES under Landlock. */
+export const REFUSED: Readonly<Record<SandboxBackend, string>> = {
+  bwrap: 'Read-only file system',
+  landlock: 'Permission denied',
+};
 
 /** A fresh `git init`ed workspace outside /tmp (as SANDBOX.md's matrix uses), removed after the suite. */
 export function useWorkspace(): { dir: string } {

@@ -4,6 +4,7 @@ import { exec } from '../../src/index.js';
 import { BASH, INTERACTIVE_BASH, useManagers } from '../helpers/manager.js';
 import { childrenOf, isRunning } from '../reliability/harness.js';
 import { NO_SANDBOX, sandboxPolicy, useWorkspace } from './sandbox-helpers.js';
+import { titled } from '../helpers/needs.js';
 
 /** Every descendant of `pid`, by parent links on the host. */
 function descendants(pid: number): number[] {
@@ -12,7 +13,7 @@ function descendants(pid: number): number[] {
   return out;
 }
 
-describe.skipIf(NO_SANDBOX)('sessions inside the sandbox', () => {
+describe.skipIf(NO_SANDBOX !== undefined)(titled('sessions inside the sandbox', NO_SANDBOX), () => {
   const manager = useManagers();
   const ws = useWorkspace();
   const sandboxed = () => manager({ cwd: ws.dir, sandbox: 'workspace-write' });

@@ -5,14 +5,10 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findExecutable } from '../../src/util/executable.js';
 import { mcpTransport } from '../mcp/cli-process.js';
 import { textOf } from '../reliability/harness.js';
 import { NO_SANDBOX } from './sandbox-helpers.js';
-
-/** Whether to skip for a missing tool: never under CI (which installs them all, so a missing one fails there). */
-const lacks = (...tools: string[]) =>
-  !process.env.CI && tools.some((tool) => findExecutable(tool, process.env.PATH) === undefined);
+import { missingTools, titled } from '../helpers/needs.js';
 
 interface Served {
   client: Client;
@@ -37,7 +33,7 @@ async function serve(cwd: string, args: string[] = []): Promise<Served> {
 
 const exitedZero = (reply: string) => expect(reply, reply).toContain('Process exited with code 0');
 
-describe.skipIf(NO_SANDBOX)('everyday work in the default sandbox', () => {
+describe.skipIf(NO_SANDBOX !== undefined)(titled('everyday work in the default sandbox', NO_SANDBOX), () => {
   let ws = '';
   let server: Served;
   beforeAll(async () => {
@@ -71,22 +67,25 @@ describe.skipIf(NO_SANDBOX)('everyday work in the default sandbox', () => {
     expect(reply).toMatch(/Output:\n42$/);
   });
 
-  it.skipIf(lacks('gcc', 'make'))('gcc and make -j build a program that runs', async () => {
-    const dir = join(ws, 'c');
-    execFileSync('mkdir', ['-p', dir]);
-    for (const n of [1, 2, 3, 4]) writeFileSync(join(dir, `f${n}.c`), `int f${n}(void) { return ${n}; }\n`);
-    writeFileSync(
-      join(dir, 'main.c'),
-      '#include <stdio.h>\nint f1(void);int f2(void);int f3(void);int f4(void);\nint main(void){printf("sum=%d\\n",f1()+f2()+f3()+f4());return 0;}\n',
-    );
-    writeFileSync(
-      join(dir, 'Makefile'),
-      'OBJS=main.o f1.o f2.o f3.o f4.o\nprog: $(OBJS)\n\t$(CC) -o $@ $(OBJS)\n%.o: %.c\n\t$(CC) -c $<\n',
-    );
-    const reply = await server.run('cd c && make -s -j4 && ./prog');
-    exitedZero(reply);
-    expect(reply).toMatch(/sum=10/);
-  });
+  it.skipIf(missingTools('gcc', 'make') !== undefined)(
+    titled('gcc and make -j build a program that runs', missingTools('gcc', 'make')),
+    async () => {
+      const dir = join(ws, 'c');
+      execFileSync('mkdir', ['-p', dir]);
+      for (const n of [1, 2, 3, 4]) writeFileSync(join(dir, `f${n}.c`), `int f${n}(void) { return ${n}; }\n`);
+      writeFileSync(
+        join(dir, 'main.c'),
+        '#include <stdio.h>\nint f1(void);int f2(void);int f3(void);int f4(void);\nint main(void){printf("sum=%d\\n",f1()+f2()+f3()+f4());return 0;}\n',
+      );
+      writeFileSync(
+        join(dir, 'Makefile'),
+        'OBJS=main.o f1.o f2.o f3.o f4.o\nprog: $(OBJS)\n\t$(CC) -o $@ $(OBJS)\n%.o: %.c\n\t$(CC) -c $<\n',
+      );
+      const reply = await server.run('cd c && make -s -j4 && ./prog');
+      exitedZero(reply);
+      expect(reply).toMatch(/sum=10/);
+    },
+  );
 
   it('pipes, job control and a terminal work as outside', async () => {
     exitedZero(await server.run('seq 1 100000 | sort -rn | head -n 1 | grep -x 100000'));
@@ -107,14 +106,17 @@ describe.skipIf(NO_SANDBOX)('everyday work in the default sandbox', () => {
     await write('exit\n');
   });
 
-  it.skipIf(lacks('gdb'))('gdb debugs a program of its own (ptrace of its child)', async () => {
-    const reply = await server.run('gdb -q -batch -ex run -ex bt --args /bin/sh -c "kill -SEGV \\$\\$"');
-    expect(reply).toContain('Program received signal SIGSEGV');
-    expect(reply).toMatch(/#0 .* in .*kill/);
-  });
+  it.skipIf(missingTools('gdb') !== undefined)(
+    titled('gdb debugs a program of its own (ptrace of its child)', missingTools('gdb')),
+    async () => {
+      const reply = await server.run('gdb -q -batch -ex run -ex bt --args /bin/sh -c "kill -SEGV \\$\\$"');
+      expect(reply).toContain('Program received signal SIGSEGV');
+      expect(reply).toMatch(/#0 .* in .*kill/);
+    },
+  );
 });
 
-describe.skipIf(NO_SANDBOX)('installs into the workspace with the network on', () => {
+describe.skipIf(NO_SANDBOX !== undefined)(titled('installs into the workspace with the network on', NO_SANDBOX), () => {
   let ws = '';
   let server: Served;
   beforeAll(async () => {

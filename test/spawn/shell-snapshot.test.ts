@@ -17,10 +17,12 @@ import { findExecutable } from '../../src/util/executable.js';
 import { SNAPSHOT_ROOT, snapshotsContaining, useHomes } from '../helpers/login-profile.js';
 import { PATIENT, killIfAlive, waitUntilGone } from '../helpers/processes.js';
 import { NO_SANDBOX, sandboxPolicy, useWorkspace } from '../sandbox/sandbox-helpers.js';
+import { missingTools, titled } from '../helpers/needs.js';
 
 const ZSH = findExecutable('zsh', process.env.PATH);
 /** A zsh test's title, saying why it is skipped where zsh is absent. */
-const zshTitle = (title: string) => (ZSH ? title : `${title} (skipped: zsh is not installed)`);
+const NO_ZSH = missingTools('zsh');
+const zshTitle = (title: string) => titled(title, NO_ZSH);
 
 const SECRET = 'sk-ue-fixture-secret-4242';
 /** A value no quoting mistake survives: quotes of both kinds, a dollar sign and a newline. */
@@ -246,7 +248,7 @@ describe('a snapshot gives a command what the real login shell gives it', () => 
     expect(snap.sections.calls).toMatch(/^aliased\n0027\n.*: ue_greet: not found\nstatus=127\n$/);
   });
 
-  it.skipIf(!ZSH)(
+  it.skipIf(NO_ZSH !== undefined)(
     zshTitle('zsh: the same variables, functions, aliases and options, but not the secret or the banner'),
     async () => {
       const { login, snap, file } = await bothWays(ZSH!, ZSH_HOME, PROBES.zsh);
@@ -385,7 +387,7 @@ describe('when a snapshot is taken again', () => {
     expect(await run(third.argv!('echo $UE_BACK'), request.env, home)).toEqual({ output: 'yes\n', exitCode: 0 });
   });
 
-  describe.skipIf(NO_SANDBOX)(`in a sandbox${NO_SANDBOX ? ` (skipped: ${NO_SANDBOX})` : ''}`, () => {
+  describe.skipIf(NO_SANDBOX !== undefined)(titled('in a sandbox', NO_SANDBOX), () => {
     const ws = useWorkspace();
 
     it('takes a new snapshot for another sandbox policy, captured inside that sandbox', async () => {

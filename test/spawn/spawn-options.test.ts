@@ -9,6 +9,7 @@ import { PtyProcess } from '../../src/spawn/pty-process.js';
 import type { ExecProcess, SpawnOptions } from '../../src/spawn/types.js';
 import { LocalExecutor } from '../../src/spawn/local-executor.js';
 import { NO_SANDBOX, sandboxPolicy } from '../sandbox/sandbox-helpers.js';
+import { titled } from '../helpers/needs.js';
 
 const live: ExecProcess[] = [];
 const dirs: string[] = [];
@@ -107,7 +108,7 @@ describe('PtyProcess spawn options', () => {
   });
 });
 
-describe.skipIf(NO_SANDBOX !== undefined)('LocalExecutor spawn options in the sandbox', () => {
+describe.skipIf(NO_SANDBOX !== undefined)(titled('LocalExecutor spawn options in the sandbox', NO_SANDBOX), () => {
   it('names the program inside the sandbox arg0, not bubblewrap around it', async () => {
     for (const tty of [false, true]) {
       const proc = new LocalExecutor({ watchdog: false }).spawn({
