@@ -57,14 +57,31 @@ const structuredOutputSetting = z
     }),
   );
 
+/** `mcp` and `serve`: whether the text carries our lines about a session's state. */
+const stateLinesSetting = z
+  .boolean(expected('true or false'))
+  .default(false)
+  .meta(
+    meta({
+      description:
+        "add our lines about a session's state to the text after its id: `Process is waiting for input`, `Terminal echo is off (password prompt)`; without it the text is Codex's own, byte for byte (the state is in structured results)",
+      flag: 'state-lines',
+    }),
+  );
+
 /** `mcp`: the stdio server. */
-export const mcpSettingsSchema = z.strictObject({ tools: toolsSetting, structuredOutput: structuredOutputSetting });
+export const mcpSettingsSchema = z.strictObject({
+  tools: toolsSetting,
+  structuredOutput: structuredOutputSetting,
+  stateLines: stateLinesSetting,
+});
 export type McpSettings = z.output<typeof mcpSettingsSchema>;
 
 /** `serve`: where the HTTP server listens and whom it lets in. */
 export const serveSettingsSchema = z.strictObject({
   tools: toolsSetting,
   structuredOutput: structuredOutputSetting,
+  stateLines: stateLinesSetting,
   host: z
     .string(expected('an address'))
     .min(1, expected('an address'))

@@ -50,7 +50,13 @@ async function main(argv: string[]): Promise<void> {
       return exit(0);
     case 'mcp': {
       const { serveStdio } = await import('./mcp-command.js');
-      return serveStdio({ managerOptions, version, tools: command.tools, structuredOutput: command.structuredOutput });
+      return serveStdio({
+        managerOptions,
+        version,
+        tools: command.tools,
+        structuredOutput: command.structuredOutput,
+        stateLines: command.stateLines,
+      });
     }
     case 'serve': {
       let auth: ServeAuth;

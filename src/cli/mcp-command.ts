@@ -11,12 +11,14 @@ export async function serveStdio(options: {
   version: string;
   tools: readonly ToolName[];
   structuredOutput: boolean;
+  stateLines: boolean;
 }): Promise<void> {
   const server = await startStdioServer({
     managerOptions: options.managerOptions,
     version: options.version,
     tools: options.tools,
     structuredOutput: options.structuredOutput,
+    stateLines: options.stateLines,
   });
   exitOnSignals(() => server.close(), log, 0);
   // A client that went away (closed pipe) ends the server like end of input does.

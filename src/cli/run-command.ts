@@ -6,7 +6,7 @@ import { exitOnSignals } from './signals.js';
 
 /** Each reply ends with a newline; a blank line separates replies when a command needs more than one. */
 function printReply(reply: ExecResponse, first: boolean): void {
-  const text = formatResponse(reply);
+  const text = formatResponse(reply, { stateLines: true }); // a person reads it
   // A closed stdout (`run ... | head`) drops the rest; the command still runs to its exit code.
   writeTo(process.stdout, `${first ? '' : '\n'}${text}${text.endsWith('\n') ? '' : '\n'}`);
 }

@@ -37,6 +37,7 @@ export async function serve(
     allowedHosts: options.allowHosts,
     tools: options.tools,
     structuredOutput: options.structuredOutput,
+    stateLines: options.stateLines,
     managerOptions: options.managerOptions,
     clientIdleTimeoutMs: options.idleTimeoutS * 1000,
     clientDisconnectGraceMs: options.disconnectGraceS * 1000,

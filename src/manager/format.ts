@@ -1,10 +1,19 @@
 import type { ExecResponse, ScreenView } from './types.js';
 
+/** How the text is written beyond Codex's own lines. */
+export interface FormatOptions {
+  /**
+   * Add our lines about the session's state after its id: `Process is waiting for input`, and `Terminal echo is off
+   * (password prompt)`. Off by default, so the text is Codex's byte for byte; the state is in the structured result.
+   */
+  stateLines?: boolean;
+}
+
 /**
- * The text a model reads, line for line as Codex's unified exec writes it; our extra lines (waiting for input,
- * password prompt, warnings) sit where a client that only knows the compat part skips over them.
+ * The text a model reads, line for line as Codex's unified exec writes it; our extra lines (the state lines when
+ * asked for, warnings, a screen) sit where a client that only knows the compat part skips over them.
  */
-export function formatResponse(response: ExecResponse): string {
+export function formatResponse(response: ExecResponse, options: FormatOptions = {}): string {
   if (response.patch) return formatPatchResponse(response, response.patch.durationMs);
   const lines = [`Chunk ID: ${response.chunkId}`, `Wall time: ${response.wallTimeSeconds.toFixed(4)} seconds`];
   if (response.exitCode !== undefined) {
@@ -12,8 +21,8 @@ export function formatResponse(response: ExecResponse): string {
   } else if (response.sessionId !== undefined) {
     lines.push(`Process running with session ID ${response.sessionId}`);
   }
-  if (response.state === 'waiting_for_input') lines.push('Process is waiting for input');
-  if (response.secretPrompt) lines.push('Terminal echo is off (password prompt)');
+  if (options.stateLines && response.state === 'waiting_for_input') lines.push('Process is waiting for input');
+  if (options.stateLines && response.secretPrompt) lines.push('Terminal echo is off (password prompt)');
   lines.push(`Original token count: ${response.originalTokenCount}`);
   lines.push(...response.warnings);
   if (response.screen) lines.push(...screenSection(response.screen));

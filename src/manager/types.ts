@@ -78,6 +78,8 @@ export interface CallOptions {
    * delivered (output, the exit) stays for that call. A command already started keeps running under its session.
    */
   signal?: AbortSignal;
+  /** For the tools' text: add our lines about the session's state (see FormatOptions.stateLines). */
+  stateLines?: boolean;
 }
 
 export interface SessionInfo {

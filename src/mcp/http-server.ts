@@ -81,7 +81,12 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   const maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;
   const registry = new ClientRegistry({
     managerOptions: options.managerOptions ?? {},
-    serverOptions: { version: options.version, tools: options.tools, structuredOutput: options.structuredOutput },
+    serverOptions: {
+      version: options.version,
+      tools: options.tools,
+      structuredOutput: options.structuredOutput,
+      stateLines: options.stateLines,
+    },
     log,
     ...(options.clientIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.clientIdleTimeoutMs }),
     ...(options.clientDisconnectGraceMs === undefined ? {} : { disconnectGraceMs: options.clientDisconnectGraceMs }),

@@ -34,6 +34,8 @@ export interface McpServerOptions {
    * and the model must read the compat text.
    */
   structuredOutput?: boolean;
+  /** Add our lines about a session's state to the text (FormatOptions.stateLines). Off: the text is Codex's. */
+  stateLines?: boolean;
 }
 
 /**
@@ -69,6 +71,7 @@ function progressNotifier(
 export function createMcpServer(sessions: ExecSessions, options: McpServerOptions = {}): McpServer {
   const tools = offeredTools(options.tools ?? TOOL_NAMES);
   const structured = options.structuredOutput ?? false;
+  const format = options.stateLines ? { stateLines: true } : {};
   const server = new McpServer(
     { name: SERVER_NAME, version: options.version ?? '0.0.0' },
     { instructions: instructionsFor(tools) },
@@ -86,7 +89,8 @@ export function createMcpServer(sessions: ExecSessions, options: McpServerOption
             ? { readOnlyHint: true, openWorldHint: false }
             : { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
       },
-      async (args: unknown) => toCallToolResult(await callTool(sessions, definition.name, args, tools), structured),
+      async (args: unknown) =>
+        toCallToolResult(await callTool(sessions, definition.name, args, tools, format), structured),
     );
   }
   // tools/call goes straight to callTool, the one validation path: the SDK would check arguments first and answer
@@ -97,6 +101,7 @@ export function createMcpServer(sessions: ExecSessions, options: McpServerOption
     // extra.signal aborts on the client's notifications/cancelled (and, under serve, when the call's connection
     // drops): the call stops waiting and its output stays for the session's next call; the SDK sends no answer.
     const options = {
+      ...format,
       signal: extra.signal,
       ...(progressToken === undefined ? {} : { onOutput: progressNotifier(progressToken, extra.sendNotification) }),
     };

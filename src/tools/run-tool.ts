@@ -125,7 +125,11 @@ async function dispatch(
         },
         options,
       );
-      return { isError: false, text: formatResponse(response), structured: toExecResult(response) };
+      return {
+        isError: false,
+        text: formatResponse(response, { stateLines: options?.stateLines === true }),
+        structured: toExecResult(response),
+      };
     }
     case 'write_stdin': {
       const a = parseArguments(writeStdinParams, args);
@@ -136,7 +140,11 @@ async function dispatch(
         },
         options,
       );
-      return { isError: false, text: formatResponse(response), structured: toExecResult(response) };
+      return {
+        isError: false,
+        text: formatResponse(response, { stateLines: options?.stateLines === true }),
+        structured: toExecResult(response),
+      };
     }
     case 'list_sessions': {
       const structured = toSessionList(sessions.listSessions());

@@ -22,8 +22,7 @@ const lines = readmeClientLines();
 /** What Codex's unified exec answers to the script, ids and times normalised: the model must read exactly this. */
 const CODEX_TEXTS = [
   'Chunk ID: <chunk>\nWall time: <wall> seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\nhello\n',
-  // Codex's text, plus the line the server adds by default when the program waits for input.
-  'Chunk ID: <chunk>\nWall time: <wall> seconds\nProcess running with session ID <session>\nProcess is waiting for input\nOriginal token count: 0\nOutput:\n',
+  'Chunk ID: <chunk>\nWall time: <wall> seconds\nProcess running with session ID <session>\nOriginal token count: 0\nOutput:\n',
   'Chunk ID: <chunk>\nWall time: <wall> seconds\nProcess exited with code 0\nOriginal token count: 5\nOutput:\nhi there\r\nhi there\r\n',
 ];
 

@@ -7,7 +7,6 @@ export interface ExecText {
   exitCode?: number;
   /** Present while the process runs. */
   sessionId?: number;
-  waitingForInput: boolean;
   originalTokenCount: number;
   /** Everything after the `Output:` line. */
   output: string;
@@ -25,7 +24,6 @@ export function readExecText(text: string): ExecText {
     chunkId: field(/^Chunk ID: (\S+)$/m) ?? '',
     ...(exitCode !== undefined ? { exitCode: Number(exitCode) } : {}),
     ...(sessionId !== undefined ? { sessionId: Number(sessionId) } : {}),
-    waitingForInput: /^Process is waiting for input$/m.test(header),
     originalTokenCount: Number(field(/^Original token count: (\d+)$/m) ?? NaN),
     output: text.slice(at + '\nOutput:\n'.length),
   };

@@ -48,8 +48,22 @@ describe('formatResponse', () => {
     expect(text.endsWith('\nOutput:\n')).toBe(true);
   });
 
-  it('puts the waiting and password lines right after the running line', () => {
+  it("writes Codex's text alone by default: the state is not in it", () => {
     const text = formatResponse({ ...running, state: 'waiting_for_input', secretPrompt: true });
+    expect(text).toBe(
+      [
+        'Chunk ID: 3fa9c2',
+        'Wall time: 0.5123 seconds',
+        'Process running with session ID 12345',
+        'Original token count: 57',
+        'Output:',
+        '<output>',
+      ].join('\n'),
+    );
+  });
+
+  it('puts the waiting and password lines right after the running line when asked for them', () => {
+    const text = formatResponse({ ...running, state: 'waiting_for_input', secretPrompt: true }, { stateLines: true });
     expect(text).toBe(
       [
         'Chunk ID: 3fa9c2',
@@ -65,8 +79,8 @@ describe('formatResponse', () => {
   });
 
   it('says nothing about waiting for a running process that is not waiting', () => {
-    expect(formatResponse(running)).not.toContain('waiting');
-    expect(formatResponse(running)).not.toContain('echo is off');
+    expect(formatResponse(running, { stateLines: true })).not.toContain('waiting');
+    expect(formatResponse(running, { stateLines: true })).not.toContain('echo is off');
   });
 
   it('puts each warning on its own line right before Output', () => {

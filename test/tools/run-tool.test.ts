@@ -212,7 +212,10 @@ describe('callTool argument handling', () => {
       isError: false,
       structured: { session_id: 1234, state: 'waiting_for_input', secret_prompt: true, warnings: [warning] },
     });
-    expect(outcome.text).toContain(
+    // The text is Codex's unless the caller asks for our state lines.
+    expect(outcome.text).toContain('Process running with session ID 1234\nOriginal token count:');
+    const withLines = await callTool(sessions, 'write_stdin', { session_id: 1234 }, undefined, { stateLines: true });
+    expect(withLines.text).toContain(
       'Process running with session ID 1234\nProcess is waiting for input\nTerminal echo is off (password prompt)\n',
     );
     expect(outcome.text).toContain(`${warning}\nOutput:\nout`);
