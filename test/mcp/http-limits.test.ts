@@ -1,5 +1,5 @@
 // Server-wide limits of `serve`: slow senders, too many connections, too many MCP clients.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ROOT, startServe } from './cli-process.js';
 import { structuredOf } from './client-scenarios.js';
 import { TEST_TOKEN, TOKEN_ENV, connectHttp, rawInitialize, rawToolCall } from './http-client.js';
+import { CANNOT_SWITCH_USER, NOBODY_IDS } from '../helpers/nobody.js';
 
 interface RawSocket {
   socket: Socket;
@@ -114,8 +115,6 @@ describe('serve: connection limits', () => {
 });
 
 /** The flood runs as another local user (nobody) when this test can switch to it, else as this user. */
-const NOBODY = ['--reuid=65534', '--regid=65534', '--clear-groups'];
-const canSwitchUser = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0;
 const floodDir = mkdtempSync(join(tmpdir(), 'ue-flood-'));
 chmodSync(floodDir, 0o755);
 const FLOOD = join(floodDir, 'connection-flood.mjs');
@@ -129,7 +128,7 @@ afterAll(() => rmSync(floodDir, { recursive: true, force: true }));
  */
 async function flood(port: number, count: number, mode: 'static' | 'silent'): Promise<{ stop(): Promise<number> }> {
   const node = [process.execPath, FLOOD, String(port), String(count), mode];
-  const [command, ...args] = canSwitchUser ? ['setpriv', ...NOBODY, ...node] : node;
+  const [command, ...args] = CANNOT_SWITCH_USER === undefined ? ['setpriv', ...NOBODY_IDS, ...node] : node;
   const child = spawn(command!, args, {
     cwd: floodDir,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },

@@ -10,6 +10,7 @@ import {
   privateDirProblem,
   stateRootCandidates,
 } from '../../src/util/private-dir.js';
+import { titled } from '../helpers/needs.js';
 
 const base = mkdtempSync(join(tmpdir(), 'ue-private-dir-'));
 afterAll(() => {
@@ -36,7 +37,7 @@ describe('ensurePrivateDir', () => {
     expect(() => ensurePrivateDir(join(base, 'open'))).toThrow(/others have access to it \(mode 755\)/);
   });
 
-  it.skipIf(uid !== 0)("refuses another user's folder", () => {
+  it.skipIf(CANNOT_SWITCH_USER !== undefined)(titled("refuses another user's folder", CANNOT_SWITCH_USER), () => {
     const path = join(base, 'theirs');
     mkdirSync(path, { mode: 0o700 });
     execFileSync('chown', [`${NOBODY}:${NOBODY}`, path]);
