@@ -61,6 +61,10 @@ describe('parseCli', () => {
     expect(parseCli(['mcp', '--structured-output'])).toMatchObject({ kind: 'mcp', structuredOutput: true });
     expect(parseCli(['serve'])).toMatchObject({ kind: 'serve', structuredOutput: false });
     expect(parseCli(['serve', '--structured-output'])).toMatchObject({ kind: 'serve', structuredOutput: true });
+    // Codex's text alone unless our state lines are asked for.
+    expect(parseCli(['mcp'])).toMatchObject({ stateLines: false });
+    expect(parseCli(['mcp', '--state-lines'])).toMatchObject({ stateLines: true });
+    expect(parseCli(['serve', '--state-lines'])).toMatchObject({ kind: 'serve', stateLines: true });
   });
 
   it('serves the live view read-only by default; --view-input lets it type, --no-view turns it off', () => {
@@ -158,6 +162,7 @@ describe('parseCli', () => {
       kind: 'mcp',
       tools: ['exec_command', 'write_stdin', 'list_sessions', 'close_session'],
       structuredOutput: false,
+      stateLines: false,
       manager: {
         config: 'ue.json',
         settings: {

@@ -45,6 +45,29 @@ describe('unified-exec mcp (stdio) with the SDK client', () => {
   });
 });
 
+describe('unified-exec mcp --state-lines', () => {
+  it("adds the state lines to Codex's text, which reads without them by default", async () => {
+    const texts: string[] = [];
+    for (const args of [[], ['--state-lines']]) {
+      const { client } = await connect(args);
+      try {
+        const r = await client.callTool({
+          name: 'exec_command',
+          arguments: { cmd: 'read -s -p "password: " x', tty: true, login: false, yield_time_ms: 5000 },
+        });
+        texts.push(textOf(r));
+      } finally {
+        await client.close();
+      }
+    }
+    const [plain, withLines] = texts as [string, string];
+    expect(plain).toMatch(/\nProcess running with session ID \d+\nOriginal token count: /);
+    expect(withLines).toMatch(
+      /\nProcess running with session ID \d+\nProcess is waiting for input\nTerminal echo is off \(password prompt\)\nOriginal token count: /,
+    );
+  });
+});
+
 describe('unified-exec mcp (stdio) reading its input', () => {
   let raw: RawStdioServer;
   beforeAll(async () => {
