@@ -11,32 +11,44 @@ import { MarkerScanner } from './marker-scanner.js';
 import { nativeHelpers } from './native.js';
 import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
 import { killSessionTree } from '../linux/process-tree.js';
+import type { NativePty, NodePtyNativeVersion, NodePtyUtils } from './node-pty-native.js';
 import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions, TerminalHandle } from './types.js';
-
-interface NativePty {
-  fork(
-    file: string,
-    args: string[],
-    env: string[],
-    cwd: string,
-    cols: number,
-    rows: number,
-    uid: number,
-    gid: number,
-    utf8: boolean,
-    helperPath: string,
-    onExit: (code: number, signal: number) => void,
-  ): { fd: number; pid: number; pty: string };
-  resize(fd: number, cols: number, rows: number): void;
-}
 
 // node-pty's public UnixTerminal reports exit only after its read socket closes, and force-destroys that socket
 // 200 ms after the child exits: bytes not yet read by then are lost (node-pty #72, #85, #726). We use its native
-// fork (pinned node-pty 1.1.0) so we see the exit at once and decide ourselves when output is complete.
+// fork (node-pty-native.d.ts declares it) so we see the exit at once and decide ourselves when output is complete.
+const NODE_PTY_VERSION: NodePtyNativeVersion = '1.1.0';
 const require = createRequire(import.meta.url);
-const native = (
-  require('node-pty/lib/utils') as { loadNativeModule(name: string): { module: NativePty } }
-).loadNativeModule('pty').module;
+
+/**
+ * Why node-pty's native module cannot be used as pty-process.ts calls it: another version of node-pty than the one
+ * whose calls node-pty-native.d.ts declares, or a module without them. Exported for tests.
+ */
+export function nativePtyProblem(
+  installed: string,
+  module: Partial<Record<keyof NativePty, unknown>>,
+): string | undefined {
+  if (installed !== NODE_PTY_VERSION) {
+    return `unified-exec calls node-pty's native module, whose calls are node-pty ${NODE_PTY_VERSION}'s, but node-pty ${installed} is installed: install ${NODE_PTY_VERSION} exactly (npm ci, or npm install node-pty@${NODE_PTY_VERSION})`;
+  }
+  if (typeof module.fork !== 'function' || typeof module.resize !== 'function') {
+    return `node-pty ${installed}'s native module has no fork or resize: reinstall it (npm ci)`;
+  }
+  return undefined;
+}
+
+/** node-pty's native module, once the installed node-pty is checked to be the one whose API we call. */
+function loadNativePty(): NativePty {
+  const installed = (require('node-pty/package.json') as { version: string }).version;
+  // The version first: a module of another version may not even load.
+  const versionProblem = nativePtyProblem(installed, { fork: () => undefined, resize: () => undefined });
+  if (versionProblem) throw new Error(versionProblem);
+  const { module } = (require('node-pty/lib/utils') as NodePtyUtils).loadNativeModule('pty');
+  const problem = nativePtyProblem(installed, module);
+  if (problem) throw new Error(problem);
+  return module;
+}
+const native = loadNativePty();
 
 export const DEFAULT_COLS = 80;
 export const DEFAULT_ROWS = 24;

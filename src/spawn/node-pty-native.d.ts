@@ -1,0 +1,31 @@
+// node-pty's private native API, which pty-process.ts drives directly: exactly as node-pty 1.1.0 defines it
+// (src/unix/pty.cc there). package.json pins node-pty to that version, and pty-process.ts checks the installed one
+// at load: 1.2.0 changes these calls (resize gains arguments), so another version must not be used silently.
+
+/** The node-pty version this API is node-pty's own for. */
+export type NodePtyNativeVersion = '1.1.0';
+
+/** node-pty's native `pty` module (`require('node-pty/lib/utils').loadNativeModule('pty').module`). */
+export interface NativePty {
+  /** forkpty() and execvp(file, [file, ...args]); onExit is called from the module's waiter thread once reaped. */
+  fork(
+    file: string,
+    args: string[],
+    env: string[],
+    cwd: string,
+    cols: number,
+    rows: number,
+    uid: number,
+    gid: number,
+    utf8: boolean,
+    helperPath: string,
+    onExit: (code: number, signal: number) => void,
+  ): { fd: number; pid: number; pty: string };
+  /** TIOCSWINSZ on the master. */
+  resize(fd: number, cols: number, rows: number): void;
+}
+
+/** node-pty's `lib/utils`, the loader of its native modules. */
+export interface NodePtyUtils {
+  loadNativeModule(name: 'pty'): { dir: string; module: NativePty };
+}
