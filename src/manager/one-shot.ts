@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { Utf8StreamDecoder } from '../buffer/utf8-decoder.js';
 import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
 import { killSessionTree } from '../linux/process-tree.js';
+import { Watchdog } from '../linux/watchdog.js';
 import { SandboxLauncher } from '../sandbox/launcher.js';
 import type { SandboxBackend, SandboxPolicy } from '../sandbox/policy.js';
 import { buildEnv, type EnvPolicy } from '../spawn/env.js';
@@ -63,7 +64,8 @@ export interface ExecOutcome {
 /**
  * Runs a command to completion, stdin closed (after `input`), and answers with its exit and output: Codex's one-shot exec. On
  * timeout the whole tree (its process group, descendants, and escapees by process tag) is killed; pipes a
- * grandchild keeps open are read for at most 2 s more. Nothing it started outlives the call.
+ * grandchild keeps open are read for at most 2 s more. Nothing it started outlives the call, nor this process: the
+ * watchdog ends the tree if this process dies during the call.
  */
 export async function exec(options: ExecOptions): Promise<ExecOutcome> {
   const started = performance.now();
@@ -108,6 +110,9 @@ export async function exec(options: ExecOptions): Promise<ExecOutcome> {
     throw spawnFailed(`could not start ${argv[0]}`);
   }
   const pid = child.pid;
+  // As every session is: if this process dies mid-call (even by SIGKILL), the watchdog ends what the call started.
+  const watchdog = Watchdog.shared();
+  watchdog.watch(pid, tag);
   const stdout = new CappedBytes(EXEC_OUTPUT_MAX_BYTES);
   const stderr = new CappedBytes(EXEC_OUTPUT_MAX_BYTES);
   const { onOutput } = options;
@@ -139,6 +144,7 @@ export async function exec(options: ExecOptions): Promise<ExecOutcome> {
   await waitAtMost(pipesClosed, PIPE_DRAIN_MS);
   // Whatever is left (a background job still holding on, or one that let go of the pipes) ends with the call.
   await killSessionTree(pid, { first: ['SIGTERM'], tag });
+  watchdog.unwatch(pid);
   child.stdout.destroy();
   child.stderr.destroy();
   setImmediate(run.release); // may read /proc: not on the way to the answer
