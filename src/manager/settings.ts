@@ -62,7 +62,7 @@ const envSettings = z
       .default(false)
       .meta(
         meta({
-          description: 'also pass variables that look like credentials (see Environment in the README)',
+          description: 'also pass variables that look like credentials (see Environment in docs/tools.md)',
           flag: 'env-keep-secrets',
         }),
       ),
@@ -301,7 +301,7 @@ export const managerSettingsSchema = z.strictObject({
     .meta(
       meta({
         description:
-          'run a login command (login: true, the default) as a plain shell that loads a snapshot of the login profile, taken once; the flag runs a real login shell every time (see Shell snapshots in the README)',
+          'run a login command (login: true, the default) as a plain shell that loads a snapshot of the login profile, taken once; the flag runs a real login shell every time (see Shell snapshots in docs/tools.md)',
         flag: 'no-shell-snapshot',
         negatedFlag: true,
         shownDefault: 'snapshots on',
@@ -313,7 +313,7 @@ export const managerSettingsSchema = z.strictObject({
     .meta(
       meta({
         description:
-          'when to ask the person before running a command: untrusted, on-request, on-failure or never (see Approvals in the README)',
+          'when to ask the person before running a command: untrusted, on-request, on-failure or never (see Approvals in docs/sandbox.md)',
         flag: 'ask-for-approval',
         placeholder: 'POLICY',
         shownDefault:

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { addUnderTable } from './codex-client.js';
 import { fillPlaceholders, readmeClientLines } from './readme-lines.js';
 
-describe('the README client lines', () => {
-  it('are found in the README, one of each', () => {
+describe('the client lines of the README and docs/clients.md', () => {
+  it('are found there, one of each', () => {
     const lines = readmeClientLines();
     expect(lines.codexAdd.stdio).toMatch(/^codex mcp add unified-exec -- node \/path\/to\/unified-exec\/.* mcp\b/);
     expect(lines.codexAdd.http).toMatch(/^codex mcp add unified-exec --url \S+ --bearer-token-env-var \w+/);
@@ -11,12 +11,16 @@ describe('the README client lines', () => {
     expect(lines.claudeAdd.http).toMatch(/^claude mcp add --transport http unified-exec \S+ \\\n\s+--header /);
     expect(lines.claudeHeadless).toMatch(/^claude -p .* --allowedTools mcp__unified-exec$/);
     expect(lines.codexToml).toContain('default_tools_approval_mode = "approve"');
+    expect(JSON.parse(lines.claudeSettings)).toHaveProperty('hooks.Elicitation');
   });
 
   it('name what is missing when a section lost its line', () => {
     const sh = (line: string) => `\n\`\`\`sh\n${line}\n\`\`\`\n`;
     const readme = `\n### Codex CLI\n${sh('echo nothing')}\n\`\`\`toml\na = 1\n\`\`\`\n\n### Claude Code\n${sh('claude mcp add x')}${sh('claude -p hi')}`;
-    expect(() => readmeClientLines(readme)).toThrow(/expected one README line for codex mcp add \(stdio\), found 0/);
+    const clients = `\n## Claude Code headless\n${sh('claude -p hi')}\n\`\`\`json\n{}\n\`\`\`\n`;
+    expect(() => readmeClientLines(readme, clients)).toThrow(
+      /expected one README line for codex mcp add \(stdio\), found 0/,
+    );
   });
 
   it('fill in the checkout and the URL a test server listens on', () => {

@@ -1,4 +1,5 @@
-// The client set-up lines as README.md shows them, so the interop tests follow the README and it cannot drift.
+// The client set-up lines as README.md (and docs/clients.md, for Claude Code headless) show them, so the interop
+// tests follow the docs and they cannot drift.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../codex/codex-install.js';
@@ -40,11 +41,17 @@ function pick(commands: readonly string[], test: (command: string) => boolean, w
   return found[0] as string;
 }
 
-/** Reads the client lines from `markdown` (README.md by default); throws naming what it could not find. */
-export function readmeClientLines(markdown = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')): ClientLines {
+/**
+ * Reads the client lines from `markdown` (README.md by default) and `clients` (docs/clients.md by default); throws
+ * naming what it could not find.
+ */
+export function readmeClientLines(
+  markdown = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'),
+  clients = readFileSync(join(REPO_ROOT, 'docs/clients.md'), 'utf8'),
+): ClientLines {
   const codex = shellCommands(fencedAfter(markdown, '### Codex CLI', 'sh'));
   const claude = shellCommands(fencedAfter(markdown, '### Claude Code', 'sh'));
-  const claudeHeadless = shellCommands(fencedAfter(markdown, '### Claude Code', 'sh', 1));
+  const claudeHeadless = shellCommands(fencedAfter(clients, '## Claude Code headless', 'sh'));
   const isAdd = (client: string) => (line: string) => line.startsWith(`${client} mcp add `);
   return {
     codexAdd: {
@@ -57,7 +64,7 @@ export function readmeClientLines(markdown = readFileSync(join(REPO_ROOT, 'READM
       http: pick(claude, (l) => isAdd('claude')(l) && l.includes('--transport http'), 'claude mcp add (HTTP)'),
     },
     claudeHeadless: pick(claudeHeadless, (l) => l.startsWith('claude -p '), 'claude -p'),
-    claudeSettings: fencedAfter(markdown, '### Claude Code', 'json'),
+    claudeSettings: fencedAfter(clients, '## Claude Code headless', 'json'),
   };
 }
 

@@ -5,11 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toolDefinitions } from '../../src/index.js';
 
-// The README's tool table is checked against the tool schemas, the one source of each tool's parameters; and every
-// relative link of the README and docs/ must lead to a file (and heading) that exists.
+// The tool table of docs/tools.md is checked against the tool schemas, the one source of each tool's parameters;
+// the README's short table names every tool; and every relative link of the README and docs/ must lead to a file
+// (and heading) that exists.
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const README = join(ROOT, 'README.md');
+const TOOLS = join(ROOT, 'docs/tools.md');
 const DOCS = join(ROOT, 'docs');
 
 /** A table row's cells; `\|` inside a cell is not a separator. */
@@ -25,7 +27,7 @@ function cells(row: string): string[] {
 function readToolTable(markdown: string): Map<string, string> {
   const lines = markdown.split('\n');
   const header = lines.findIndex((line) => /^\|\s*tool\s*\|\s*parameters\s*\|/.test(line));
-  if (header < 0) throw new Error('README.md has no table with the header "| tool | parameters | ... |"');
+  if (header < 0) throw new Error('docs/tools.md has no table with the header "| tool | parameters | ... |"');
   const rows = new Map<string, string>();
   for (const line of lines.slice(header + 2)) {
     if (!line.startsWith('|')) break;
@@ -62,8 +64,16 @@ interface InputJsonSchema {
   required?: string[];
 }
 
-describe("README.md's tool table", () => {
-  const table = readToolTable(readFileSync(README, 'utf8'));
+describe("docs/tools.md's tool table", () => {
+  const table = readToolTable(readFileSync(TOOLS, 'utf8'));
+
+  it("has the same tools as the README's short table", () => {
+    const readme = readFileSync(README, 'utf8');
+    const short = readme.slice(readme.indexOf('| tool | what it does |')).split('\n\n')[0]!;
+    const named = [...short.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]);
+    expect(named).toEqual(expect.arrayContaining([...table.keys()]));
+    expect(named).toContain('shell');
+  });
 
   it('has one row per tool, and no other', () => {
     expect([...table.keys()].sort()).toEqual(
@@ -90,7 +100,7 @@ describe("README.md's tool table", () => {
       for (const [name, property] of Object.entries(properties)) {
         it(`shows \`${name}\` as the schema declares it`, () => {
           const note = entries.get(name)?.note;
-          expect(note, `${name} has no "(...)" note in the README`).toBeDefined();
+          expect(note, `${name} has no "(...)" note in docs/tools.md`).toBeDefined();
           if (required.has(name)) {
             expect(note).toBe('required');
           } else if ('default' in property) {
