@@ -24,6 +24,8 @@ const seconds = (fallbackMs: number) =>
     .positive(expected('seconds above 0'))
     .default(fallbackMs / 1000);
 /** A whole number above 0. */
+/** A switch, off unless its flag is given. */
+const off = () => z.boolean(expected('true or false')).default(false);
 const count = (fallback: number) =>
   z
     .number(expected('a whole number above 0'))
@@ -46,28 +48,22 @@ const toolsSetting = z
   );
 
 /** `mcp` and `serve`: whether results carry structuredContent (and tools declare an outputSchema). */
-const structuredOutputSetting = z
-  .boolean(expected('true or false'))
-  .default(false)
-  .meta(
-    meta({
-      description:
-        "declare each tool's outputSchema and answer with structuredContent beside the text; without it results carry the text alone, which is what Codex CLI and Claude Code then show the model (with structuredContent they show that JSON instead)",
-      flag: 'structured-output',
-    }),
-  );
+const structuredOutputSetting = off().meta(
+  meta({
+    description:
+      "declare each tool's outputSchema and answer with structuredContent beside the text; without it results carry the text alone, which is what Codex CLI and Claude Code then show the model (with structuredContent they show that JSON instead)",
+    flag: 'structured-output',
+  }),
+);
 
 /** `mcp` and `serve`: whether the text carries our lines about a session's state. */
-const stateLinesSetting = z
-  .boolean(expected('true or false'))
-  .default(false)
-  .meta(
-    meta({
-      description:
-        "add our lines about a session's state to the text after its id: `Process is waiting for input`, `Terminal echo is off (password prompt)`; without it the text is Codex's own, byte for byte (the state is in structured results)",
-      flag: 'state-lines',
-    }),
-  );
+const stateLinesSetting = off().meta(
+  meta({
+    description:
+      "add our lines about a session's state to the text after its id: `Process is waiting for input`, `Terminal echo is off (password prompt)`; without it the text is Codex's own, byte for byte (the state is in structured results)",
+    flag: 'state-lines',
+  }),
+);
 
 /** `mcp`: the stdio server. */
 export const mcpSettingsSchema = z.strictObject({
@@ -116,15 +112,12 @@ export const serveSettingsSchema = z.strictObject({
         shownDefault: '$UNIFIED_EXEC_TOKEN, else a random token made at start and printed',
       }),
     ),
-  noAuth: z
-    .boolean(expected('true or false'))
-    .default(false)
-    .meta(
-      meta({
-        description: 'require no token: every local user can then run commands as you; loopback --host only',
-        flag: 'no-auth',
-      }),
-    ),
+  noAuth: off().meta(
+    meta({
+      description: 'require no token: every local user can then run commands as you; loopback --host only',
+      flag: 'no-auth',
+    }),
+  ),
   allowHosts: z
     .array(z.string(expected('a host name')).min(1, expected('a host name')))
     .default([])
@@ -174,33 +167,24 @@ export const serveSettingsSchema = z.strictObject({
       placeholder: 'SECONDS',
     }),
   ),
-  noView: z
-    .boolean(expected('true or false'))
-    .default(false)
-    .meta(
-      meta({
-        description: "serve no live view: the web page at /view that lists every client's sessions and shows them",
-        flag: 'no-view',
-      }),
-    ),
-  viewInput: z
-    .boolean(expected('true or false'))
-    .default(false)
-    .meta(
-      meta({
-        description: 'let the live view type into tty sessions; without it the page only watches and closes them',
-        flag: 'view-input',
-      }),
-    ),
+  noView: off().meta(
+    meta({
+      description: "serve no live view: the web page at /view that lists every client's sessions and shows them",
+      flag: 'no-view',
+    }),
+  ),
+  viewInput: off().meta(
+    meta({
+      description: 'let the live view type into tty sessions; without it the page only watches and closes them',
+      flag: 'view-input',
+    }),
+  ),
 });
 export type ServeSettings = z.output<typeof serveSettingsSchema>;
 
 /** `run`: how the one command runs. */
 export const runSettingsSchema = z.strictObject({
-  tty: z
-    .boolean(expected('true or false'))
-    .default(false)
-    .meta(meta({ description: 'give the command a pseudo-terminal', flag: 'tty' })),
+  tty: off().meta(meta({ description: 'give the command a pseudo-terminal', flag: 'tty' })),
   yieldMs: z
     .number(expected('milliseconds, 0 or more'))
     .min(0, expected('milliseconds, 0 or more'))

@@ -1,4 +1,4 @@
-import { PROTECTED_NAMES, type SandboxPolicy } from './policy.js';
+import { BARE_REPOSITORY_MARK, PROTECTED_NAMES, isInside, type SandboxPolicy } from './policy.js';
 
 /** Where the command may write, and what stays read-only or masked inside those places. */
 export interface MountPlan {
@@ -50,7 +50,6 @@ export type PathKind = 'missing' | 'empty' | 'present' | 'link' | 'foreign-link'
  * without `HEAD` keeps it from being made. A root that is such a repository already cannot be kept: git reads too
  * many of its files (config, hooks, commondir, info/, objects/info/alternates), so the sandbox refuses it.
  */
-const BARE_REPOSITORY_MARK = 'HEAD';
 const BARE_REPOSITORY_PARTS = ['objects', 'refs'] as const;
 
 /**
@@ -87,8 +86,6 @@ export interface MountFacts {
   /** Folders of the server that no sandboxed command may change (its private root), wherever they lie. */
   keepReadOnly?: readonly string[];
 }
-
-const isInside = (path: string, root: string) => root === '/' || path.startsWith(`${root}/`);
 
 /** The folders strictly between `outer` and `inner` (inner inside outer), outermost first. */
 function between(outer: string, inner: string): string[] {

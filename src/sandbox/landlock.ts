@@ -9,7 +9,8 @@
  * root cannot be made (nor one removed or renamed there); inside its folders everything can. A root that is only
  * scratch space (/tmp, $TMPDIR) is granted whole, unless another writable root or a folder of the server lies in it.
  */
-import { PROTECTED_NAMES } from './policy.js';
+import { join } from 'node:path';
+import { BARE_REPOSITORY_MARK, PROTECTED_NAMES, isInside } from './policy.js';
 
 /** What an entry of a folder is, as far as the plan cares. */
 export type EntryType = 'dir' | 'file' | 'other';
@@ -40,11 +41,8 @@ export const DEVICE_FILES = [
 ];
 export const DEVICE_TREES = ['/dev/pts'];
 
-/** A name that must stay read-only in a writable root: the protected names, and `HEAD` (see bwrap.ts). */
-const KEPT_NAMES = new Set<string>([...PROTECTED_NAMES, 'HEAD']);
-
-const isInside = (path: string, root: string) => root === '/' || path.startsWith(`${root}/`);
-const join = (dir: string, name: string) => (dir === '/' ? `/${name}` : `${dir}/${name}`);
+/** A name that must stay read-only in a writable root: the protected names, and `HEAD`. */
+const KEPT_NAMES = new Set<string>([...PROTECTED_NAMES, BARE_REPOSITORY_MARK]);
 
 /**
  * `roots`: the writable roots, resolved (writableRoots()). `guarded`: those of them whose protected names must hold

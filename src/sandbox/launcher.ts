@@ -38,6 +38,9 @@ export interface SandboxedCommand {
 export const SANDBOX_HELP =
   'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) on a kernel that allows user namespaces, or run on a kernel with Landlock enabled (5.13+), or choose `--sandbox danger-full-access` knowingly to run commands unsandboxed';
 
+/** Why the sandbox cannot run without our launcher at `path`, and how to build it. */
+const notBuilt = (path: string) => `the sandbox's launcher ${path} is not built: ${SANDBOX_EXEC_HELP}`;
+
 /**
  * Is bubblewrap here and able to make the namespaces we use, and does our launcher install its seccomp filter in
  * there? `reason` says why not.
@@ -49,8 +52,7 @@ export function probeSandbox(
   const bwrap = findBwrap(pathVar);
   if (bwrap === undefined) return { ok: false, reason: 'bubblewrap (bwrap) is not installed' };
   const exec = findSandboxExec(sandboxExec);
-  if (exec === undefined)
-    return { ok: false, reason: `the sandbox's launcher ${sandboxExec} is not built: ${SANDBOX_EXEC_HELP}` };
+  if (exec === undefined) return { ok: false, reason: notBuilt(sandboxExec) };
   const probe = [bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--unshare-user', '--unshare-pid', '--unshare-net'];
   probe.push('--proc', '/proc', '--seccomp', String(SECCOMP_FD), '--', ...innerArgv(exec, 'off', ['true']));
   const [command, ...args] = passSeccompArgv(exec, 'off', probe);
@@ -65,8 +67,7 @@ export function probeSandbox(
 /** Can our launcher enter a Landlock domain here, with its filter? `reason` says why not. */
 export function probeLandlock(sandboxExec = SANDBOX_EXEC_PATH): { ok: true } | { ok: false; reason: string } {
   const exec = findSandboxExec(sandboxExec);
-  if (exec === undefined)
-    return { ok: false, reason: `the sandbox's launcher ${sandboxExec} is not built: ${SANDBOX_EXEC_HELP}` };
+  if (exec === undefined) return { ok: false, reason: notBuilt(sandboxExec) };
   const truePath = findTrustedExecutable('true');
   if (truePath === undefined) return { ok: false, reason: 'no `true` program in the system PATH to probe with' };
   const [command, ...args] = landlockArgv(exec, [], 'none', [truePath]);
@@ -225,16 +226,14 @@ export class SandboxLauncher {
     this.bwrap ??= findBwrap(TRUSTED_PATH);
     if (this.bwrap === undefined)
       throw new Error(`the sandbox needs bubblewrap (bwrap), which is not installed: ${SANDBOX_HELP}`);
-    this.sandboxExec ??= findSandboxExec();
-    if (this.sandboxExec === undefined)
-      throw new Error(`the sandbox's launcher ${SANDBOX_EXEC_PATH} is not built: ${SANDBOX_EXEC_HELP}`);
+    const sandboxExec = this.launcherPath();
     const roots = writableRoots(policy, command.env.TMPDIR, realPath);
     const plan = planMounts(roots, policy.network, { kind: pathKind, kernelPath, keepReadOnly: [stateRoot()] });
     const [unprotectable] = plan.unprotectable;
     if (unprotectable !== undefined) throw new Error(unprotectableReason(unprotectable));
     // The policy's filter goes on the whole sandbox; the command also gets a Landlock domain of its own.
     let filter: SeccompNetwork = policy.network;
-    let argv = innerArgv(this.sandboxExec, undefined, command.argv);
+    let argv = innerArgv(sandboxExec, undefined, command.argv);
     const env = { ...command.env };
     if (usesProxy(policy)) {
       const proxy = this.started.get(proxyKey(policy));
@@ -243,14 +242,14 @@ export class SandboxLauncher {
       // network-off one too (filters stack), whose IP sockets reach nothing but the bridge; its Landlock domain
       // keeps it from tracing the bridge.
       filter = 'on';
-      argv = bridgedArgv(proxy.socketPath, innerArgv(this.sandboxExec, 'off', command.argv));
+      argv = bridgedArgv(proxy.socketPath, innerArgv(sandboxExec, 'off', command.argv));
       for (const name of PROXY_UNSET_ENV) delete env[name];
       Object.assign(env, proxyEnvironment(PROXY_PORT));
     }
     for (const path of plan.masked) this.masks.use(path);
     let released = false;
     return {
-      argv: passSeccompArgv(this.sandboxExec, filter, bwrapArgv(this.bwrap, plan, command.cwd, argv, SECCOMP_FD)),
+      argv: passSeccompArgv(sandboxExec, filter, bwrapArgv(this.bwrap, plan, command.cwd, argv, SECCOMP_FD)),
       env,
       supervisorDepth: 2,
       release: () => {
@@ -269,21 +268,18 @@ export class SandboxLauncher {
     policy: SandboxPolicy,
     command: { argv: readonly string[]; cwd: string; env: Readonly<Record<string, string>> },
   ): SandboxedCommand {
-    this.sandboxExec ??= findSandboxExec();
-    if (this.sandboxExec === undefined)
-      throw new Error(`the sandbox's launcher ${SANDBOX_EXEC_PATH} is not built: ${SANDBOX_EXEC_HELP}`);
+    const sandboxExec = this.launcherPath();
     if (usesProxy(policy))
       throw new Error(
         'the domain allowlist (--allowed-domain) needs the bubblewrap backend, which cannot run here: the Landlock backend has no network of its own to put the proxy in',
       );
     const roots = writableRoots(policy, command.env.TMPDIR, realPath);
     const guarded = [policy.workspace, ...policy.writableRoots].flatMap((path) => realPath(path) ?? []);
-    const keepOut = [stateRoot()];
-    const facts = { entries: folderEntries };
-    let plan = planLandlock(roots, guarded, keepOut, facts);
+    const plan = planLandlock(roots, guarded, [stateRoot()], { entries: folderEntries });
     const env = { ...command.env };
     // Scratch space granted entry by entry (a workspace or the server's folder lies in it) takes no new files:
-    // temp files go to a folder of the command's own there instead, which TMPDIR names.
+    // temp files go to a folder of the commands' own there instead, which TMPDIR names. Made fresh by us, it holds
+    // no root and no protected name, so it is granted whole.
     const tmp = realPath(command.env.TMPDIR || '/tmp');
     if (
       policy.mode === 'workspace-write' &&
@@ -292,15 +288,22 @@ export class SandboxLauncher {
       !guarded.includes(tmp)
     ) {
       env.TMPDIR = this.scratchIn(tmp);
-      plan = planLandlock(roots, guarded, keepOut, facts);
+      if (!plan.trees.includes(env.TMPDIR)) plan.trees.push(env.TMPDIR);
     }
     const network = policy.network === 'off' ? 'none' : 'on';
     return {
-      argv: landlockArgv(this.sandboxExec, landlockGrantArgs(plan), network, command.argv),
+      argv: landlockArgv(sandboxExec, landlockGrantArgs(plan), network, command.argv),
       env,
       supervisorDepth: 0,
       release: () => undefined,
     };
+  }
+
+  /** Our launcher, found once; throws saying how to build it when it is not there. */
+  private launcherPath(): string {
+    this.sandboxExec ??= findSandboxExec();
+    if (this.sandboxExec === undefined) throw new Error(notBuilt(SANDBOX_EXEC_PATH));
+    return this.sandboxExec;
   }
 
   /** A temp folder of the sandboxed commands' own in `tmp` (made once, removed when this process exits). */

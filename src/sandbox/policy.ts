@@ -22,6 +22,15 @@ export type NetworkMode = (typeof NETWORK_MODES)[number];
 /** Names kept read-only inside every writable root; missing ones cannot be created either. */
 export const PROTECTED_NAMES = ['.git', '.agents', '.codex', '.aws'] as const;
 
+/**
+ * A folder holding `HEAD` (with `objects` and `refs`) is a repository to git, bare: a writable root keeps it
+ * read-only (or missing) too, beside the protected names, so that no command can make the root one (see bwrap.ts).
+ */
+export const BARE_REPOSITORY_MARK = 'HEAD';
+
+/** Whether `path` lies strictly inside `root` (both absolute, resolved). */
+export const isInside = (path: string, root: string) => root === '/' || path.startsWith(`${root}/`);
+
 export interface SandboxPolicy {
   mode: SandboxMode;
   network: NetworkMode;

@@ -4,7 +4,8 @@ import { seccompProgram, type SeccompNetwork } from './seccomp.js';
 
 /**
  * Our launcher (native/sandbox-exec.c, built with the addon): inside bubblewrap it installs the seccomp filter,
- * then becomes the command; as the Landlock backend it is the whole sandbox. Same relative path from src/sandbox/ (tests) and dist/sandbox/ (the build).
+ * then becomes the command; as the Landlock backend it is the whole sandbox. Same relative path from src/sandbox/
+ * (tests) and dist/sandbox/ (the build).
  */
 export const SANDBOX_EXEC_PATH = fileURLToPath(
   new URL('../../build/Release/unified-exec-sandbox-exec', import.meta.url),

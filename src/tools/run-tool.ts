@@ -109,6 +109,15 @@ function parseJsonArguments(text: string): unknown {
   }
 }
 
+/** An exec_command or write_stdin reply as a tool outcome: the text (with our state lines when asked), and its fields. */
+function execOutcome(response: ExecResponse, options: CallOptions | undefined): ToolSuccess<ExecResult> {
+  return {
+    isError: false,
+    text: formatResponse(response, { stateLines: options?.stateLines === true }),
+    structured: toExecResult(response),
+  };
+}
+
 async function dispatch(
   sessions: ExecSessions,
   name: ToolName,
@@ -125,11 +134,7 @@ async function dispatch(
         },
         options,
       );
-      return {
-        isError: false,
-        text: formatResponse(response, { stateLines: options?.stateLines === true }),
-        structured: toExecResult(response),
-      };
+      return execOutcome(response, options);
     }
     case 'write_stdin': {
       const a = parseArguments(writeStdinParams, args);
@@ -140,11 +145,7 @@ async function dispatch(
         },
         options,
       );
-      return {
-        isError: false,
-        text: formatResponse(response, { stateLines: options?.stateLines === true }),
-        structured: toExecResult(response),
-      };
+      return execOutcome(response, options);
     }
     case 'list_sessions': {
       const structured = toSessionList(sessions.listSessions());
