@@ -16,8 +16,16 @@
  * what it adds is that a process in the domain can trace or open the memory of only processes in the same domain or
  * one nested in it, so the command cannot take over a less restricted process of the sandbox, bubblewrap's init or
  * the allowlist's bridge), installs the seccomp filter when one is given (src/sandbox/seccomp.ts builds them), then
- * execvp()s the command. Filters and domains stack: running it again adds a second one, and both apply. Errors go to
- * stderr in one line; the exit status is a shell's: 127 when the command is not found, 126 when it cannot run, 125
+ * execvp()s the command. Filters and domains stack: running it again adds a second one, and both apply.
+ *
+ * The sandbox without bubblewrap (the Landlock backend, where user namespaces are off or bubblewrap is missing):
+ *
+ *   unified-exec-sandbox-exec --landlock [--tree DIR]... [--file FILE]... [--read-tree DIR]... [--read-file FILE]...
+ *                             [--no-network] [--seccomp B64] -- command args...
+ *
+ * drops every capability (a root server's command is uid 0 without privileges, and stays so across exec), sets
+ * no_new_privs, enters a Landlock domain (see enter_write_domain), installs the filter and execs the command. A path
+ * that does not exist (any more) is skipped. Errors go to stderr in one line; the exit status is a shell's: 127 when the command is not found, 126 when it cannot run, 125
  * for our own usage or setup errors.
  */
 #define _GNU_SOURCE
@@ -42,6 +50,7 @@
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 #define LL_ACCESS_FS_EXECUTE (1ULL << 0)
 #define LL_ACCESS_FS_WRITE_FILE (1ULL << 1)
+#define LL_ACCESS_FS_READ_FILE (1ULL << 2)
 #define LL_ACCESS_FS_REMOVE_DIR (1ULL << 4)
 #define LL_ACCESS_FS_REMOVE_FILE (1ULL << 5)
 #define LL_ACCESS_FS_MAKE_CHAR (1ULL << 6)
@@ -185,7 +194,7 @@ static int enter_landlock_domain(void) {
 }
 
 /* Rights on files, the only ones a rule on a file may grant. */
-#define LL_FILE_RIGHTS (LL_ACCESS_FS_WRITE_FILE | LL_ACCESS_FS_TRUNCATE)
+#define LL_FILE_RIGHTS (LL_ACCESS_FS_READ_FILE | LL_ACCESS_FS_WRITE_FILE | LL_ACCESS_FS_TRUNCATE)
 
 /* Grants `rights` (those of them the ruleset handles) on `path`; a path that is gone is skipped. */
 static int allow_path(int rules, const char *path, unsigned long long rights, unsigned long long handled) {
@@ -199,18 +208,27 @@ static int allow_path(int rules, const char *path, unsigned long long rights, un
   return 0;
 }
 
+/* A list of paths given on the command line. */
+struct paths {
+  char **path;
+  int n;
+};
+
 /*
- * The Landlock backend's domain: writes only where granted, TCP off without the network, signals and abstract unix
- * sockets kept inside: full write rights beneath each of `trees`, file writes to each of `files`.
+ * The Landlock backend's domain: writes only where granted, reads too (so that no other terminal under /dev/pts can
+ * be read or written: only the command's own), TCP off without the network (ABI 4), signals and abstract unix
+ * sockets kept inside (ABI 6). Every right beneath each of `trees`, reading and writing each of `files`, reading
+ * beneath each of `read_trees` and each of `read_files`, and reading and writing the terminal on stdin, if any.
  */
-static int enter_write_domain(char **trees, int ntrees, char **files, int nfiles, int no_network) {
+static int enter_write_domain(struct paths trees, struct paths files, struct paths read_trees, struct paths read_files,
+                              int no_network) {
   int abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
   if (abi < 1) {
     fprintf(stderr, NAME ": Landlock is not available in this kernel (%s)\n",
             abi < 0 ? strerror(errno) : "no ABI");
     return EXIT_SETUP;
   }
-  unsigned long long handled = LL_ACCESS_FS_WRITE_FILE | LL_ACCESS_FS_REMOVE_DIR | LL_ACCESS_FS_REMOVE_FILE |
+  unsigned long long handled = LL_ACCESS_FS_READ_FILE | LL_ACCESS_FS_WRITE_FILE | LL_ACCESS_FS_REMOVE_DIR | LL_ACCESS_FS_REMOVE_FILE |
                                LL_ACCESS_FS_MAKE_CHAR | LL_ACCESS_FS_MAKE_DIR | LL_ACCESS_FS_MAKE_REG |
                                LL_ACCESS_FS_MAKE_SOCK | LL_ACCESS_FS_MAKE_FIFO | LL_ACCESS_FS_MAKE_BLOCK |
                                LL_ACCESS_FS_MAKE_SYM;
@@ -228,14 +246,17 @@ static int enter_write_domain(char **trees, int ntrees, char **files, int nfiles
   }
   int rules = syscall(__NR_landlock_create_ruleset, &attr, size, 0);
   if (rules < 0) return fail("cannot make a Landlock ruleset", errno);
-  for (int i = 0; i < ntrees; i++) {
-    int status = allow_path(rules, trees[i], handled, handled);
-    if (status != 0) return status;
-  }
-  for (int i = 0; i < nfiles; i++) {
-    int status = allow_path(rules, files[i], LL_FILE_RIGHTS, handled);
-    if (status != 0) return status;
-  }
+  int status = 0;
+  for (int i = 0; status == 0 && i < trees.n; i++) status = allow_path(rules, trees.path[i], handled, handled);
+  for (int i = 0; status == 0 && i < files.n; i++) status = allow_path(rules, files.path[i], LL_FILE_RIGHTS, handled);
+  for (int i = 0; status == 0 && i < read_trees.n; i++)
+    status = allow_path(rules, read_trees.path[i], LL_ACCESS_FS_READ_FILE, handled);
+  for (int i = 0; status == 0 && i < read_files.n; i++)
+    status = allow_path(rules, read_files.path[i], LL_ACCESS_FS_READ_FILE, handled);
+  /* The session's own terminal, which no grant names: /dev/pts as a whole stays out. */
+  const char *tty = isatty(0) ? ttyname(0) : NULL;
+  if (status == 0 && tty != NULL) status = allow_path(rules, tty, LL_FILE_RIGHTS, handled);
+  if (status != 0) return status;
   if (syscall(__NR_landlock_restrict_self, rules, 0) != 0) return fail("cannot enter a Landlock domain", errno);
   close(rules);
   return 0;
@@ -292,7 +313,8 @@ slow: /* kernels before 5.9 */
 
 static int usage(void) {
   fprintf(stderr, "usage: " NAME " [--seccomp BASE64 | --seccomp-fd N BASE64] -- COMMAND [ARG...]\n"
-                  "       " NAME " --landlock [--tree DIR]... [--file FILE]... [--no-network] [--seccomp BASE64] -- "
+                  "       " NAME " --landlock [--tree DIR]... [--file FILE]... [--read-tree DIR]... [--read-file FILE]... "
+                  "[--no-network] [--seccomp BASE64] -- "
                   "COMMAND [ARG...]\n");
   return EXIT_SETUP;
 }
@@ -301,10 +323,11 @@ int main(int argc, char **argv) {
   const char *seccomp = NULL;
   const char *pass = NULL;
   int pass_fd = -1;
-  int landlock = 0, no_network = 0, ntrees = 0, nfiles = 0;
-  char **trees = calloc(argc, sizeof(char *));
-  char **files = calloc(argc, sizeof(char *));
-  if (trees == NULL || files == NULL) return fail("out of memory", ENOMEM);
+  int landlock = 0, no_network = 0;
+  struct paths trees = {calloc(argc, sizeof(char *)), 0}, files = {calloc(argc, sizeof(char *)), 0};
+  struct paths read_trees = {calloc(argc, sizeof(char *)), 0}, read_files = {calloc(argc, sizeof(char *)), 0};
+  if (trees.path == NULL || files.path == NULL || read_trees.path == NULL || read_files.path == NULL)
+    return fail("out of memory", ENOMEM);
   int i = 1;
   for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
     if (strcmp(argv[i], "--seccomp") == 0 && i + 1 < argc && seccomp == NULL && pass == NULL) {
@@ -316,9 +339,13 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--landlock") == 0) {
       landlock = 1;
     } else if (strcmp(argv[i], "--tree") == 0 && i + 1 < argc) {
-      trees[ntrees++] = argv[++i];
+      trees.path[trees.n++] = argv[++i];
     } else if (strcmp(argv[i], "--file") == 0 && i + 1 < argc) {
-      files[nfiles++] = argv[++i];
+      files.path[files.n++] = argv[++i];
+    } else if (strcmp(argv[i], "--read-tree") == 0 && i + 1 < argc) {
+      read_trees.path[read_trees.n++] = argv[++i];
+    } else if (strcmp(argv[i], "--read-file") == 0 && i + 1 < argc) {
+      read_files.path[read_files.n++] = argv[++i];
     } else if (strcmp(argv[i], "--no-network") == 0) {
       no_network = 1;
     } else {
@@ -326,7 +353,7 @@ int main(int argc, char **argv) {
     }
   }
   if (i + 1 >= argc) return usage();
-  if (!landlock && (ntrees > 0 || nfiles > 0 || no_network)) return usage();
+  if (!landlock && (trees.n > 0 || files.n > 0 || read_trees.n > 0 || read_files.n > 0 || no_network)) return usage();
   if (landlock && pass != NULL) return usage();
   char **command = argv + i + 1;
 
@@ -335,7 +362,7 @@ int main(int argc, char **argv) {
     int status = drop_capabilities();
     if (status != 0) return status;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail("cannot set no_new_privs", errno);
-    status = enter_write_domain(trees, ntrees, files, nfiles, no_network);
+    status = enter_write_domain(trees, files, read_trees, read_files, no_network);
     if (status == 0 && seccomp != NULL) status = install_seccomp(seccomp);
     if (status != 0) return status;
   } else if (pass != NULL) {

@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import { BARE_REPOSITORY_MARK, PROTECTED_NAMES, isInside } from './policy.js';
 
 /** What an entry of a folder is, as far as the plan cares. */
-export type EntryType = 'dir' | 'file' | 'other';
+export type EntryType = 'dir' | 'file' | 'device' | 'other';
 
 export interface LandlockFacts {
-  /** The entries of a folder (links and sockets as 'other'); empty when it cannot be read. */
+  /** The entries of a folder (files and named pipes as 'file', links and sockets as 'other'); empty if unreadable. */
   entries: (dir: string) => { name: string; type: EntryType }[];
 }
 
@@ -27,9 +27,12 @@ export interface LandlockPlan {
   files: string[];
   /** Writable roots granted entry by entry: nothing can be made directly in them. */
   entryByEntry: string[];
+  /** Folders beneath which files may be read, and files that may be read: everything but other terminals. */
+  readTrees: string[];
+  readFiles: string[];
 }
 
-/** The devices any command writes to: the terminal, /dev/null and the like. */
+/** The devices any command writes to: /dev/null and the like (its own terminal: the launcher grants it). */
 export const DEVICE_FILES = [
   '/dev/null',
   '/dev/zero',
@@ -39,12 +42,36 @@ export const DEVICE_FILES = [
   '/dev/random',
   '/dev/urandom',
 ];
-export const DEVICE_TREES = ['/dev/pts'];
+
+/** Folders of /dev a command reads beside DEVICE_FILES (POSIX shared memory and message queues). */
+const DEVICE_READ_TREES = ['shm', 'mqueue'];
+
+/**
+ * Reading is allowed everywhere but in /dev, where only DEVICE_FILES, DEVICE_READ_TREES and the command's own
+ * terminal (the launcher grants it) may be read: another session's terminal under /dev/pts would give away what is
+ * typed into it, and take output written into it for that session's; a disk or the consoles are no command's
+ * business. Landlock grants cannot leave a subtree out, so / is granted entry by entry.
+ */
+export function planReads(facts: LandlockFacts): { readTrees: string[]; readFiles: string[] } {
+  const readTrees: string[] = [];
+  const readFiles: string[] = [];
+  for (const { name, type } of facts.entries('/')) {
+    if (name === 'dev') continue;
+    if (type === 'dir') readTrees.push(join('/', name));
+    else if (type === 'file' || type === 'device') readFiles.push(join('/', name));
+    // Links: what they point to is granted where it lies.
+  }
+  for (const { name, type } of facts.entries('/dev')) {
+    if (type === 'dir' && DEVICE_READ_TREES.includes(name)) readTrees.push(join('/dev', name));
+  }
+  return { readTrees, readFiles };
+}
 
 /** A name that must stay read-only in a writable root: the protected names, and `HEAD`. */
 const KEPT_NAMES = new Set<string>([...PROTECTED_NAMES, BARE_REPOSITORY_MARK]);
 
 /**
+ * `reads`: planReads(facts), which a caller may keep from one plan to the next (/ and /dev change seldom).
  * `roots`: the writable roots, resolved (writableRoots()). `guarded`: those of them whose protected names must hold
  * (the workspace and the extra roots; /tmp and $TMPDIR are scratch). `keepOut`: the server's own folders, which
  * stay read-only wherever they lie.
@@ -54,8 +81,15 @@ export function planLandlock(
   guarded: readonly string[],
   keepOut: readonly string[],
   facts: LandlockFacts,
+  reads: { readTrees: readonly string[]; readFiles: readonly string[] } = planReads(facts),
 ): LandlockPlan {
-  const plan: LandlockPlan = { trees: [...DEVICE_TREES], files: [...DEVICE_FILES], entryByEntry: [] };
+  const plan: LandlockPlan = {
+    trees: [],
+    files: [...DEVICE_FILES],
+    entryByEntry: [],
+    readTrees: [...reads.readTrees],
+    readFiles: [...reads.readFiles],
+  };
   const barriers = [...roots, ...keepOut];
   const holdsBarrier = (path: string) => barriers.some((b) => b !== path && isInside(b, path));
 
@@ -84,7 +118,13 @@ export function planLandlock(
   return plan;
 }
 
-/** The launcher's arguments for `plan`: `--tree` and `--file` for each grant. */
+/** The launcher's arguments for `plan`: `--tree`, `--file`, `--read-tree` and `--read-file` for each grant. */
 export function landlockGrantArgs(plan: LandlockPlan): string[] {
-  return [...plan.trees.flatMap((path) => ['--tree', path]), ...plan.files.flatMap((path) => ['--file', path])];
+  const each = (flag: string, paths: readonly string[]) => paths.flatMap((path) => [flag, path]);
+  return [
+    ...each('--tree', plan.trees),
+    ...each('--file', plan.files),
+    ...each('--read-tree', plan.readTrees),
+    ...each('--read-file', plan.readFiles),
+  ];
 }

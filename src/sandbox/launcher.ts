@@ -6,7 +6,7 @@ import { makePrivateDir, stateRoot } from '../util/private-dir.js';
 import { MaskRegistry } from './mask-registry.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
 import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
-import { landlockGrantArgs, planLandlock, type EntryType } from './landlock.js';
+import { landlockGrantArgs, planLandlock, planReads, type EntryType } from './landlock.js';
 import { isNetworkRestricted, isSandboxed, type SandboxBackend, type SandboxPolicy } from './policy.js';
 import type { SeccompNetwork } from './seccomp.js';
 import {
@@ -70,7 +70,9 @@ export function probeLandlock(sandboxExec = SANDBOX_EXEC_PATH): { ok: true } | {
   if (exec === undefined) return { ok: false, reason: notBuilt(sandboxExec) };
   const truePath = findTrustedExecutable('true');
   if (truePath === undefined) return { ok: false, reason: 'no `true` program in the system PATH to probe with' };
-  const [command, ...args] = landlockArgv(exec, [], 'none', [truePath]);
+  // As a read-only sandbox grants: reading everything but other terminals, writing nothing.
+  const grants = landlockGrantArgs(planLandlock([], [], [], { entries: folderEntries }));
+  const [command, ...args] = landlockArgv(exec, grants, 'none', [truePath]);
   const result = spawnSync(command!, args, { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
   if (result.status === 0) return { ok: true };
   const detail = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
@@ -166,6 +168,8 @@ export class SandboxLauncher {
   /** The proxies ready() has seen running, for wrap(), which cannot wait. */
   private readonly started = new Map<string, DomainProxy>();
   private proxyDir: string | undefined;
+  /** The Landlock backend's read grants (planReads), made on its first sandbox. */
+  private reads: ReturnType<typeof planReads> | undefined;
   /** The Landlock backend's temp folders, by the scratch root they are in. */
   private readonly scratch = new Map<string, string>();
 
@@ -275,7 +279,9 @@ export class SandboxLauncher {
       );
     const roots = writableRoots(policy, command.env.TMPDIR, realPath);
     const guarded = [policy.workspace, ...policy.writableRoots].flatMap((path) => realPath(path) ?? []);
-    const plan = planLandlock(roots, guarded, [stateRoot()], { entries: folderEntries });
+    // What may be read is the same for every session: / and /dev are read once per process.
+    this.reads ??= planReads({ entries: folderEntries });
+    const plan = planLandlock(roots, guarded, [stateRoot()], { entries: folderEntries }, this.reads);
     const env = { ...command.env };
     // Scratch space granted entry by entry (a workspace or the server's folder lies in it) takes no new files:
     // temp files go to a folder of the commands' own there instead, which TMPDIR names. Made fresh by us, it holds
@@ -349,7 +355,13 @@ function folderEntries(dir: string): { name: string; type: EntryType }[] {
   }
   return entries.map((entry) => ({
     name: entry.name,
-    type: entry.isDirectory() ? 'dir' : entry.isFile() || entry.isFIFO() ? 'file' : 'other',
+    type: entry.isDirectory()
+      ? 'dir'
+      : entry.isFile() || entry.isFIFO()
+        ? 'file'
+        : entry.isCharacterDevice() || entry.isBlockDevice()
+          ? 'device'
+          : 'other',
   }));
 }
 

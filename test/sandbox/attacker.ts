@@ -12,6 +12,8 @@ export type ServerUser = 'root' | 'nobody';
 
 export interface Server {
   call(cmd: string, extra?: Record<string, unknown>): Promise<string>;
+  /** write_stdin into a session; the reply's text. */
+  write(sessionId: number, chars: string): Promise<string>;
   close(): Promise<void>;
   /** What the server wrote to stderr so far (its start line among it). */
   stderr(): string;
@@ -43,6 +45,13 @@ export async function startMcp(user: ServerUser, cwd: string, args: string[] = [
       textOf(
         await client.callTool({ name: 'exec_command', arguments: { cmd, login: false, ...extra } }, undefined, {
           timeout: 60_000,
+        }),
+      ),
+    write: async (sessionId, chars) =>
+      textOf(
+        await client.callTool({
+          name: 'write_stdin',
+          arguments: { session_id: sessionId, chars, yield_time_ms: 2000 },
         }),
       ),
     close: () => client.close(),

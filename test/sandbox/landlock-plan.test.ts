@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEVICE_FILES,
-  DEVICE_TREES,
-  landlockGrantArgs,
-  planLandlock,
-  type EntryType,
-} from '../../src/sandbox/landlock.js';
+import { DEVICE_FILES, landlockGrantArgs, planLandlock, type EntryType } from '../../src/sandbox/landlock.js';
 
 // The Landlock backend's grants on plain data: a file system as a map of folders to their entries.
 type Tree = Record<string, Record<string, EntryType>>;
@@ -13,7 +7,7 @@ const facts = (tree: Tree) => ({
   entries: (dir: string) => Object.entries(tree[dir] ?? {}).map(([name, type]) => ({ name, type })),
 });
 const granted = (plan: ReturnType<typeof planLandlock>) => ({
-  trees: plan.trees.filter((path) => !DEVICE_TREES.includes(path)),
+  trees: plan.trees,
   files: plan.files.filter((path) => !DEVICE_FILES.includes(path)),
   entryByEntry: plan.entryByEntry,
 });
@@ -29,12 +23,24 @@ describe('planLandlock', () => {
     expect(granted(plan)).toEqual({ trees: ['/w/src', '/tmp'], files: ['/w/README.md'], entryByEntry: ['/w'] });
   });
 
-  it('always lets a command write its terminal and /dev/null, and nothing more of /dev', () => {
+  it('always lets a command write /dev/null and the like, and nothing more of /dev', () => {
     const plan = planLandlock([], [], [], facts({}));
     expect(plan.files).toEqual(DEVICE_FILES);
-    expect(plan.trees).toEqual(['/dev/pts']);
+    expect(plan.trees).toEqual([]);
     expect(plan.files).toContain('/dev/null');
     expect(plan.files).not.toContain('/dev/shm');
+  });
+
+  it('lets it read everything but /dev, where only the common devices (and its own terminal, the launcher) are', () => {
+    const tree: Tree = {
+      '/': { usr: 'dir', etc: 'dir', dev: 'dir', vmlinuz: 'other', 'swap.img': 'file' },
+      '/dev': { pts: 'dir', shm: 'dir', null: 'device', tty: 'device', stdin: 'other' },
+    };
+    const plan = planLandlock([], [], [], facts(tree));
+    expect(plan.readTrees).toEqual(['/usr', '/etc', '/dev/shm']);
+    expect(plan.readFiles).toEqual(['/swap.img']);
+    // /dev/null, /dev/tty and the like are read and written through DEVICE_FILES.
+    expect(plan.files).toEqual(expect.arrayContaining(['/dev/null', '/dev/tty']));
   });
 
   it('grants scratch space entry by entry when a workspace lies in it, down to the workspace, which is its own', () => {
@@ -66,7 +72,7 @@ describe('planLandlock', () => {
   });
 
   it('turns a plan into the launcher arguments', () => {
-    const plan = { trees: ['/a'], files: ['/b'], entryByEntry: [] };
-    expect(landlockGrantArgs(plan)).toEqual(['--tree', '/a', '--file', '/b']);
+    const plan = { trees: ['/a'], files: ['/b'], entryByEntry: [], readTrees: ['/c'], readFiles: ['/d'] };
+    expect(landlockGrantArgs(plan)).toEqual(['--tree', '/a', '--file', '/b', '--read-tree', '/c', '--read-file', '/d']);
   });
 });

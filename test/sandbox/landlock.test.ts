@@ -136,6 +136,29 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock back
       }
     });
 
+    it("cannot read or write another session's terminal, nor take what is typed into it", async () => {
+      const server = await start(user, workspace(user));
+      const victim = await server.call('tty; read -r secret; echo "got $secret"', {
+        tty: true,
+        yield_time_ms: 1000,
+      });
+      const terminal = /\/dev\/pts\/\d+/.exec(victim)?.[0];
+      const session = /session ID (\d+)/.exec(victim)?.[1];
+      expect(terminal, victim).toBeDefined();
+      // The attacker writes fake output into the victim's terminal, and waits to read what is typed there.
+      const attack = server.call(
+        `echo INJECTED > ${terminal} && echo WROTE; timeout 3 head -c 6 ${terminal} && echo STOLE`,
+        { yield_time_ms: 5000 },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const answer = await server.write(Number(session), 'hunter2\n');
+      const out = await attack;
+      expect(out).not.toMatch(/WROTE|STOLE|hunter2/);
+      expect(out).toContain('Permission denied');
+      expect(answer).toContain('got hunter2');
+      expect(answer).not.toContain('INJECTED');
+    });
+
     it('cannot signal, trace or read the environment of a process outside its sandbox', async () => {
       const host = sleeper(user);
       owned.push({ close: () => host.kill('SIGKILL') });
