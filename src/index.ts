@@ -46,12 +46,16 @@ export { anthropicTools, type AnthropicTool } from './tools/anthropic.js';
 // Seams: how programs start (Executor) and when a live call answers (ReturnPolicy).
 export { LocalExecutor, type LocalExecutorOptions } from './spawn/local-executor.js';
 export type {
+  CommandRequest,
   Disposable,
   ExecProcess,
   Executor,
   ExitInfo,
   LifetimeHooks,
+  OutputStream,
+  ProcessSpawner,
   SpawnOptions,
+  StartedCommand,
   TerminalHandle,
 } from './spawn/types.js';
 export type { EnvPolicy } from './spawn/env.js';

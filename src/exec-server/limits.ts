@@ -24,8 +24,5 @@ export const MAX_SESSIONS = 64;
 export const REMEMBERED_WRITE_IDS = 4096;
 /** Input queued for a program that does not read it; a write past this fails. */
 export const MAX_PENDING_INPUT_BYTES = 16 * 1024 * 1024;
-/** Terminal size of a tty process that names none. */
-export const DEFAULT_COLS = 80;
-export const DEFAULT_ROWS = 24;
 /** Largest `cols` or `rows` accepted for a terminal. */
 export const MAX_TERMINAL_DIMENSION = 10_000;

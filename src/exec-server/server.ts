@@ -33,7 +33,7 @@ import { readFileSync } from 'node:fs';
 import { InputWaitPolicy } from '../input-wait/policy.js';
 import type { ReturnPolicy } from '../input-wait/return-policy.js';
 import { LocalExecutor } from '../spawn/local-executor.js';
-import type { Executor } from '../spawn/types.js';
+import type { ProcessSpawner } from '../spawn/types.js';
 import { ExecServerConnection, type Transport } from './connection.js';
 import { environmentInfo } from './environment-info.js';
 import {
@@ -55,7 +55,7 @@ const CONTESTED_RESUME_PING_MS = 1_000;
 
 export interface ExecServerOptions {
   /** Where processes run; default a LocalExecutor (watchdog on). */
-  executor?: Executor;
+  executor?: ProcessSpawner;
   /** Input-wait detection for `process/inputWait`; default InputWaitPolicy. */
   inputWaitPolicy?: InputWaitPolicy;
   /** How long a detached session stays resumable, in ms (default 80 s). */
@@ -86,7 +86,7 @@ function packageVersion(): string {
 
 /** The exec-server: its sessions, their processes, and the connections to it. */
 export class ExecServer implements SessionHost {
-  readonly executor: Executor;
+  readonly executor: ProcessSpawner;
   readonly serverEnv: Readonly<Record<string, string | undefined>>;
   readonly inputWaitPolicy: ReturnPolicy | undefined;
   readonly inputWaitSupported: boolean;

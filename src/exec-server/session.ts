@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ReturnPolicy } from '../input-wait/return-policy.js';
-import type { Executor } from '../spawn/types.js';
+import type { ProcessSpawner } from '../spawn/types.js';
 import type { ProcessStartResult } from './protocol.js';
 import { invalidRequest } from './rpc-error.js';
 import type { StartParams } from './schemas.js';
@@ -20,7 +20,7 @@ export interface SessionSink {
 
 /** What sessions share with the server that holds them. */
 export interface SessionHost {
-  readonly executor: Executor;
+  readonly executor: ProcessSpawner;
   readonly serverEnv: Readonly<Record<string, string | undefined>>;
   readonly inputWaitPolicy: ReturnPolicy | undefined;
   readonly graceMs: number;

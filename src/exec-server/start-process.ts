@@ -1,8 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { isSandboxed, type SandboxPolicy } from '../sandbox/policy.js';
 import { buildEnv, resolveProgram } from '../spawn/env.js';
-import type { ExecProcess, Executor, SpawnOptions } from '../spawn/types.js';
-import { DEFAULT_COLS, DEFAULT_ROWS, MAX_TERMINAL_DIMENSION } from './limits.js';
+import type { ExecProcess, ProcessSpawner, SpawnOptions } from '../spawn/types.js';
+import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/process-core.js';
+import { MAX_TERMINAL_DIMENSION } from './limits.js';
 import type { ExecEnvPolicy, SandboxType } from './protocol.js';
 import { RpcError, internalError, invalidParams, osErrorMessage } from './rpc-error.js';
 import { fromWireSandbox } from './sandbox-wire.js';
@@ -59,7 +60,7 @@ export interface StartedProcess {
  */
 export async function startProcess(
   params: StartParams,
-  executor: Executor,
+  executor: ProcessSpawner,
   serverEnv: Readonly<Record<string, string | undefined>>,
 ): Promise<StartedProcess> {
   const { argv, cwd, tty } = params;
@@ -94,8 +95,8 @@ export async function startProcess(
     ...(sandbox !== undefined ? { sandbox } : {}),
   };
   try {
-    await executor.prepare?.(options);
-    const process = await executor.spawn(options);
+    await executor.prepareSpawn?.(options);
+    const process = executor.spawn(options);
     return { process, sandbox, sandboxType: sandbox === undefined ? 'none' : 'linuxSeccomp' };
   } catch (error) {
     if (error instanceof RpcError) throw error;

@@ -1,7 +1,6 @@
 import type { ReturnPolicy } from '../input-wait/return-policy.js';
 import { detectDenial } from '../sandbox/denial.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
-import { PipeProcess } from '../spawn/pipe-process.js';
 import type { Disposable, ExecProcess, ExitInfo } from '../spawn/types.js';
 import { waitAtMost } from '../util/delay.js';
 import { Listeners } from '../util/listeners.js';
@@ -86,14 +85,13 @@ export class WireProcess {
     this.id = options.id;
     this.tty = proc.tty;
     this.log = new ChunkLog(options.retainedBytes ?? RETAINED_OUTPUT_BYTES, RETAINED_OUTPUT_CHUNKS);
-    if (proc instanceof PipeProcess) {
-      this.subscriptions.push(proc.onStreamData((chunk, stream) => this.onOutput(stream, chunk)));
+    this.subscriptions.push(proc.onData((chunk, stream) => this.onOutput(proc.tty ? 'pty' : stream, chunk)));
+    if (proc.tty) {
+      this.outputEnded = true; // a terminal's end of output is not waited for: closed follows the exit
+      this.outputDone = Promise.resolve();
+    } else {
       this.outputDone = proc.outputDone;
       void proc.outputDone.then(() => this.onOutputEnd());
-    } else {
-      this.subscriptions.push(proc.onData((chunk) => this.onOutput(proc.tty ? 'pty' : 'stdout', chunk)));
-      this.outputEnded = true; // no EOF to wait for: closed follows the exit
-      this.outputDone = Promise.resolve();
     }
     this.subscriptions.push(proc.onExit((info) => void this.onExit(info)));
     if (proc.tty && options.inputWaitPolicy) {

@@ -4,6 +4,7 @@ import type Dockerode from 'dockerode';
 import { delay } from '../util/delay.js';
 import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
 import { SESSION_ENV, type EnvPolicy } from '../spawn/env.js';
+import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/process-core.js';
 import type { SpawnOptions } from '../spawn/types.js';
 import { killTreeArgv } from './container-kill-script.js';
 import { DockerProcess, type ContainerLink } from './docker-process.js';
@@ -12,8 +13,6 @@ import { engineReason, execCreateFailure, isNoSuchContainer, isUnreachable } fro
 /** How long a container that stopped under a command is watched for being removed (rm -f stops it first). */
 const REMOVAL_POLL_MS = 50;
 const REMOVAL_POLLS = 10;
-const DEFAULT_COLS = 80;
-const DEFAULT_ROWS = 24;
 
 /**
  * What an exec adds to the container's own environment (which stays the base: nothing of this machine's is sent):

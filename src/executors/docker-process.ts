@@ -1,8 +1,8 @@
 import { Writable, type Duplex } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { delay, waitAtMost } from '../util/delay.js';
-import { Listeners } from '../util/listeners.js';
-import type { Disposable, ExecProcess, ExitInfo } from '../spawn/types.js';
+import { LOST_EXIT_CODE, ProcessCore } from '../spawn/process-core.js';
+import type { ExecProcess, ExitInfo } from '../spawn/types.js';
 import { engineReason, runtimeStartFailure } from './docker-messages.js';
 
 /** What a process needs of the container it runs in. */
@@ -42,51 +42,40 @@ const STREAM_END_WAIT_MS = 2000;
 const ignore = (): undefined => undefined;
 
 /** One command running in a container through an exec. There is no pid here: it lives in the container. */
-export class DockerProcess implements ExecProcess {
+export class DockerProcess extends ProcessCore implements ExecProcess {
   readonly pid = undefined;
   readonly tty: boolean;
-  exitInfo: ExitInfo | undefined;
   private readonly parts: DockerProcessParts;
-  private readonly dataListeners = new Listeners<Buffer>();
-  private readonly exitListeners = new Listeners<ExitInfo>();
-  /** Output that came before the first onData listener; undefined once handed to it. */
-  private early: Buffer[] | undefined = [];
-  private handedOver: (() => void) | undefined;
-  private readonly handover: Promise<void>;
   private readonly streamEnded: Promise<void>;
   private readonly exited: Promise<void>;
   /** Resizes go through the API, input through the stream: input typed after a resize waits for it. */
   private resizing: Promise<void> = Promise.resolve();
-  private terminating = false;
-  private terminated: Promise<void> | undefined;
 
   constructor(parts: DockerProcessParts) {
+    super(parts.stdin);
     this.parts = parts;
     this.tty = parts.tty;
     const { stream } = parts;
-    this.handover = new Promise((resolve) => (this.handedOver = resolve));
     if (parts.tty) {
-      stream.on('data', (chunk: Buffer) => this.push(chunk));
+      stream.on('data', (chunk: Buffer) => this.emitData(chunk));
     } else {
       // Frames are parsed in order and each write runs at once, so stdout and stderr keep their arrival order.
-      const sink = new Writable({
-        write: (chunk: Buffer, _encoding, done) => {
-          this.push(chunk);
-          done();
-        },
-      });
-      parts.demux(stream, sink, sink);
+      const sink = (name: 'stdout' | 'stderr') =>
+        new Writable({
+          write: (chunk: Buffer, _encoding, done) => {
+            this.emitData(chunk, name);
+            done();
+          },
+        });
+      parts.demux(stream, sink('stdout'), sink('stderr'));
     }
     this.streamEnded = new Promise((resolve) => {
       for (const event of ['end', 'close', 'error']) stream.once(event, () => resolve());
     });
     stream.on('error', () => undefined);
+    void this.streamEnded.then(() => this.endOutput());
     this.exited = this.streamEnded.then(async () => {
-      const info = await this.settle();
-      // Output nobody has taken yet goes to the first listener before the exit is told.
-      if (this.early !== undefined && this.early.length > 0) await this.handover;
-      this.exitInfo = info;
-      this.exitListeners.emit(info);
+      this.finish(await this.settle());
     });
   }
 
@@ -103,35 +92,13 @@ export class DockerProcess implements ExecProcess {
     }
     if (info.Running || info.ExitCode === null || info.ExitCode < 125 || info.ExitCode > 127) return;
     await waitAtMost(this.streamEnded, 1000);
-    const failure = runtimeStartFailure(Buffer.concat(this.early ?? []).toString(), this.parts.link.name);
+    const failure = runtimeStartFailure(this.keptOutput().toString(), this.parts.link.name);
     if (failure !== undefined) throw new Error(failure);
   }
 
-  onData(listener: (chunk: Buffer) => void): Disposable {
-    const subscription = this.dataListeners.add(listener);
-    if (this.early !== undefined && this.handedOver !== undefined) {
-      const done = this.handedOver;
-      this.handedOver = undefined;
-      // Not inside the subscriber's own call; chunks arriving meanwhile join `early`, so order holds.
-      queueMicrotask(() => {
-        const chunks = this.early ?? [];
-        this.early = undefined;
-        for (const chunk of chunks) this.dataListeners.emit(chunk);
-        done();
-      });
-    }
-    return subscription;
-  }
-
-  onExit(listener: (info: ExitInfo) => void): Disposable {
-    return this.exitListeners.add(listener);
-  }
-
-  write(data: string | Uint8Array): Promise<void> {
-    if (!this.parts.stdin) return Promise.reject(new Error('stdin is closed for this session'));
+  protected send(bytes: Uint8Array): Promise<void> {
     const { stream } = this.parts;
-    if (this.exitInfo !== undefined || stream.destroyed) return Promise.reject(new Error('process has exited'));
-    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    if (stream.destroyed) return Promise.reject(new Error('process has exited'));
     return this.resizing.then(
       () => new Promise<void>((resolve, reject) => stream.write(bytes, (err) => (err ? reject(err) : resolve()))),
     );
@@ -154,24 +121,15 @@ export class DockerProcess implements ExecProcess {
   }
 
   /** Ends the tree with a second exec (no API signals an exec), then waits for this exec to be done. */
-  terminate(): Promise<void> {
-    this.terminated ??= (async () => {
-      this.terminating = true;
-      // SIGHUP wakes interactive shells, which ignore SIGTERM. A failure means the container or the engine is gone:
-      // so are its processes, or they are out of reach; the exit says which.
-      const signals = this.tty ? ['HUP', 'TERM'] : ['TERM'];
-      await waitAtMost(this.parts.link.killTree(this.parts.tag, signals).catch(ignore), KILL_TREE_WAIT_MS);
-      await waitAtMost(this.streamEnded, STREAM_END_WAIT_MS);
-      this.parts.stream.destroy();
-      await waitAtMost(this.exited, EXIT_POLL_MS * EXIT_POLLS + 1000);
-      this.parts.onTerminated?.(this);
-    })();
-    return this.terminated;
-  }
-
-  private push(chunk: Buffer): void {
-    if (this.early !== undefined) this.early.push(chunk);
-    else this.dataListeners.emit(chunk);
+  protected async end(options: { force?: boolean }): Promise<void> {
+    // SIGHUP wakes interactive shells, which ignore SIGTERM. A failure means the container or the engine is gone:
+    // so are its processes, or they are out of reach; the exit says which.
+    const signals = options.force ? ['KILL'] : this.tty ? ['HUP', 'TERM'] : ['TERM'];
+    await waitAtMost(this.parts.link.killTree(this.parts.tag, signals).catch(ignore), KILL_TREE_WAIT_MS);
+    await waitAtMost(this.streamEnded, STREAM_END_WAIT_MS);
+    this.parts.stream.destroy();
+    await waitAtMost(this.exited, EXIT_POLL_MS * EXIT_POLLS + 1000);
+    this.parts.onTerminated?.(this);
   }
 
   /** The exit code once the stream has ended, or why it will never come. */
@@ -186,9 +144,9 @@ export class DockerProcess implements ExecProcess {
       }
       if (!info.Running && info.ExitCode !== null) {
         // Killed: by us, by the program's own means, or because its container went away.
-        if (info.ExitCode >= 128 && !this.terminating) {
+        if (info.ExitCode >= 128 && !this.terminateCalled) {
           const why = await link.whyGone();
-          if (why !== undefined) return { exitCode: 137, lost: why };
+          if (why !== undefined) return { exitCode: LOST_EXIT_CODE, lost: why };
         }
         return { exitCode: info.ExitCode };
       }
@@ -204,6 +162,6 @@ export class DockerProcess implements ExecProcess {
       (err === undefined
         ? `the connection to the command in container ${link.name} closed while it still ran, and its exit status never came`
         : `the exit status of the command never came from container ${link.name} (${engineReason(err)})`);
-    return { exitCode: 137, lost: why };
+    return { exitCode: LOST_EXIT_CODE, lost: why };
   }
 }

@@ -1,6 +1,13 @@
 import { createRequire } from 'node:module';
 import type Dockerode from 'dockerode';
-import type { ExecProcess, Executor, SpawnOptions } from '../spawn/types.js';
+import {
+  commandArgv,
+  type CommandRequest,
+  type ExecProcess,
+  type Executor,
+  type SpawnOptions,
+  type StartedCommand,
+} from '../spawn/types.js';
 import { ContainerTarget } from './docker-container.js';
 import { containerCreateFailure, engineReason, isNoSuchContainer } from './docker-messages.js';
 import type { DockerProcess } from './docker-process.js';
@@ -46,8 +53,6 @@ export type DockerExecutorOptions = EngineOptions &
  * machine's shells, directories or environment for it.
  */
 export class DockerExecutor implements Executor {
-  readonly local = false;
-  readonly isolation = 'container';
   private readonly docker: Dockerode;
   private readonly engine: string;
   private target: Promise<ContainerTarget> | undefined;
@@ -71,6 +76,22 @@ export class DockerExecutor implements Executor {
     if (this.options.container !== undefined) return `docker://${this.options.container}`;
     const made = this.containerId === undefined ? '' : ` (container ${this.containerId.slice(0, 12)})`;
     return `docker-image://${this.options.image}${made}`;
+  }
+
+  /**
+   * The command as the container runs it: the shell line or argv as is, the directory resolved there, the
+   * environment built from the container's own with the policy. No sandbox is laid: the container is the box.
+   */
+  async start(request: CommandRequest): Promise<StartedCommand> {
+    const process = await this.spawn({
+      argv: commandArgv(request.command),
+      cwd: request.workdir ?? '',
+      env: {},
+      envPolicy: request.env,
+      tty: request.tty,
+      ...(request.tty ? { cols: request.cols, rows: request.rows } : { pipeStdin: request.stdin === true }),
+    });
+    return { process, sandbox: undefined, warnings: [] };
   }
 
   async spawn(options: SpawnOptions): Promise<ExecProcess> {

@@ -8,13 +8,12 @@ import {
   type ProcessReadResult,
   type ProcessWriteResult,
 } from '../exec-server/protocol.js';
-import type { Disposable, ExecProcess, ExitInfo, ReportedInputWait } from '../spawn/types.js';
+import { LOST_EXIT_CODE, ProcessCore } from '../spawn/process-core.js';
+import type { ExecProcess, ExitInfo, ReportedInputWait } from '../spawn/types.js';
 import { waitAtMost } from '../util/delay.js';
 import { Listeners } from '../util/listeners.js';
 import type { ExecServerConnection, ProcessSink } from './exec-server-connection.js';
 
-/** Reported when the program's own exit status is out of reach (its exec-server is gone): as if SIGKILLed. */
-const LOST_EXIT_CODE = 128 + 9;
 /** How long terminate waits for the server to report the end before it lets the process go. */
 const TERMINATE_WAIT_MS = 3_000;
 /** One catch-up read asks for at most this much; it reads again until it has everything. */
@@ -31,16 +30,12 @@ interface Report {
  * after a reconnection), in seq order, each chunk once; exit once the server reports it closed (exited, and every
  * output stream at its end). Output that comes before anyone listens is kept for the first listener.
  */
-export class RemoteProcess implements ExecProcess, ProcessSink {
+export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSink {
   readonly pid = undefined;
   /** The leader's pid on the server's machine, when the server says (ours does). */
   remotePid: number | undefined;
-  exitInfo: ExitInfo | undefined;
   readonly reportedInputWait: ReportedInputWait | undefined;
-  private readonly dataListeners = new Listeners<Buffer>();
-  private readonly exitListeners = new Listeners<ExitInfo>();
   private readonly reports = new Listeners<void>();
-  private early: Buffer[] | undefined = [];
   /** The highest seq seen of any event: where a catch-up read starts. */
   private lastSeq = 0;
   private highestOutputSeq = 0;
@@ -48,36 +43,24 @@ export class RemoteProcess implements ExecProcess, ProcessSink {
   private writes = 0;
   private writesWithBytes = 0;
   private latestReport: Report | undefined;
-  private terminating: Promise<void> | undefined;
   private catchingUp: Promise<void> | undefined;
 
   constructor(
     private readonly connection: ExecServerConnection,
     readonly processId: string,
     readonly tty: boolean,
-    private readonly stdinOpen: boolean,
+    stdinOpen: boolean,
   ) {
+    super(stdinOpen);
     const info = connection.serverInfo?.unifiedExec;
     this.reportedInputWait = tty && info?.inputWait ? this.inputWaitView() : undefined;
-  }
-
-  onData(listener: (chunk: Buffer) => void): Disposable {
-    const subscription = this.dataListeners.add(listener);
-    const early = this.early;
-    this.early = undefined;
-    for (const chunk of early ?? []) listener(chunk);
-    return subscription;
-  }
-
-  onExit(listener: (info: ExitInfo) => void): Disposable {
-    return this.exitListeners.add(listener);
   }
 
   notify(method: string, params: Record<string, unknown>): void {
     switch (method) {
       case NOTIFICATIONS.processOutput: {
-        const { seq, chunk } = params as unknown as ProcessOutputNotification;
-        return this.output(seq, Buffer.from(chunk, 'base64'));
+        const { seq, chunk, stream } = params as unknown as ProcessOutputNotification;
+        return this.output(seq, Buffer.from(chunk, 'base64'), stream);
       }
       case NOTIFICATIONS.processExited:
         this.exited = params as unknown as ProcessExitedNotification;
@@ -102,15 +85,11 @@ export class RemoteProcess implements ExecProcess, ProcessSink {
     this.finish({ exitCode: LOST_EXIT_CODE, lost: reason });
   }
 
-  async write(data: string | Uint8Array): Promise<void> {
-    if (!this.stdinOpen) throw new Error('stdin is closed for this session');
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
-    if (bytes.length === 0) return;
-    if (this.exitInfo) throw new Error('the process has exited');
+  protected async send(bytes: Uint8Array): Promise<void> {
     this.writesWithBytes++;
     const result = await this.connection.request<ProcessWriteResult>(METHODS.processWrite, {
       processId: this.processId,
-      chunk: bytes.toString('base64'),
+      chunk: Buffer.from(bytes).toString('base64'),
       writeId: String(++this.writes),
     });
     if (result.status === 'accepted') return;
@@ -126,27 +105,23 @@ export class RemoteProcess implements ExecProcess, ProcessSink {
     this.connection.request(METHODS.processResize, { processId: this.processId, cols, rows }).catch(() => undefined);
   }
 
-  /** Asks the server to end the process tree and waits (a while) for it to report the end. Safe to call twice. */
-  terminate(): Promise<void> {
-    this.terminating ??= (async () => {
-      if (this.exitInfo) return;
-      const ended = new Promise<void>((resolve) => this.exitListeners.add(() => resolve()));
-      const asked = this.connection
-        .request(METHODS.processTerminate, { processId: this.processId })
-        .catch(() => undefined);
-      await waitAtMost(Promise.all([asked, ended]), TERMINATE_WAIT_MS);
-      // The server did not say it ended (gone, or slow): stop waiting for it here.
-      if (!this.exitInfo) this.finish({ exitCode: LOST_EXIT_CODE, signal: 'SIGKILL' });
-    })();
-    return this.terminating;
+  /** Asks the server to end the process tree (it has no forced kill) and waits (a while) for it to report the end. */
+  protected async end(): Promise<void> {
+    if (this.exitInfo) return;
+    const ended = new Promise<void>((resolve) => this.onExit(() => resolve()));
+    const asked = this.connection
+      .request(METHODS.processTerminate, { processId: this.processId })
+      .catch(() => undefined);
+    await waitAtMost(Promise.all([asked, ended]), TERMINATE_WAIT_MS);
+    // The server did not say it ended (gone, or slow): stop waiting for it here.
+    if (!this.exitInfo) this.finish({ exitCode: LOST_EXIT_CODE, signal: 'SIGKILL' });
   }
 
-  private output(seq: number, bytes: Buffer): void {
+  private output(seq: number, bytes: Buffer, stream?: string): void {
     if (seq <= this.highestOutputSeq || this.exitInfo) return; // already had it (a read after a reconnection)
     this.highestOutputSeq = seq;
     this.lastSeq = Math.max(this.lastSeq, seq);
-    if (this.early) this.early.push(bytes);
-    else this.dataListeners.emit(bytes);
+    this.emitData(bytes, stream === 'stderr' ? 'stderr' : 'stdout');
   }
 
   /** After a reconnection: everything the server kept after the last seq seen, and how the process stands. */
@@ -167,7 +142,7 @@ export class RemoteProcess implements ExecProcess, ProcessSink {
           lost: `The exec-server no longer knows this process: ${(err as Error).message}`,
         });
       }
-      for (const chunk of result.chunks) this.output(chunk.seq, Buffer.from(chunk.chunk, 'base64'));
+      for (const chunk of result.chunks) this.output(chunk.seq, Buffer.from(chunk.chunk, 'base64'), chunk.stream);
       if (result.chunks.length > 0) {
         this.lastSeq = Math.max(this.lastSeq, result.nextSeq - 1);
         continue;
@@ -203,14 +178,14 @@ export class RemoteProcess implements ExecProcess, ProcessSink {
     return { exitCode: exited.exitCode };
   }
 
-  private finish(info: ExitInfo): void {
-    if (this.exitInfo) return;
-    // Output kept for the first listener stays kept: a short command can be over (output, exit and close all
-    // notified) before `process/start` is even answered, and its listener comes after that.
-    this.exitInfo = info;
+  /**
+   * Output kept for the first listener stays kept: a short command can be over (output, exit and close all notified)
+   * before `process/start` is even answered, and its listener comes after that.
+   */
+  protected override onFinish(): void {
     this.connection.unregister(this.processId);
+    this.endOutput(); // closed: every stream at its end
     this.reports.emit();
-    this.exitListeners.emit(info);
   }
 
   /** Input-wait as the server reports it: see ReportedInputWait. */

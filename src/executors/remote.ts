@@ -10,7 +10,15 @@ import {
 } from '../exec-server/protocol.js';
 import { toWireSandbox } from '../exec-server/sandbox-wire.js';
 import { SESSION_ENV } from '../spawn/env.js';
-import type { ExecProcess, Executor, SpawnOptions } from '../spawn/types.js';
+import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/process-core.js';
+import {
+  commandArgv,
+  type CommandRequest,
+  type ExecProcess,
+  type Executor,
+  type SpawnOptions,
+  type StartedCommand,
+} from '../spawn/types.js';
 import { ExecServerConnection, type ExecServerConnectionOptions } from './exec-server-connection.js';
 import { RemoteProcess } from './remote-process.js';
 
@@ -23,8 +31,6 @@ export type RemoteExecutorOptions = ExecServerConnectionOptions;
  * server also reports input-wait and takes resizes; with Codex's, live calls answer at their deadline.
  */
 export class RemoteExecutor implements Executor {
-  readonly local = false;
-  readonly isolation = 'exec-server';
   private readonly connection: ExecServerConnection;
   private readonly live = new Set<RemoteProcess>();
   private readonly prefix = `ue-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -41,6 +47,23 @@ export class RemoteExecutor implements Executor {
   /** How many times the connection dropped and was resumed without losing the exec-server session. */
   get reconnections(): number {
     return this.connection.reconnections;
+  }
+
+  /**
+   * The command as the server runs it: the shell line or argv as is, the directory resolved against the server's,
+   * the environment built there from the policy, the sandbox applied there.
+   */
+  async start(request: CommandRequest): Promise<StartedCommand> {
+    const process = await this.spawn({
+      argv: commandArgv(request.command),
+      cwd: request.workdir ?? '',
+      env: {},
+      envPolicy: request.env,
+      tty: request.tty,
+      ...(request.tty ? { cols: request.cols, rows: request.rows } : { pipeStdin: request.stdin === true }),
+      ...(request.sandbox ? { sandbox: request.sandbox } : {}),
+    });
+    return { process, sandbox: request.sandbox, warnings: [] };
   }
 
   async spawn(options: SpawnOptions): Promise<ExecProcess> {
@@ -60,7 +83,7 @@ export class RemoteExecutor implements Executor {
       pipeStdin: options.pipeStdin ?? false,
       arg0: options.arg0 ?? null,
       sandbox: options.sandbox ? toWireSandbox(options.sandbox, cwd) : null,
-      ...(options.tty ? { cols: options.cols ?? 80, rows: options.rows ?? 24 } : {}),
+      ...(options.tty ? { cols: options.cols ?? DEFAULT_COLS, rows: options.rows ?? DEFAULT_ROWS } : {}),
     };
     let result: ProcessStartResult;
     try {

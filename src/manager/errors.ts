@@ -34,6 +34,10 @@ export const stdinClosed = () =>
 export const spawnFailed = (reason: string, cause?: unknown) =>
   new UnifiedExecError('SPAWN_FAILED', `Failed to create unified exec process: ${reason}`, { cause });
 
+/** An executor's failure to start a command as a SPAWN_FAILED error (one of ours passes through as it is). */
+export const asSpawnFailed = (err: unknown) =>
+  err instanceof UnifiedExecError ? err : spawnFailed((err as Error).message, err);
+
 export const invalidArgument = (message: string) => new UnifiedExecError('INVALID_ARGUMENT', message);
 
 /** The approval policy refused the command, the person said no, or nobody could be asked. */

@@ -6,7 +6,7 @@ import { TerminalModes, outsideAlternateScreen } from '../screen/terminal-modes.
 import { splitCursorDrawing } from '../screen/cursor-address.js';
 import { RecentBytes } from '../screen/recent-bytes.js';
 import { RECENT_OUTPUT_BYTES, SessionScreen } from '../screen/session-screen.js';
-import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/pty-process.js';
+import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/process-core.js';
 import type { ExecProcess, ExitInfo } from '../spawn/types.js';
 import { waitAtMost } from '../util/delay.js';
 import { Listeners, type Disposable } from '../util/listeners.js';

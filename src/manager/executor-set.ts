@@ -12,9 +12,10 @@ export interface NamedExecutor {
   executor: Executor;
   /** Where it runs programs, as list_sessions says: `local`, `ws://10.0.0.2:8700`, `docker://web-1`. */
   location: string;
-  /** True for programs on this machine: the manager checks the shell and workdir and builds the environment. */
-  local: boolean;
 }
+
+/** Whether an executor runs programs on this machine (it says `local`, or nothing). */
+const onThisMachine = (executor: Executor) => (executor.location ?? 'local') === 'local';
 
 /**
  * The executors one manager runs sessions on, by name, with a default (the first, unless named). Built from the
@@ -35,7 +36,7 @@ export class ExecutorSet {
   ) {
     const local = () => new LocalExecutor({ sandbox: SandboxLauncher.shared(sandboxBackend) });
     // An injected executor on this machine stands for `local`; one elsewhere is called `default`.
-    const injectedLocal = injected !== undefined && (injected.local ?? true);
+    const injectedLocal = injected !== undefined && onThisMachine(injected);
     for (const [name, url] of Object.entries(urls)) {
       if (typeof url !== 'string') {
         this.add(name, url); // made by the caller, closed by the caller
@@ -66,11 +67,9 @@ export class ExecutorSet {
   }
 
   private add(name: string, executor: Executor): void {
-    const local = executor.local ?? true;
     this.byName.set(name, {
       name,
       executor,
-      local,
       // Read each time: an executor may learn more of where it is (the container it made from an image).
       get location() {
         return executor.location ?? 'local';

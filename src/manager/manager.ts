@@ -7,20 +7,24 @@ import { deadlinePolicy, type EarlyReturn, type ReturnPolicy, type WatchContext 
 import { detectDenial } from '../sandbox/denial.js';
 import { SandboxLauncher } from '../sandbox/launcher.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
-import { buildEnv, policyKeeps, type EnvPolicy } from '../spawn/env.js';
-import { ShellSnapshots } from '../spawn/shell-snapshot.js';
-import { resolveWorkdir } from '../spawn/resolve.js';
-import { findExecutable } from '../util/executable.js';
-import type { Disposable, ExecProcess, Executor } from '../spawn/types.js';
+import {
+  commandArgv,
+  type CommandRequest,
+  type Disposable,
+  type ExecProcess,
+  type Executor,
+  type StartedCommand,
+} from '../spawn/types.js';
 import { MAX_OUTPUT_DELTAS, SEND_INPUT_WAIT_MS, SESSION_WARNING_THRESHOLD, STATE_PROBE_MS } from './constants.js';
-import { cancelled, limitExceeded, shutDown, spawnFailed, stdinClosed } from './errors.js';
+import { asSpawnFailed, cancelled, limitExceeded, shutDown, stdinClosed } from './errors.js';
 import { CommandGate, retriedNote } from './gate.js';
+import { LOST_EXIT_CODE } from '../spawn/process-core.js';
 import { ExecSession } from './exec-session.js';
 import { ExecutorSet, type NamedExecutor } from './executor-set.js';
 import { killOnExit } from './exit-guard.js';
 import { newChunkId, randomSessionId } from './ids.js';
 import { canonicalLineWarning } from './input-lines.js';
-import { exec } from './one-shot.js';
+import { runToEnd } from './one-shot.js';
 import { applyPatchCall, patchRequest } from './patch-call.js';
 import {
   closeSessionRequest,
@@ -56,8 +60,6 @@ import type {
   SessionWatcher,
 } from './types.js';
 
-/** Exit code reported for a session whose tree was ended but whose exit status never came: as if SIGKILLed. */
-const UNKNOWN_EXIT_CODE = 128 + 9;
 
 /** What one call asks of the wait-and-answer step. */
 interface Collect {
@@ -105,6 +107,15 @@ function withSandboxBackend(settings: ResolvedSettings, injected: Executor | und
   }
 }
 
+/** What `executor` would find for `request` (see Executor.check), failures as SPAWN_FAILED errors. */
+function checkCommand(executor: Executor, request: CommandRequest): { cwd: string } {
+  try {
+    return executor.check?.(request) ?? { cwd: request.workdir ?? '' };
+  } catch (err) {
+    throw asSpawnFailed(err);
+  }
+}
+
 /** Whether a write is Ctrl-C to a process without a terminal that the executor can signal: SIGINT, not input. */
 function isInterrupt(req: { chars: string; keys?: unknown[] | undefined }, process: ExecProcess): boolean {
   return req.chars === '\u0003' && (req.keys?.length ?? 0) === 0 && !process.tty && process.interrupt !== undefined;
@@ -120,8 +131,6 @@ export class UnifiedExecManager {
   private readonly spawnLimit: ReturnType<typeof pLimit>;
   /** Where sessions run, by name. */
   private readonly executors: ExecutorSet;
-  /** Login profile snapshots, per local executor (by name). */
-  private readonly snapshots = new Map<string, ShellSnapshots>();
   private readonly clock: () => number;
   private readonly warningThreshold: number;
   private readonly returnPolicy: ReturnPolicy;
@@ -166,46 +175,46 @@ export class UnifiedExecManager {
     const req = parseArguments(execCommandRequest, request);
     checkTerminalFields(req, req.tty, this.settings.screens);
     const where = this.executors.get(req.executor);
-    const shell = req.shell ?? this.settings.defaultShell;
-    // Elsewhere the executor builds the environment and finds the shell and the directory on its own side.
-    const envPolicy = sessionEnvPolicy(this.settings.env, req.screen);
-    const env = where.local ? buildEnv(envPolicy) : {};
-    if (where.local && !findExecutable(shell, env.PATH)) {
-      throw spawnFailed(
-        `shell \`${shell}\` was not found or is not executable; pass an installed shell such as /bin/bash`,
-      );
-    }
-    let cwd = req.workdir ?? '';
-    if (where.local) {
-      try {
-        cwd = resolveWorkdir(req.workdir ?? this.settings.cwd, this.settings.cwd);
-      } catch (err) {
-        throw spawnFailed(`${(err as Error).message}; pass an existing \`workdir\``, err);
-      }
-    }
-    const call = { argv: [shell, req.login ? '-lc' : '-c', req.cmd], command: req.cmd, cwd };
+    const command: CommandRequest = {
+      command: { script: req.cmd, shell: req.shell ?? this.settings.defaultShell, login: req.login },
+      workdir: req.workdir,
+      defaultWorkdir: this.settings.cwd,
+      env: sessionEnvPolicy(this.settings.env, req.screen),
+      tty: req.tty,
+      ...(req.tty ? terminalSize(req) : {}),
+      shellSnapshot: this.settings.shellSnapshot,
+    };
+    const { cwd } = checkCommand(where.executor, command);
+    const call = { argv: commandArgv(command.command), command: req.cmd, cwd };
     // As in Codex, `apply_patch <<'EOF'` is not run in a shell: the manager applies it, in the same sandbox.
-    const patch = where.local ? patchRequest(req.cmd, cwd) : undefined;
+    const patch = where.executor.appliesPatches ? patchRequest(req.cmd, cwd) : undefined;
     const sandbox = await this.gate.admit({
       ...call,
       permissions: req.sandboxPermissions,
       justification: req.justification,
     });
     if (options?.signal?.aborted) throw cancelled();
-    if (patch) return applyPatchCall(this.gate, { call, request: patch, sandbox, env: this.settings.env, started });
-    const run = { ...call, env, envPolicy, started, onOutput, where, signal: options?.signal };
-    // A container is the box its sessions run in: no sandbox is laid inside it.
-    const response = await this.start(req, {
-      ...run,
-      sandbox: where.executor.isolation === 'container' ? undefined : sandbox,
-    });
+    if (patch) {
+      return applyPatchCall(this.gate, {
+        call,
+        request: patch,
+        sandbox,
+        env: this.settings.env,
+        started,
+        executor: where.executor,
+      });
+    }
+    const run = { where, started, onOutput, signal: options?.signal };
+    // The directory as checked: relative to nothing any more.
+    const checked = { ...command, workdir: cwd === '' ? command.workdir : cwd };
+    const response = await this.start(req, { ...run, request: { ...checked, ...(sandbox ? { sandbox } : {}) } });
     if (!response.sandboxDenial) return response;
     const next = await this.gate.afterDenial(call, response.sandboxDenial);
     if (!next.retry) {
       response.warnings.push(next.note);
       return response;
     }
-    const retried = await this.start(req, { ...run, sandbox: undefined, started: performance.now() });
+    const retried = await this.start(req, { ...run, request: checked, started: performance.now() });
     retried.warnings.unshift(retriedNote(response.sandboxDenial));
     return retried;
   }
@@ -219,36 +228,39 @@ export class UnifiedExecManager {
     this.assertOpen();
     const onOutput = boundedListener(options);
     const req = parseArguments(shellRequest, request);
-    let cwd: string;
-    try {
-      cwd = resolveWorkdir(req.workdir ?? this.settings.cwd, this.settings.cwd);
-    } catch (err) {
-      throw spawnFailed(`${(err as Error).message}; pass an existing \`workdir\``, err);
-    }
+    const where = this.executors.get(req.executor);
+    const command: CommandRequest = {
+      command: { argv: req.command },
+      workdir: req.workdir,
+      defaultWorkdir: this.settings.cwd,
+      env: this.settings.env ?? {},
+      tty: false,
+    };
+    const { cwd } = checkCommand(where.executor, command);
     const call = { argv: req.command, command: commandLine(req.command), cwd };
     const sandbox = await this.gate.admit({
       ...call,
       permissions: req.sandboxPermissions,
       justification: req.justification,
     });
-    const run = async (inside: SandboxPolicy | undefined): Promise<ShellResponse> => {
-      const outcome = await exec({
-        command: req.command,
-        cwd,
-        env: this.settings.env,
-        ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
-        ...(inside ? { sandbox: inside } : {}),
-        ...(this.settings.sandboxBackend ? { sandboxBackend: this.settings.sandboxBackend } : {}),
-        ...(onOutput ? { onOutput } : {}),
-      });
+    const checked = { ...command, workdir: cwd === '' ? command.workdir : cwd };
+    const run = async (inside: SandboxPolicy | undefined) => {
+      const { outcome, sandbox: laid } = await runToEnd(
+        where.executor,
+        { ...checked, ...(inside ? { sandbox: inside } : {}) },
+        {
+          ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
+          ...(onOutput ? { onOutput } : {}),
+        },
+      );
       const { exitCode, aggregatedOutput: output, durationMs, timedOut } = outcome;
-      return { exitCode, output, durationMs, timedOut };
+      return { response: { exitCode, output, durationMs, timedOut }, laid };
     };
-    const response = await run(sandbox);
-    const denial = detectDenial(sandbox, response.exitCode, response.output);
+    const { response, laid } = await run(sandbox);
+    const denial = detectDenial(laid, response.exitCode, response.output);
     if (!denial) return response;
     const next = await this.gate.afterDenial(call, denial);
-    if (next.retry) return run(undefined);
+    if (next.retry) return (await run(undefined)).response;
     // The reply has no header lines: what the sandbox refused goes after the output.
     return { ...response, output: `${response.output.replace(/\n?$/, '\n')}${next.note}\n` };
   }
@@ -434,7 +446,6 @@ export class UnifiedExecManager {
   shutdown(): Promise<void> {
     this.shutdownPromise ??= (async () => {
       await this.store.closeAll();
-      for (const snapshots of this.snapshots.values()) snapshots.close();
       await this.executors.close();
       this.leaveBudget?.dispose();
       this.unguard();
@@ -494,7 +505,7 @@ export class UnifiedExecManager {
     // Reported once, then gone: a later write_stdin gets UNKNOWN_SESSION.
     if (state === 'exited') void this.store.close(session, { afterReply: true });
     const info = session.exitInfo;
-    const exitCode = info?.exitCode ?? UNKNOWN_EXIT_CODE;
+    const exitCode = info?.exitCode ?? LOST_EXIT_CODE;
     if (info?.lost) base.warnings.push(info.lost);
     const denial = detectDenial(session.sandbox, exitCode, text);
     return {
@@ -506,71 +517,43 @@ export class UnifiedExecManager {
     };
   }
 
-  /** Spawns a checked and admitted command, stores its session and waits for its first reply. */
+  /** Starts a checked and admitted command, stores its session and waits for its first reply. */
   private async start(
     req: z.output<typeof execCommandRequest>,
     run: {
-      argv: string[];
-      cwd: string;
-      env: Record<string, string>;
-      envPolicy: EnvPolicy;
+      /** What to start; without `sandbox`, outside any. */
+      request: CommandRequest;
       where: NamedExecutor;
-      /** Undefined: outside any sandbox. */
-      sandbox: SandboxPolicy | undefined;
       started: number;
       onOutput: ((text: string) => void) | undefined;
       signal?: AbortSignal | undefined;
     },
   ): Promise<ExecResponse> {
-    const { cwd, env, sandbox, started, onOutput, where } = run;
-    this.assertRoomToStart();
-    const warnings: string[] = [];
-    let argv = run.argv;
-    // A login command on this machine: through a snapshot of the login profile, taken once, when one can be had.
-    if (req.login && this.settings.shellSnapshot && where.local) {
-      const plan = await this.snapshotsOf(where).plan({
-        shell: argv[0]!,
-        env,
-        cwd,
-        ...(sandbox ? { sandbox } : {}),
-        keep: policyKeeps(this.settings.env),
-      });
-      if (plan.argv) argv = plan.argv(req.cmd);
-      else if (plan.warning) warnings.push(plan.warning);
-    }
-    const size = terminalSize(req);
-    const spawnOptions = {
-      argv,
-      cwd,
-      env,
-      envPolicy: run.envPolicy,
-      tty: req.tty,
-      ...(req.tty ? size : {}),
-      ...(sandbox ? { sandbox } : {}),
-    };
+    const { request, started, onOutput, where } = run;
     const { executor } = where;
+    this.assertRoomToStart();
     try {
-      await executor.prepare?.(spawnOptions);
+      await executor.prepare?.(request);
     } catch (err) {
-      throw spawnFailed((err as Error).message, err);
+      throw asSpawnFailed(err);
     }
-    const { session, output } = await this.spawnLimit(async () => {
+    const { session, output, warnings } = await this.spawnLimit(async () => {
       this.assertOpen();
       const id = this.store.allocateId();
-      let proc: ExecProcess;
+      let begun: StartedCommand;
       try {
-        proc = await executor.spawn(spawnOptions);
+        begun = await executor.start(request);
       } catch (err) {
-        throw spawnFailed((err as Error).message, err);
+        throw asSpawnFailed(err);
       }
-      // Subscribed in the same tick as the spawn, so not one byte of output is missed; stored before any wait, so
+      // Subscribed in the same tick as the start, so not one byte of output is missed; stored before any wait, so
       // it is reachable (and shutdown finds it) even if the caller goes away.
-      const made = new ExecSession(id, req.cmd, proc, {
+      const made = new ExecSession(id, req.cmd, begun.process, {
         outputMaxBytes: this.settings.outputMaxBytes,
         nowMs: this.clock(),
-        sandbox,
+        sandbox: begun.sandbox,
         executor: where.name,
-        terminalSize: size,
+        terminalSize: terminalSize(req),
         screen: this.settings.screens,
         screenChoice: req.screen,
       });
@@ -578,7 +561,7 @@ export class UnifiedExecManager {
       this.store.add(made);
       // A spawn blocks the event loop for a few ms: let other work run between the spawns of a burst.
       await new Promise((resolve) => setImmediate(resolve));
-      return { session: made, output: subscription };
+      return { session: made, output: subscription, warnings: [...begun.warnings] };
     });
     let response: ExecResponse;
     try {
@@ -635,15 +618,6 @@ export class UnifiedExecManager {
         );
       }
     });
-  }
-
-  private snapshotsOf(where: NamedExecutor): ShellSnapshots {
-    let snapshots = this.snapshots.get(where.name);
-    if (!snapshots) {
-      snapshots = new ShellSnapshots(where.executor);
-      this.snapshots.set(where.name, snapshots);
-    }
-    return snapshots;
   }
 
   /** Refuses a new session while unread output is over its limit, or the shared budget is full of others' sessions. */

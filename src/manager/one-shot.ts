@@ -1,16 +1,11 @@
-import { spawn } from 'node:child_process';
 import { Utf8StreamDecoder } from '../buffer/utf8-decoder.js';
-import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
-import { killSessionTree } from '../linux/process-tree.js';
-import { Watchdog } from '../linux/watchdog.js';
 import { SandboxLauncher } from '../sandbox/launcher.js';
 import type { SandboxBackend, SandboxPolicy } from '../sandbox/policy.js';
-import { buildEnv, type EnvPolicy } from '../spawn/env.js';
-import { toExitInfo } from '../spawn/exit-info.js';
-import { resolveWorkdir } from '../spawn/resolve.js';
-import { findExecutable } from '../util/executable.js';
+import type { EnvPolicy } from '../spawn/env.js';
+import { LocalExecutor } from '../spawn/local-executor.js';
+import type { CommandRequest, Executor, OutputStream } from '../spawn/types.js';
 import { waitAtMost } from '../util/delay.js';
-import { invalidArgument, spawnFailed } from './errors.js';
+import { asSpawnFailed, invalidArgument } from './errors.js';
 
 /** As Codex's one-shot exec: the default time limit, the exit code of a timeout, how long pipes may stay open. */
 export const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
@@ -34,8 +29,12 @@ export interface ExecOptions {
   login?: boolean;
   /** Run inside this sandbox (bubblewrap). Default: none. */
   sandbox?: SandboxPolicy;
-  /** The sandbox's backend (default: chosen on first use). */
+  /** The sandbox's backend on this machine (default: chosen on first use). */
   sandboxBackend?: SandboxBackend;
+  /**
+   * Where to run it (default: this machine). `input` needs one whose processes can close stdin (this machine's).
+   */
+  executor?: Executor;
   /** Written to the program's stdin, which is then closed. Default: nothing (stdin ends at once). */
   input?: string;
   /**
@@ -62,121 +61,122 @@ export interface ExecOutcome {
 }
 
 /**
- * Runs a command to completion, stdin closed (after `input`), and answers with its exit and output: Codex's one-shot exec. On
- * timeout the whole tree (its process group, descendants, and escapees by process tag) is killed; pipes a
+ * Runs a command to completion, stdin closed (after `input`), and answers with its exit and output: Codex's one-shot
+ * exec. On timeout the whole tree (its process group, descendants, and escapees by process tag) is killed; pipes a
  * grandchild keeps open are read for at most 2 s more. Nothing it started outlives the call, nor this process: the
  * watchdog ends the tree if this process dies during the call.
  */
 export async function exec(options: ExecOptions): Promise<ExecOutcome> {
-  const started = performance.now();
+  const { command } = options;
+  const request: CommandRequest = {
+    command:
+      typeof command === 'string'
+        ? { script: command, shell: options.shell ?? (process.env.SHELL || '/bin/bash'), login: options.login ?? false }
+        : { argv: command },
+    workdir: options.cwd,
+    defaultWorkdir: process.cwd(),
+    workdirName: 'cwd',
+    env: options.env ?? {},
+    tty: false,
+    ...(options.input !== undefined ? { stdin: true } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+  };
+  const executor = options.executor ?? new LocalExecutor({ sandbox: SandboxLauncher.shared(options.sandboxBackend) });
+  const { outcome } = await runToEnd(executor, request, options);
+  return outcome;
+}
+
+/** What runToEnd takes beside the command: see ExecOptions. */
+export interface RunToEndOptions {
+  timeoutMs?: number;
+  input?: string;
+  onOutput?: (text: string) => void;
+}
+
+/**
+ * Runs `request` on `executor` to its end or its time limit (see exec); answers with the outcome and the sandbox
+ * the executor laid (undefined: none, as in a container).
+ */
+export async function runToEnd(
+  executor: Executor,
+  request: CommandRequest,
+  options: RunToEndOptions,
+): Promise<{ outcome: ExecOutcome; sandbox: SandboxPolicy | undefined }> {
+  const begun = performance.now();
   const timeoutMs = options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     throw invalidArgument(`Expected \`timeoutMs\` to be a positive number of milliseconds, got ${timeoutMs}`);
   }
-  const env = buildEnv(options.env);
-  const argv = commandArgv(options);
-  if (!findExecutable(argv[0]!, env.PATH)) {
-    throw spawnFailed(`\`${argv[0]}\` was not found or is not executable`);
-  }
-  let cwd: string;
+  checkCommand(request.command);
+  let started;
   try {
-    cwd = resolveWorkdir(options.cwd ?? process.cwd(), process.cwd());
+    executor.check?.(request);
+    await executor.prepare?.(request);
+    started = await executor.start(request);
   } catch (err) {
-    throw spawnFailed(`${(err as Error).message}; pass an existing \`cwd\``, err);
+    throw asSpawnFailed(err);
   }
-  const tag = newProcessTag();
-  let run = { argv, env, release: () => undefined as void };
-  if (options.sandbox) {
-    try {
-      const launcher = SandboxLauncher.shared(options.sandboxBackend);
-      await launcher.ready(options.sandbox);
-      run = launcher.wrap(options.sandbox, { argv, cwd, env });
-    } catch (err) {
-      throw spawnFailed((err as Error).message, err);
-    }
-  }
-  const child = spawn(run.argv[0]!, run.argv.slice(1), {
-    cwd,
-    env: { ...run.env, [PROCESS_TAG_VAR]: tag },
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true, // its own process group and session: the unit the timeout kills
-  });
-  child.on('error', () => undefined);
-  // A program that exits without reading all of it closes the pipe: that is its business, not an error of ours.
-  child.stdin.on('error', () => undefined);
-  child.stdin.end(options.input);
-  if (child.pid === undefined) {
-    run.release();
-    throw spawnFailed(`could not start ${argv[0]}`);
-  }
-  const pid = child.pid;
-  // As every session is: if this process dies mid-call (even by SIGKILL), the watchdog ends what the call started.
-  const watchdog = Watchdog.shared();
-  watchdog.watch(pid, tag);
-  const stdout = new CappedBytes(EXEC_OUTPUT_MAX_BYTES);
-  const stderr = new CappedBytes(EXEC_OUTPUT_MAX_BYTES);
+  const proc = started.process;
+  const output = { stdout: new CappedBytes(EXEC_OUTPUT_MAX_BYTES), stderr: new CappedBytes(EXEC_OUTPUT_MAX_BYTES) };
   const { onOutput } = options;
-  const [stdoutText, stderrText] = onOutput ? [streamText(onOutput), streamText(onOutput)] : [];
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout.push(chunk);
-    stdoutText?.write(chunk);
+  const text = onOutput ? { stdout: streamText(onOutput), stderr: streamText(onOutput) } : undefined;
+  proc.onData((chunk: Buffer, stream: OutputStream) => {
+    output[stream].push(chunk);
+    text?.[stream].write(chunk);
   });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr.push(chunk);
-    stderrText?.write(chunk);
-  });
-  const pipesClosed = Promise.all([
-    new Promise((resolve) => child.stdout.once('close', resolve)),
-    new Promise((resolve) => child.stderr.once('close', resolve)),
-  ]);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
+  const exited = new Promise<'exited'>((resolve) => proc.onExit(() => resolve('exited')));
+  if (options.input !== undefined) {
+    if (!proc.closeInput) {
+      await proc.terminate({ force: true });
+      throw invalidArgument('`input` needs an executor that can close stdin: run it on this machine');
+    }
+    // A program that exits without reading all of it closes the pipe: that is its business, not an error of ours.
+    proc.write(options.input).catch(() => undefined);
+    proc.closeInput();
+  }
 
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
   const first = await Promise.race([exited, timedOut]);
   clearTimeout(timer);
   // As Codex words it: the time that had passed when the limit struck (a little over the limit, never under).
-  const timedOutAfterMs = Math.max(timeoutMs, Math.round(performance.now() - started));
-  if (first === 'timeout') await killSessionTree(pid, { first: ['SIGKILL'], tag });
-  const status = first === 'timeout' ? undefined : first;
-  await waitAtMost(pipesClosed, PIPE_DRAIN_MS);
+  const timedOutAfterMs = Math.max(timeoutMs, Math.round(performance.now() - begun));
+  const status = first === 'timeout' ? undefined : proc.exitInfo;
+  if (first === 'timeout') await proc.terminate({ force: true });
+  await waitAtMost(proc.outputDone, PIPE_DRAIN_MS);
   // Whatever is left (a background job still holding on, or one that let go of the pipes) ends with the call.
-  await killSessionTree(pid, { first: ['SIGTERM'], tag });
-  watchdog.unwatch(pid);
-  child.stdout.destroy();
-  child.stderr.destroy();
-  setImmediate(run.release); // may read /proc: not on the way to the answer
-  stdoutText?.end();
-  stderrText?.end();
+  await proc.terminate();
+  text?.stdout.end();
+  text?.stderr.end();
 
-  const info = status ? toExitInfo(status.code, status.signal) : { exitCode: TIMEOUT_EXIT_CODE };
-  return {
+  const info = status ?? { exitCode: TIMEOUT_EXIT_CODE };
+  const stdout = output.stdout.bytes();
+  const stderr = output.stderr.bytes();
+  const outcome: ExecOutcome = {
     exitCode: info.exitCode,
-    ...('signal' in info && info.signal ? { signal: info.signal } : {}),
-    stdout: decode(stdout.bytes()),
-    stderr: decode(stderr.bytes()),
+    ...(info.signal ? { signal: info.signal } : {}),
+    stdout: decode(stdout),
+    stderr: decode(stderr),
     // As Codex's shell tool reports a timeout: a first line, then what it printed.
     aggregatedOutput:
       (first === 'timeout' ? `command timed out after ${timedOutAfterMs} milliseconds\n` : '') +
-      decode(aggregateOutput(stdout.bytes(), stderr.bytes(), EXEC_OUTPUT_MAX_BYTES)),
-    durationMs: performance.now() - started,
+      decode(aggregateOutput(stdout, stderr, EXEC_OUTPUT_MAX_BYTES)),
+    durationMs: performance.now() - begun,
     timedOut: first === 'timeout',
   };
+  return { outcome, sandbox: started.sandbox };
 }
 
-function commandArgv(options: ExecOptions): string[] {
-  const { command } = options;
-  if (typeof command === 'string') {
-    if (command.trim() === '') throw invalidArgument('Expected `command` to be a command line, got an empty string');
-    const shell = options.shell ?? (process.env.SHELL || '/bin/bash');
-    return [shell, options.login ? '-lc' : '-c', command];
+function checkCommand(command: CommandRequest['command']): void {
+  if ('script' in command) {
+    if (command.script.trim() === '') {
+      throw invalidArgument('Expected `command` to be a command line, got an empty string');
+    }
+    return;
   }
-  if (command.length === 0 || command[0] === '') {
+  if (command.argv.length === 0 || command.argv[0] === '') {
     throw invalidArgument('Expected `command` to name a program, got an empty argv');
   }
-  return [...command];
 }
 
 /**

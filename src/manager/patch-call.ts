@@ -6,6 +6,7 @@ import { parseInvocation } from '../patch/invocation.js';
 import { detectDenial, type SandboxDenial } from '../sandbox/denial.js';
 import { isSandboxed, type SandboxPolicy } from '../sandbox/policy.js';
 import type { EnvPolicy } from '../spawn/env.js';
+import type { Executor } from '../spawn/types.js';
 import { patchRejected, spawnFailed } from './errors.js';
 import { retriedNote, type CommandGate, type GateCall } from './gate.js';
 import { newChunkId } from './ids.js';
@@ -87,6 +88,8 @@ export async function applyPatchCall(
     sandbox: SandboxPolicy | undefined;
     env: EnvPolicy | undefined;
     started: number;
+    /** Where the applier runs: an executor on this machine (one that appliesPatches). */
+    executor: Executor;
   },
 ): Promise<ExecResponse> {
   if (!existsSync(PATCH_APPLIER_PATH)) {
@@ -100,6 +103,7 @@ export async function applyPatchCall(
       timeoutMs: APPLIER_TIMEOUT_MS,
       ...(run.env ? { env: run.env } : {}),
       ...(sandbox ? { sandbox } : {}),
+      executor: run.executor,
     });
     if (outcome.exitCode === REJECTED_EXIT_CODE) throw patchRejected(outcome.stderr.trim());
     return outcome;

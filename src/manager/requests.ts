@@ -71,6 +71,15 @@ const justification = z
     'Only with require_escalated: one sentence telling the person asked for approval why the command needs to run outside the sandbox.',
   );
 
+/** Which of the server's executors runs the command; an empty string counts as left out. */
+const executor = z
+  .string(expected('a string'))
+  .optional()
+  .transform((name) => (name === '' ? undefined : name))
+  .describe(
+    'Where to run the command, for a server that offers more than one place (another machine, a container): the name of one of them, as list_sessions shows. Leave it out for the default.',
+  );
+
 /** The directory a command runs in; an empty string counts as left out. */
 const workdir = z
   .string(expected('a string'))
@@ -113,13 +122,7 @@ export const execCommandParams = z.object({
   max_output_tokens: maxOutputTokens,
   sandbox_permissions: sandboxPermissions,
   justification,
-  executor: z
-    .string(expected('a string'))
-    .optional()
-    .transform((name) => (name === '' ? undefined : name))
-    .describe(
-      'Where to run the command, for a server that offers more than one place (another machine, a container): the name of one of them, as list_sessions shows. Leave it out for the default.',
-    ),
+  executor,
   cols: terminalSide('tty only: width of the terminal in characters; default 80.'),
   rows: terminalSide('tty only: height of the terminal in lines; default 24.'),
   screen,
@@ -173,6 +176,7 @@ export const shellParams = z.object({
     ),
   sandbox_permissions: sandboxPermissions,
   justification,
+  executor,
 });
 
 export const closeSessionParams = z.object({

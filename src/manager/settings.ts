@@ -109,7 +109,7 @@ function executorUrlProblem(url: string): string | undefined {
 }
 
 function isExecutor(value: unknown): value is Executor {
-  return typeof value === 'object' && value !== null && typeof (value as Executor).spawn === 'function';
+  return typeof value === 'object' && value !== null && typeof (value as Executor).start === 'function';
 }
 
 /** Every setting of the manager: name, type, default, description, CLI flag. Config file keys are the same names. */

@@ -1,6 +1,6 @@
 import { keyBytes } from '../screen/keys.js';
 import type { EnvPolicy } from '../spawn/env.js';
-import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/pty-process.js';
+import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/process-core.js';
 import { invalidArgument } from './errors.js';
 import type { ExecSession } from './exec-session.js';
 import type { ScreenView } from './types.js';

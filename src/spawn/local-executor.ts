@@ -1,8 +1,21 @@
 import { PipeProcess } from './pipe-process.js';
 import { PtyProcess } from './pty-process.js';
-import type { ExecProcess, Executor, LifetimeHooks, SpawnOptions } from './types.js';
+import { buildEnv, policyKeeps } from './env.js';
+import { resolveWorkdir } from './resolve.js';
+import { ShellSnapshots } from './shell-snapshot.js';
+import {
+  commandArgv,
+  type CommandRequest,
+  type ExecProcess,
+  type Executor,
+  type LifetimeHooks,
+  type ProcessSpawner,
+  type SpawnOptions,
+  type StartedCommand,
+} from './types.js';
 import { Watchdog } from '../linux/watchdog.js';
 import { SandboxLauncher } from '../sandbox/launcher.js';
+import { findExecutable } from '../util/executable.js';
 
 export interface LocalExecutorOptions {
   /**
@@ -10,14 +23,29 @@ export interface LocalExecutorOptions {
    * (even by SIGKILL). Default true.
    */
   watchdog?: boolean;
-  /** Wraps sandboxed spawns in bubblewrap; default: the process's shared launcher. */
+  /** Wraps sandboxed spawns in the sandbox; default: the process's shared launcher. */
   sandbox?: SandboxLauncher;
 }
 
-/** Runs programs on this machine: a PTY when `tty` is set, pipes otherwise. */
-export class LocalExecutor implements Executor {
+/** A command request as this machine runs it: the argv, the directory and the environment, all checked. */
+interface LocalPlan {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/**
+ * Runs programs on this machine: a PTY when `tty` is set, pipes otherwise. From a command request it finds the
+ * shell, resolves the working directory, builds the environment, runs login commands through a snapshot of the
+ * login profile, and lays the sandbox; `spawn` starts a process from a complete spec (what an exec-server serves).
+ */
+export class LocalExecutor implements Executor, ProcessSpawner {
+  readonly location = 'local';
+  readonly appliesPatches = true;
   private readonly lifetime: LifetimeHooks | undefined;
   private readonly launcher: SandboxLauncher;
+  /** Login profile snapshots, made on the first login command; removed by close(). */
+  private snapshots: ShellSnapshots | undefined;
 
   constructor(options: LocalExecutorOptions = {}) {
     this.launcher = options.sandbox ?? SandboxLauncher.shared();
@@ -27,17 +55,56 @@ export class LocalExecutor implements Executor {
     }
   }
 
-  async prepare(options: SpawnOptions): Promise<void> {
+  check(request: CommandRequest): { cwd: string } {
+    return { cwd: this.plan(request).cwd };
+  }
+
+  async prepare(request: CommandRequest): Promise<void> {
+    if (request.sandbox !== undefined) await this.launcher.ready(request.sandbox);
+  }
+
+  async start(request: CommandRequest): Promise<StartedCommand> {
+    const plan = this.plan(request);
+    const { sandbox } = request;
+    const warnings: string[] = [];
+    let { argv } = plan;
+    const { command } = request;
+    // A login command line: through a snapshot of the login profile, taken once, when one can be had.
+    if ('script' in command && command.login && request.shellSnapshot) {
+      this.snapshots ??= new ShellSnapshots(this);
+      const login = await this.snapshots.plan({
+        shell: command.shell,
+        env: plan.env,
+        cwd: plan.cwd,
+        ...(sandbox ? { sandbox } : {}),
+        keep: policyKeeps(request.env),
+      });
+      if (login.argv) argv = login.argv(command.script);
+      else if (login.warning) warnings.push(login.warning);
+    }
+    const process = this.spawn({
+      argv,
+      cwd: plan.cwd,
+      env: plan.env,
+      tty: request.tty,
+      ...(request.tty ? { cols: request.cols, rows: request.rows } : {}),
+      ...(!request.tty && request.stdin ? { pipeStdin: true } : {}),
+      ...(sandbox ? { sandbox } : {}),
+    });
+    return { process, sandbox, warnings };
+  }
+
+  async prepareSpawn(options: SpawnOptions): Promise<void> {
     if (options.sandbox !== undefined) await this.launcher.ready(options.sandbox);
   }
 
   spawn(options: SpawnOptions): ExecProcess {
-    if (options.sandbox === undefined) return this.start(options);
+    if (options.sandbox === undefined) return this.startProcess(options);
     const inner = insideSandbox(options);
     const sandboxed = this.launcher.wrap(options.sandbox, inner);
     let proc: ExecProcess;
     try {
-      proc = this.start({
+      proc = this.startProcess({
         ...inner,
         argv: sandboxed.argv,
         env: sandboxed.env,
@@ -52,7 +119,36 @@ export class LocalExecutor implements Executor {
     return proc;
   }
 
-  private start(options: SpawnOptions): ExecProcess {
+  /** Removes the login snapshots (an executor a manager made is closed with it; an injected one by its caller). */
+  async close(): Promise<void> {
+    this.snapshots?.close();
+    this.snapshots = undefined;
+  }
+
+  /** The argv, directory and environment of `request`; throws a plain Error saying what is missing. */
+  private plan(request: CommandRequest): LocalPlan {
+    const env = buildEnv(request.env);
+    const argv = commandArgv(request.command);
+    const program = argv[0]!;
+    if (!findExecutable(program, env.PATH)) {
+      throw new Error(
+        'script' in request.command
+          ? `shell \`${program}\` was not found or is not executable; pass an installed shell such as /bin/bash`
+          : `\`${program}\` was not found or is not executable`,
+      );
+    }
+    let cwd: string;
+    try {
+      cwd = resolveWorkdir(request.workdir ?? request.defaultWorkdir, request.defaultWorkdir);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; pass an existing \`${request.workdirName ?? 'workdir'}\``, {
+        cause: err,
+      });
+    }
+    return { argv, cwd, env };
+  }
+
+  private startProcess(options: SpawnOptions): ExecProcess {
     return options.tty ? new PtyProcess(options, this.lifetime) : new PipeProcess(options, this.lifetime);
   }
 }

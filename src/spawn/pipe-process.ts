@@ -2,11 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolveProgram } from './env.js';
 import { toExitInfo } from './exit-info.js';
 import { waitAtMost } from '../util/delay.js';
-import { Listeners } from '../util/listeners.js';
 import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
 import { interruptProcessGroup } from '../linux/interrupt.js';
 import { killSessionTree } from '../linux/process-tree.js';
-import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions } from './types.js';
+import { ProcessCore } from './process-core.js';
+import type { ExecProcess, LifetimeHooks, SpawnOptions } from './types.js';
 
 /**
  * After the process exits, how long to keep waiting for its pipes to reach end-of-file. EOF comes at once unless
@@ -14,37 +14,24 @@ import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions } f
  */
 const TRAILING_OUTPUT_MS = 50;
 
-/** Which pipe a chunk came from. */
-export type PipeStream = 'stdout' | 'stderr';
-
-/**
- * One program on pipes: stdout and stderr interleaved in arrival order (onData) or told apart (onStreamData), stdin
- * /dev/null unless `pipeStdin`, its own session.
- */
-export class PipeProcess implements ExecProcess {
+/** One program on pipes: stdout and stderr in arrival order, each chunk named, stdin /dev/null unless `pipeStdin`, its own session. */
+export class PipeProcess extends ProcessCore implements ExecProcess {
   readonly pid: number;
   /** Levels of wrappers above the command (the sandbox's): a Ctrl-C passes them by. */
   private readonly supervisorDepth: number;
   readonly tty = false;
   /** In every process of the session's environment, so escapees (setsid, double fork) can be found. */
   readonly tag = newProcessTag();
-  exitInfo: ExitInfo | undefined;
   private readonly child: ChildProcess;
-  private readonly dataListeners = new Listeners<Buffer>();
-  private readonly streamListeners = new Listeners<{ chunk: Buffer; stream: PipeStream }>();
-  private readonly exitListeners = new Listeners<ExitInfo>();
   private openStreams = 2;
   private bytesSeen = 0;
-  private streamsEnded: (() => void) | undefined;
-  private terminated: Promise<void> | undefined;
-  private readonly exited: Promise<void>;
-  /** Resolves once stdout and stderr have both reached end-of-file (or were destroyed by terminate). */
-  readonly outputDone: Promise<void>;
+  private readonly exitReported: Promise<void>;
 
   constructor(
     options: SpawnOptions,
     private readonly lifetime?: LifetimeHooks,
   ) {
+    super(options.pipeStdin === true);
     const [file, ...args] = options.argv;
     if (file === undefined) throw new Error('argv is empty');
     // Looked up on the child's PATH, not ours; argv0 is what the program sees as its name.
@@ -65,8 +52,6 @@ export class PipeProcess implements ExecProcess {
     this.pid = this.child.pid;
     this.supervisorDepth = options.supervisorDepth ?? 0;
     lifetime?.started(this.pid, this.tag);
-    const streamsDone = new Promise<void>((resolve) => (this.streamsEnded = resolve));
-    this.outputDone = streamsDone;
     // A program that exits without reading its stdin makes our next write fail with EPIPE: a rejected write, no crash.
     this.child.stdin?.on('error', () => undefined);
     for (const [name, stream] of [
@@ -75,19 +60,17 @@ export class PipeProcess implements ExecProcess {
     ] as const) {
       stream?.on('data', (chunk: Buffer) => {
         this.bytesSeen += chunk.length;
-        this.dataListeners.emit(chunk);
-        this.streamListeners.emit({ chunk, stream: name });
+        this.emitData(chunk, name);
       });
       stream?.once('close', () => {
-        if (--this.openStreams === 0) this.streamsEnded?.();
+        if (--this.openStreams === 0) this.endOutput();
       });
     }
-    this.exited = new Promise((resolve) => {
+    this.exitReported = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
         const info = toExitInfo(code, signal);
-        void this.trailingOutput(streamsDone).then(() => {
-          this.exitInfo = info;
-          this.exitListeners.emit(info);
+        void this.trailingOutput().then(() => {
+          this.finish(info);
           resolve();
         });
       });
@@ -101,35 +84,26 @@ export class PipeProcess implements ExecProcess {
    * busy are read first instead of being counted as silence. A grandchild that never stops printing gets a few
    * windows, not forever.
    */
-  private async trailingOutput(streamsDone: Promise<void>): Promise<void> {
+  private async trailingOutput(): Promise<void> {
     for (let window = 0; window < 4; window++) {
       const seen = this.bytesSeen;
-      await waitAtMost(streamsDone, TRAILING_OUTPUT_MS);
+      await waitAtMost(this.outputDone, TRAILING_OUTPUT_MS);
       if (this.openStreams === 0) return;
       await new Promise((resolve) => setImmediate(resolve));
       if (this.bytesSeen === seen) return;
     }
   }
 
-  onData(listener: (chunk: Buffer) => void): Disposable {
-    return this.dataListeners.add(listener);
-  }
-
-  /** Like onData, with the pipe each chunk came from. */
-  onStreamData(listener: (chunk: Buffer, stream: PipeStream) => void): Disposable {
-    return this.streamListeners.add(({ chunk, stream }) => listener(chunk, stream));
-  }
-
-  onExit(listener: (info: ExitInfo) => void): Disposable {
-    return this.exitListeners.add(listener);
-  }
-
-  /** Rejects unless started with `pipeStdin`; resolves once the bytes are in the pipe (the program may not read). */
-  write(data: string | Uint8Array): Promise<void> {
+  /** Resolves once the bytes are in the pipe (the program may not read them). */
+  protected send(bytes: Uint8Array): Promise<void> {
     const stdin = this.child.stdin;
-    if (!stdin) return Promise.reject(new Error('stdin is closed for this session'));
-    if (this.exitInfo !== undefined || !stdin.writable) return Promise.reject(new Error('process has exited'));
-    return new Promise((resolve, reject) => stdin.write(data, (error) => (error ? reject(error) : resolve())));
+    if (!stdin?.writable) return Promise.reject(new Error('process has exited'));
+    return new Promise((resolve, reject) => stdin.write(bytes, (error) => (error ? reject(error) : resolve())));
+  }
+
+  /** The program reads end-of-file once it has read what was written. */
+  closeInput(): void {
+    this.child.stdin?.end();
   }
 
   /** Input written but not yet taken by the pipe. */
@@ -146,15 +120,13 @@ export class PipeProcess implements ExecProcess {
     if (this.exitInfo === undefined) interruptProcessGroup(this.pid, this.supervisorDepth);
   }
 
-  terminate(): Promise<void> {
-    this.terminated ??= (async () => {
-      await killSessionTree(this.pid, { first: ['SIGTERM'], tag: this.tag });
-      await waitAtMost(this.exited, 1000);
-      this.child.stdin?.destroy();
-      this.child.stdout?.destroy();
-      this.child.stderr?.destroy();
-      this.lifetime?.ended(this.pid);
-    })();
-    return this.terminated;
+  protected async end(options: { force?: boolean }): Promise<void> {
+    await killSessionTree(this.pid, { first: [options.force ? 'SIGKILL' : 'SIGTERM'], tag: this.tag });
+    await waitAtMost(this.exitReported, 1000);
+    this.child.stdin?.destroy();
+    this.child.stdout?.destroy();
+    this.child.stderr?.destroy();
+    this.endOutput();
+    this.lifetime?.ended(this.pid);
   }
 }

@@ -6,13 +6,13 @@ import { DEFAULT_EXEC_PATH, resolveProgram } from './env.js';
 import { toExitInfo } from './exit-info.js';
 import { FdWriter } from './fd-writer.js';
 import { waitAtMost } from '../util/delay.js';
-import { Listeners } from '../util/listeners.js';
 import { MarkerScanner } from './marker-scanner.js';
 import { nativeHelpers } from './native.js';
 import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
 import { killSessionTree } from '../linux/process-tree.js';
 import type { NativePty, NodePtyNativeVersion, NodePtyUtils } from './node-pty-native.js';
-import type { Disposable, ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions, TerminalHandle } from './types.js';
+import { DEFAULT_COLS, DEFAULT_ROWS, ProcessCore } from './process-core.js';
+import type { ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions, TerminalHandle } from './types.js';
 
 // node-pty's public UnixTerminal reports exit only after its read socket closes, and force-destroys that socket
 // 200 ms after the child exits: bytes not yet read by then are lost (node-pty #72, #85, #726). We use its native
@@ -50,8 +50,6 @@ function loadNativePty(): NativePty {
 }
 const native = loadNativePty();
 
-export const DEFAULT_COLS = 80;
-export const DEFAULT_ROWS = 24;
 /** How long to wait for the drain marker before giving up (output flow stopped by ^S, a wedged terminal). */
 const DRAIN_TIMEOUT_MS = 2000;
 
@@ -67,7 +65,7 @@ function withArg0(program: string, args: readonly string[], options: SpawnOption
 }
 
 /** One program in a pseudo-terminal: session leader, stdout and stderr merged, stdin open. */
-export class PtyProcess implements ExecProcess {
+export class PtyProcess extends ProcessCore implements ExecProcess {
   readonly pid: number;
   readonly tty = true;
   /** In every process of the session's environment, so escapees (setsid, double fork) can be found. */
@@ -78,23 +76,20 @@ export class PtyProcess implements ExecProcess {
   private slaveFd: number | undefined;
   private readonly reader: tty.ReadStream;
   private readonly writer: FdWriter;
-  private readonly dataListeners = new Listeners<Buffer>();
-  private readonly exitListeners = new Listeners<ExitInfo>();
   private scanner: { scanner: MarkerScanner; done: () => void } | undefined;
   private drainChain: Promise<void> = Promise.resolve();
   /** Writes the current drain marker; closed with the slave fd so no retry can hit a reused fd number. */
   private markerWriter: FdWriter | undefined;
   private readerClosed = false;
-  private terminated: Promise<void> | undefined;
   private exitSeen: ((info: ExitInfo) => void) | undefined;
   private readonly exitSeenPromise: Promise<ExitInfo>;
-  exitInfo: ExitInfo | undefined;
   readonly terminal: TerminalHandle;
 
   constructor(
     options: SpawnOptions,
     private readonly lifetime?: LifetimeHooks,
   ) {
+    super(true);
     const [name, ...rest] = options.argv;
     if (name === undefined) throw new Error('argv is empty');
     const { file, args } = withArg0(resolveProgram(name, options.env, options.cwd), rest, options);
@@ -142,16 +137,8 @@ export class PtyProcess implements ExecProcess {
     this.reader.on('close', () => this.closeReader());
   }
 
-  onData(listener: (chunk: Buffer) => void): Disposable {
-    return this.dataListeners.add(listener);
-  }
-
-  onExit(listener: (info: ExitInfo) => void): Disposable {
-    return this.exitListeners.add(listener);
-  }
-
-  write(data: string | Uint8Array): Promise<void> {
-    return this.writer.write(data);
+  protected send(bytes: Uint8Array): Promise<void> {
+    return this.writer.write(bytes);
   }
 
   get pendingInputBytes(): number {
@@ -172,17 +159,14 @@ export class PtyProcess implements ExecProcess {
     return this.drainChain;
   }
 
-  terminate(): Promise<void> {
-    this.terminated ??= (async () => {
-      await killSessionTree(this.pid, { tag: this.tag });
-      // The exit callback fires once the child is reaped; don't wait forever if it was reaped already.
-      await waitAtMost(this.exitSeenPromise, 1000);
-      this.releaseSlave();
-      this.reader.destroy();
-      this.closeReader();
-      this.lifetime?.ended(this.pid);
-    })();
-    return this.terminated;
+  protected async end(options: { force?: boolean }): Promise<void> {
+    await killSessionTree(this.pid, { tag: this.tag, ...(options.force ? { first: ['SIGKILL'] } : {}) });
+    // The exit callback fires once the child is reaped; don't wait forever if it was reaped already.
+    await waitAtMost(this.exitSeenPromise, 1000);
+    this.releaseSlave();
+    this.reader.destroy();
+    this.closeReader();
+    this.lifetime?.ended(this.pid);
   }
 
   private drainOnce(timeoutMs: number): Promise<void> {
@@ -201,7 +185,7 @@ export class PtyProcess implements ExecProcess {
         if (this.scanner?.done === finish) {
           const rest = this.scanner.scanner.flush();
           this.scanner = undefined;
-          if (rest.length > 0) this.dataListeners.emit(rest);
+          if (rest.length > 0) this.emitData(rest);
         }
         resolve();
       };
@@ -214,12 +198,12 @@ export class PtyProcess implements ExecProcess {
   private onChunk(chunk: Buffer): void {
     const active = this.scanner;
     if (!active) {
-      this.dataListeners.emit(chunk);
+      this.emitData(chunk);
       return;
     }
     const { pass, found } = active.scanner.push(chunk);
     if (found) this.scanner = undefined;
-    if (pass.length > 0) this.dataListeners.emit(pass);
+    if (pass.length > 0) this.emitData(pass);
     if (found) active.done();
   }
 
@@ -227,11 +211,10 @@ export class PtyProcess implements ExecProcess {
     this.exitSeen?.(info);
     this.writer.close(new Error('process has exited'));
     await this.flushOutput();
-    this.exitInfo = info;
     // Keep our slave fd until output is drained; after that a grandchild may still hold the terminal, and the
     // master reads on until it lets go (EIO) or the tree is terminated.
     this.releaseSlave();
-    this.exitListeners.emit(info);
+    this.finish(info);
   }
 
   private releaseSlave(): void {
@@ -253,5 +236,6 @@ export class PtyProcess implements ExecProcess {
     // The master fd goes with the reader: no write may be retried on its number afterwards.
     this.writer.close(new Error('the terminal is closed'));
     this.reader.destroy();
+    this.endOutput();
   }
 }

@@ -15,7 +15,7 @@ import { basename, join } from 'node:path';
 import { PROCESS_TAG_VAR } from '../linux/process-tag.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { makePrivateDir, stateRoot } from '../util/private-dir.js';
-import type { ExecProcess, Executor } from './types.js';
+import type { ExecProcess, ProcessSpawner } from './types.js';
 
 /** The shells a snapshot can stand in for; any other runs as a real login shell. */
 export type SnapshotShell = 'bash' | 'dash' | 'zsh';
@@ -197,7 +197,7 @@ export class ShellSnapshots {
   private readonly capturing = new Set<ExecProcess>();
 
   constructor(
-    private readonly executor: Executor,
+    private readonly executor: ProcessSpawner,
     private readonly timeoutMs = SNAPSHOT_TIMEOUT_MS,
   ) {}
 
@@ -265,8 +265,8 @@ export class ShellSnapshots {
       tty: false,
       ...(request.sandbox ? { sandbox: request.sandbox } : {}),
     };
-    await this.executor.prepare?.(options);
-    const proc: ExecProcess = await this.executor.spawn(options);
+    await this.executor.prepareSpawn?.(options);
+    const proc: ExecProcess = this.executor.spawn(options);
     this.capturing.add(proc);
     proc.onExit(() => this.capturing.delete(proc));
     const chunks: Buffer[] = [];

@@ -78,6 +78,9 @@ export interface ReportedInputWait {
   }): Promise<{ secretPrompt?: boolean } | undefined>;
 }
 
+/** Which stream output came from; a terminal merges both into `stdout`. */
+export type OutputStream = 'stdout' | 'stderr';
+
 export interface ExecProcess {
   /** The session leader's pid on this machine; undefined when it runs elsewhere (an exec-server, a container). */
   readonly pid: number | undefined;
@@ -88,8 +91,13 @@ export interface ExecProcess {
   readonly reportedInputWait?: ReportedInputWait;
   /** Set once the process has exited and every byte it wrote before exiting has been delivered to onData. */
   readonly exitInfo: ExitInfo | undefined;
-  /** Output bytes in arrival order. A chunk may arrive after exit (a grandchild still holding the terminal). */
-  onData(listener: (chunk: Buffer) => void): Disposable;
+  /**
+   * Output bytes in arrival order, each with the stream it came from (a terminal's is `stdout`). A chunk may arrive
+   * after exit (a grandchild still holding the terminal or the pipes).
+   */
+  onData(listener: (chunk: Buffer, stream: OutputStream) => void): Disposable;
+  /** Resolves once no more output can come: every stream at its end, or the process terminated. */
+  readonly outputDone: Promise<void>;
   /** Fires once, after all output written before the exit has gone to onData listeners. */
   onExit(listener: (info: ExitInfo) => void): Disposable;
   /**
@@ -99,9 +107,14 @@ export interface ExecProcess {
   write(data: string | Uint8Array): Promise<void>;
   /** Input bytes written but not yet taken by the terminal (absent: never any). */
   readonly pendingInputBytes?: number;
+  /** Closes stdin (pipes opened with `stdin`): the program reads end-of-file. Absent where it cannot be closed alone. */
+  closeInput?(): void;
   resize(cols: number, rows: number): void;
-  /** Ends the whole process tree (SIGTERM, grace, SIGKILL) and releases every fd. Safe to call twice. */
-  terminate(): Promise<void>;
+  /**
+   * Ends the whole process tree (SIGTERM, grace, SIGKILL; with `force`, SIGKILL at once) and releases every fd.
+   * Safe to call twice: later calls share the first's ending.
+   */
+  terminate(options?: { force?: boolean }): Promise<void>;
   /**
    * Ctrl-C for a process without a terminal: SIGINT to its process group. Absent where the executor cannot signal
    * it (a tty session gets Ctrl-C typed into its terminal instead).
@@ -116,23 +129,80 @@ export interface LifetimeHooks {
   ended(pid: number): void;
 }
 
+/**
+ * What to run, as the caller means it: the command, where in the file tree, which environment, a terminal or pipes,
+ * which sandbox. Each executor builds the process from it its own way (the local one finds the shell, resolves the
+ * directory, builds the environment, takes login snapshots and lays the sandbox; one elsewhere does that on its
+ * side).
+ */
+export interface CommandRequest {
+  /** A command line run by `shell` (`-c`, or `-lc` with `login`), or an argv run as is (argv[0] looked up in PATH). */
+  command: { script: string; shell: string; login: boolean } | { argv: readonly string[] };
+  /** The working directory asked for: absolute, relative to the default, or undefined for the default. */
+  workdir: string | undefined;
+  /** The default directory of commands on this machine (the manager's `cwd`); an executor elsewhere has its own. */
+  defaultWorkdir: string;
+  /** What the caller calls the working directory, in messages (default `workdir`). */
+  workdirName?: string;
+  /** Which variables the program inherits and which are set; the session variables are set too. */
+  env: EnvPolicy;
+  /** true: pseudo-terminal (stdin open, stdout+stderr merged); false: pipes. */
+  tty: boolean;
+  cols?: number;
+  rows?: number;
+  /** Pipes only: keep stdin open for `write` (default false: /dev/null). */
+  stdin?: boolean;
+  /** Run inside this sandbox (absent: unsandboxed). An executor whose programs run in a box of their own may not lay it. */
+  sandbox?: SandboxPolicy;
+  /** A login command line may run through a snapshot of the login profile, taken once (default false). */
+  shellSnapshot?: boolean;
+}
+
+/** A command as its executor started it. */
+export interface StartedCommand {
+  process: ExecProcess;
+  /** The sandbox it runs in, as this executor lays it: undefined when none is (a container is the box). */
+  sandbox: SandboxPolicy | undefined;
+  /** Notes for the model (a login profile that could not be snapshotted). */
+  warnings: string[];
+}
+
+/** Starts processes on this machine from a complete spec: what LocalExecutor and an exec-server build on. */
+export interface ProcessSpawner {
+  /** Throws when the process cannot be started at all. */
+  spawn(options: SpawnOptions): ExecProcess;
+  /** Gets ready to spawn with these options (e.g. starts the sandbox's allowlist proxy); awaited before `spawn`. */
+  prepareSpawn?(options: SpawnOptions): Promise<void>;
+}
+
+/** Where commands run: this machine, an exec-server, a container. Every way of running a command goes through one. */
 export interface Executor {
   /**
-   * Throws (or rejects) when the process cannot be started at all. An executor that answers asynchronously must
-   * keep output that arrives before the first onData listener and hand it to that listener.
+   * What a command asking for `request` would find before it starts, checked without starting it: its working
+   * directory as this executor will resolve it (shown when approval is asked), or a SPAWN_FAILED error when it
+   * cannot start here (no such shell or directory). Absent: the directory as asked, checked only by `start`.
    */
-  spawn(options: SpawnOptions): ExecProcess | Promise<ExecProcess>;
-  /** Gets ready to spawn with these options (e.g. starts the sandbox's allowlist proxy); awaited before `spawn`. */
-  prepare?(options: SpawnOptions): Promise<void>;
+  check?(request: CommandRequest): { cwd: string };
+  /** Gets ready to start `request` (the sandbox's proxy, a login snapshot); awaited before `start`, outside its limit. */
+  prepare?(request: CommandRequest): Promise<void>;
   /**
-   * Whether programs run on this machine (default true): only then does the manager check the shell and the
-   * working directory itself, and build the environment here.
+   * Starts the command; throws (or rejects) when it cannot be started at all. An executor that answers
+   * asynchronously must keep output that arrives before the first onData listener and hand it to that listener.
    */
-  readonly local?: boolean;
-  /** Where programs run, for people and models: `local`, `ws://10.0.0.2:8700`, `docker://web-1`. */
+  start(request: CommandRequest): Promise<StartedCommand>;
+  /**
+   * Whether a command that is an `apply_patch` call is applied here by the manager (the patch applier runs on this
+   * machine, in the sandbox): true for the local executor. Elsewhere it runs as the command it is.
+   */
+  readonly appliesPatches?: boolean;
+  /** Where programs run, for people and models: `local`, `ws://10.0.0.2:8700`, `docker://web-1`. Absent: `local`. */
   readonly location?: string;
-  /** How the sandbox policy is enforced: `bubblewrap` here or on an exec-server, `container` when it is the box. */
-  readonly isolation?: 'bubblewrap' | 'exec-server' | 'container';
-  /** Ends what the executor holds (connections, containers it made); its processes end with it. */
+  /** Ends what the executor holds (connections, containers it made, snapshots); its processes end with it. */
   close?(): Promise<void>;
+}
+
+/** The argv of a command request: the shell with `-c`/`-lc` and the line, or the argv as given. */
+export function commandArgv(command: CommandRequest['command']): string[] {
+  if ('argv' in command) return [...command.argv];
+  return [command.shell, command.login ? '-lc' : '-c', command.script];
 }

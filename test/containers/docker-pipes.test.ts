@@ -41,10 +41,22 @@ describe.skipIf(skip)(title, () => {
     return { exit, text: out.text(), proc };
   }
 
-  it('is an executor elsewhere whose box is the container', () => {
-    expect(executor.local).toBe(false);
-    expect(executor.isolation).toBe('container');
+  it('is an executor elsewhere whose box is the container: it lays no sandbox and applies no patch here', async () => {
+    expect('appliesPatches' in executor).toBe(false);
     expect(executor.location).toMatch(/^docker:\/\/[0-9a-f]{64}$/);
+    const started = await executor.start({
+      command: { script: 'echo in-box', shell: '/bin/sh', login: false },
+      workdir: undefined,
+      defaultWorkdir: '/nowhere-on-this-machine',
+      env: {},
+      tty: false,
+      sandbox: { mode: 'read-only', network: 'off', allowedDomains: [], workspace: '/', writableRoots: [] },
+    });
+    expect(started.sandbox).toBeUndefined();
+    const out: Buffer[] = [];
+    started.process.onData((chunk) => out.push(chunk));
+    await new Promise((resolve) => started.process.onExit(resolve));
+    expect(Buffer.concat(out).toString()).toBe('in-box\n');
   });
 
   it('keeps stdout and stderr in the order they came, and reports the exit code', async () => {

@@ -1,6 +1,16 @@
 // A scriptable stand-in for the process backend: no PTY, no real process. The test decides what a "process"
 // prints, when it exits, whether a write gets through, and how long (and how) terminate() ends it.
-import type { Disposable, ExecProcess, Executor, ExitInfo, SpawnOptions } from '../../src/index.js';
+import type {
+  CommandRequest,
+  Disposable,
+  ExecProcess,
+  Executor,
+  ExitInfo,
+  SpawnOptions,
+  StartedCommand,
+} from '../../src/index.js';
+import { buildEnv } from '../../src/spawn/env.js';
+import { commandArgv } from '../../src/spawn/types.js';
 
 /**
  * Fake pids start above Linux's PID_MAX_LIMIT (2^22), so they name no real process: the manager's exit guard
@@ -50,9 +60,12 @@ export class FakeProcess implements ExecProcess {
   terminateMs: number;
   exitOnTerminate: ExitInfo;
   private readonly pending: PendingWrite[] = [];
-  private readonly dataListeners = new Set<(chunk: Buffer) => void>();
+  private readonly dataListeners = new Set<(chunk: Buffer, stream: 'stdout') => void>();
   private readonly exitListeners = new Set<(info: ExitInfo) => void>();
   private termination: Promise<void> | undefined;
+  /** A fake has no pipes to wait for: its output is done once it has exited. */
+  readonly outputDone: Promise<void>;
+  private outputEnded!: () => void;
 
   constructor(
     readonly spawnOptions: SpawnOptions,
@@ -61,6 +74,7 @@ export class FakeProcess implements ExecProcess {
   ) {
     this.pid = pid;
     this.tty = spawnOptions.tty;
+    this.outputDone = new Promise((resolve) => (this.outputEnded = resolve));
     this.holdWrites = options.holdWrites ?? false;
     this.failWritesOnEnd = options.failWritesOnEnd ?? true;
     this.terminateMs = options.terminateMs ?? 0;
@@ -75,7 +89,7 @@ export class FakeProcess implements ExecProcess {
   /** The program prints `text`. Allowed after exit too (a grandchild may still hold the terminal). */
   print(text: string): void {
     const chunk = Buffer.from(text, 'utf8');
-    for (const listener of [...this.dataListeners]) listener(chunk);
+    for (const listener of [...this.dataListeners]) listener(chunk, 'stdout');
   }
 
   /** The program exits by itself; pending writes fail as they do on a real terminal whose program is gone. */
@@ -85,6 +99,7 @@ export class FakeProcess implements ExecProcess {
     this.exitInfo = { exitCode, ...(signal ? { signal } : {}) };
     const info = this.exitInfo;
     for (const listener of [...this.exitListeners]) listener(info);
+    this.outputEnded();
   }
 
   /** Lets every held write through, and stops holding later ones. */
@@ -96,7 +111,7 @@ export class FakeProcess implements ExecProcess {
     }
   }
 
-  onData(listener: (chunk: Buffer) => void): Disposable {
+  onData(listener: (chunk: Buffer, stream: 'stdout') => void): Disposable {
     this.dataListeners.add(listener);
     return { dispose: () => void this.dataListeners.delete(listener) };
   }
@@ -139,13 +154,31 @@ export class FakeProcess implements ExecProcess {
   }
 }
 
-/** An Executor whose every spawn is a FakeProcess, kept in spawn order for the test to drive. */
+/**
+ * An Executor whose every start is a FakeProcess, kept in start order for the test to drive; it builds the argv and
+ * environment from the request as the local executor does, and keeps each request.
+ */
 export class FakeExecutor implements Executor {
   readonly processes: FakeProcess[] = [];
+  readonly requests: CommandRequest[] = [];
   private nextPid = FIRST_FAKE_PID;
 
   /** `options` apply to every process spawned from now on; each process's fields can still be changed. */
   constructor(public options: FakeProcessOptions = {}) {}
+
+  async start(request: CommandRequest): Promise<StartedCommand> {
+    this.requests.push(request);
+    const process = this.spawn({
+      argv: commandArgv(request.command),
+      cwd: request.workdir ?? request.defaultWorkdir,
+      env: buildEnv(request.env),
+      envPolicy: request.env,
+      tty: request.tty,
+      ...(request.tty ? { cols: request.cols, rows: request.rows } : {}),
+      ...(request.sandbox ? { sandbox: request.sandbox } : {}),
+    });
+    return { process, sandbox: request.sandbox, warnings: [] };
+  }
 
   spawn(options: SpawnOptions): FakeProcess {
     const proc = new FakeProcess(options, this.nextPid++, this.options);

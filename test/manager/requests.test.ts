@@ -165,6 +165,7 @@ describe('shellRequest (the library, camelCase)', () => {
       'timeoutMs',
       'sandboxPermissions',
       'justification',
+      'executor',
     ]);
     expect(shell({ command: ['ls', '-la'] })).toStrictEqual({
       command: ['ls', '-la'],

@@ -144,10 +144,10 @@ describe('snapshot files', () => {
 describe('an executor elsewhere', () => {
   /** A remote executor: the login shell runs on its side, where no snapshot of ours applies. */
   class RemoteExecutor extends FakeExecutor {
-    readonly local = false;
+    readonly location = 'ws://10.0.0.2:8700';
   }
 
-  it('gets the real login command, and no capture runs', async () => {
+  it('gets the login command as asked, the snapshot left to it, and no capture runs here', async () => {
     const executor = new RemoteExecutor();
     const m = manager({ executor, defaultShell: '/bin/bash' });
     const call = m.execCommand({ cmd: 'echo hi', yieldTimeMs: 10_000 });
@@ -156,6 +156,9 @@ describe('an executor elsewhere', () => {
     proc.exit(0);
     expect(await call).toMatchObject({ output: 'hi\n', exitCode: 0, warnings: [] });
     expect(executor.processes.map((p) => p.spawnOptions.argv)).toEqual([['/bin/bash', '-lc', 'echo hi']]);
+    expect(executor.requests).toMatchObject([
+      { command: { script: 'echo hi', shell: '/bin/bash', login: true }, shellSnapshot: true },
+    ]);
   });
 });
 

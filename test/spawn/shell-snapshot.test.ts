@@ -12,7 +12,7 @@ import {
   snapshotText,
   type LoginPlan,
 } from '../../src/spawn/shell-snapshot.js';
-import type { ExecProcess, Executor, SpawnOptions } from '../../src/spawn/types.js';
+import type { ExecProcess, ProcessSpawner, SpawnOptions } from '../../src/spawn/types.js';
 import { findExecutable } from '../../src/util/executable.js';
 import { SNAPSHOT_ROOT, snapshotsContaining, useHomes } from '../helpers/login-profile.js';
 import { PATIENT, killIfAlive, waitUntilGone } from '../helpers/processes.js';
@@ -130,12 +130,12 @@ function observe(output: string): Observed {
 }
 
 /** Local processes, optionally sandboxed; counts the spawns so a test knows how many captures a plan made. */
-class SpyExecutor implements Executor {
+class SpyExecutor implements ProcessSpawner {
   readonly spawned: SpawnOptions[] = [];
   private readonly inner = new LocalExecutor({ watchdog: false });
 
-  prepare(options: SpawnOptions): Promise<void> {
-    return this.inner.prepare(options);
+  prepareSpawn(options: SpawnOptions): Promise<void> {
+    return this.inner.prepareSpawn(options);
   }
 
   spawn(options: SpawnOptions): ExecProcess {
@@ -154,7 +154,7 @@ async function run(
   sandbox?: SandboxPolicy,
 ): Promise<{ output: string; exitCode: number }> {
   const options = { argv, env, cwd, tty: false, ...(sandbox ? { sandbox } : {}) };
-  await local.prepare(options);
+  await local.prepareSpawn(options);
   const proc = local.spawn(options);
   const chunks: Buffer[] = [];
   proc.onData((chunk) => chunks.push(chunk));

@@ -66,10 +66,10 @@ describe('PipeProcess spawn options', () => {
     expect(await collect(proc)).toBe('custom-name\n');
   });
 
-  it('tells stdout from stderr with onStreamData, and resolves outputDone at EOF of both', async () => {
+  it('tells stdout from stderr in onData, and resolves outputDone at EOF of both', async () => {
     const proc = pipes({ argv: ['/bin/sh', '-c', 'echo out; echo err >&2'] });
     const seen: [string, string][] = [];
-    proc.onStreamData((chunk, stream) => seen.push([stream, chunk.toString()]));
+    proc.onData((chunk, stream) => seen.push([stream, chunk.toString()]));
     await proc.outputDone;
     expect(seen.sort()).toEqual([
       ['stderr', 'err\n'],
