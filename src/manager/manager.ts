@@ -60,7 +60,6 @@ import type {
   SessionWatcher,
 } from './types.js';
 
-
 /** What one call asks of the wait-and-answer step. */
 interface Collect {
   /** performance.now() when the call came in. */

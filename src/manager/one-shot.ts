@@ -124,7 +124,10 @@ export async function runToEnd(
     output[stream].push(chunk);
     text?.[stream].write(chunk);
   });
-  const exited = new Promise<'exited'>((resolve) => proc.onExit(() => resolve('exited')));
+  // An executor that answers asynchronously may have seen a short command end before it answered the start.
+  const exited = new Promise<'exited'>((resolve) =>
+    proc.exitInfo ? resolve('exited') : proc.onExit(() => resolve('exited')),
+  );
   if (options.input !== undefined) {
     if (!proc.closeInput) {
       await proc.terminate({ force: true });

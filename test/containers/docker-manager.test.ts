@@ -29,6 +29,20 @@ describe.skipIf(skip)(title, () => {
     expect(reply).toMatchObject({ exitCode: 0, output: 'hi\nin-the-box\n' });
   });
 
+  it('runs the one-shot shell tool in the container too, and a timeout ends what it started there', async () => {
+    const reply = await manager.shell({ command: ['sh', '-c', 'hostname; echo err >&2; exit 3'] });
+    expect(reply).toMatchObject({ exitCode: 3, output: 'in-the-box\nerr\n', timedOut: false });
+    const timedOut = await manager.shell({
+      command: ['sh', '-c', 'sleep 303 & echo "child=$!"; wait'],
+      timeoutMs: 1_000,
+    });
+    expect(timedOut).toMatchObject({ exitCode: 124, timedOut: true });
+    const [, child] = /child=(\d+)/.exec(timedOut.output) ?? [];
+    expect(child).toBeDefined();
+    const probe = await execIn(docker, container, `kill -0 ${child} 2>/dev/null && echo alive || echo gone`);
+    expect(probe.text).toBe('gone\n');
+  });
+
   it('keeps a live session, types into it, and ends it on shutdown', async () => {
     const started = await manager.execCommand({
       cmd: 'sleep 304 & echo "child=$!"; read line; echo "got $line"; wait',

@@ -29,6 +29,7 @@ describe('the MCP server runs sessions on the executors it is given', { timeout:
         'here=local',
         '--sandbox',
         'danger-full-access',
+        ...['exec_command', 'write_stdin', 'list_sessions', 'close_session', 'shell'].flatMap((t) => ['--tool', t]),
       ]),
     );
   }, 30_000);
@@ -66,6 +67,31 @@ describe('the MCP server runs sessions on the executors it is given', { timeout:
     expect(here?.pid).toBeGreaterThan(0);
     expect(listed.content[0]!.text).toContain(`on box (${server.url})`);
     for (const s of [onBox, onHere]) await call('close_session', { session_id: s.structuredContent?.session_id });
+  });
+
+  it('runs the one-shot shell tool on the same executors: the default unless the call names another', async () => {
+    // A command's parent is what started it: the exec-server on `box`, the MCP server itself on `here`.
+    const parent = async (args: Record<string, unknown>) => {
+      const reply = await call('shell', { command: ['sh', '-c', 'echo $PPID; echo err >&2'], ...args });
+      const { output, metadata } = JSON.parse(reply.content[0]!.text) as {
+        output: string;
+        metadata: { exit_code: number };
+      };
+      expect(metadata.exit_code).toBe(0);
+      expect(output).toMatch(/^\d+\nerr\n$/);
+      return Number(output.split('\n')[0]);
+    };
+    expect(await parent({})).toBe(server.pid);
+    const here = await parent({ executor: 'here' });
+    expect(here).not.toBe(server.pid);
+    expect(here).toBeGreaterThan(0);
+    const timedOut = await call('shell', { command: ['sh', '-c', 'echo started; sleep 30'], timeout_ms: 500 });
+    expect(JSON.parse(timedOut.content[0]!.text)).toMatchObject({
+      output: expect.stringMatching(/^command timed out after \d+ milliseconds\nstarted\n$/),
+      metadata: { exit_code: 124 },
+    });
+    const unknown = await call('shell', { command: ['true'], executor: 'mars' });
+    expect(unknown.isError).toBe(true);
   });
 
   it('answers an unknown executor with the names it has', async () => {
