@@ -1,6 +1,6 @@
 // DockerProcess against a fake exec: output handed over in order, the exit after it, writes, resizes, lost exits.
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type Dockerode from 'dockerode';
 import { DockerProcess, type ContainerLink } from '../../src/executors/docker-process.js';
 import type { ExitInfo } from '../../src/spawn/types.js';
@@ -83,18 +83,20 @@ describe('DockerProcess', () => {
     expect(proc.pid).toBeUndefined();
   });
 
-  it('holds the exit until a listener has taken the output that came before it', async () => {
+  it('keeps output that came before any listener for the first one, even after the exit, stream by stream', async () => {
     const { proc, stream } = fakeProcess();
     const exits: ExitInfo[] = [];
     proc.onExit((info) => exits.push(info));
-    stream.end(frame(1, 'all\n'));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(exits).toEqual([]);
+    stream.end(Buffer.concat([frame(1, 'out\n'), frame(2, 'err\n')]));
+    await vi.waitFor(() => expect(exits).toEqual([{ exitCode: 0 }]));
+    expect(proc.exitInfo).toEqual({ exitCode: 0 });
     const seen: string[] = [];
-    proc.onData((chunk) => seen.push(chunk.toString()));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(seen).toEqual(['all\n']);
-    expect(exits).toEqual([{ exitCode: 0 }]);
+    proc.onData((chunk, from) => seen.push(`${from}:${chunk.toString()}`));
+    // Handed over before onData returns: a caller that reads exitInfo next has the whole output already.
+    expect(seen).toEqual(['stdout:out\n', 'stderr:err\n']);
+    const later: string[] = [];
+    proc.onData((chunk) => later.push(chunk.toString()));
+    expect(later).toEqual([]);
   });
 
   it('refuses input on pipes without stdin', async () => {
