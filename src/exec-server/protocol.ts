@@ -76,8 +76,11 @@ export const ERROR_CODES = {
 /** The id a response to an unparsable message carries. */
 export const UNPARSABLE_MESSAGE_ID = -1;
 
-/** Largest message the real server takes (a bigger WebSocket frame closes the connection). */
-export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/**
+ * Largest exec-server message the real server takes (a bigger WebSocket frame closes the connection); our stdio
+ * transport refuses a longer line. Not the MCP stdio limit (MCP_MAX_MESSAGE_BYTES).
+ */
+export const EXEC_SERVER_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 // ---- Method names ------------------------------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 import { TopLevelIdScanner } from '../util/json-id-scanner.js';
-import { MAX_MESSAGE_BYTES, INVALID_REQUEST, UNPARSABLE_MESSAGE_ID } from './protocol.js';
+import { EXEC_SERVER_MAX_MESSAGE_BYTES, INVALID_REQUEST, UNPARSABLE_MESSAGE_ID } from './protocol.js';
 import type { ExecServer } from './server.js';
 
 export interface StdioStreams {
@@ -38,14 +38,14 @@ export function serveStdio(
     pending = [];
   };
   const refuse = (scanner: TopLevelIdScanner) => {
-    const error = { code: INVALID_REQUEST, message: `message refused: over ${MAX_MESSAGE_BYTES} bytes` };
+    const error = { code: INVALID_REQUEST, message: `message refused: over ${EXEC_SERVER_MAX_MESSAGE_BYTES} bytes` };
     // As for any message: a number or a string id is echoed, anything else is unparsable.
     const found = scanner.id;
     const id = typeof found === 'number' || typeof found === 'string' ? found : UNPARSABLE_MESSAGE_ID;
     if (open) output.write(`${JSON.stringify({ error, id })}\n`);
   };
   const line = (piece: Buffer) => {
-    if (!oversized && pendingBytes + piece.length > MAX_MESSAGE_BYTES) startOversized(pending);
+    if (!oversized && pendingBytes + piece.length > EXEC_SERVER_MAX_MESSAGE_BYTES) startOversized(pending);
     if (oversized) {
       oversized.feed(piece);
       refuse(oversized);
@@ -69,7 +69,7 @@ export function serveStdio(
       if (buffer.length === 0) return;
       if (oversized) return oversized.feed(buffer);
       pendingBytes += buffer.length;
-      if (pendingBytes > MAX_MESSAGE_BYTES) startOversized([...pending, buffer]);
+      if (pendingBytes > EXEC_SERVER_MAX_MESSAGE_BYTES) startOversized([...pending, buffer]);
       else pending.push(Buffer.from(buffer));
     });
     const done = () => {

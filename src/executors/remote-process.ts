@@ -11,7 +11,7 @@ import {
 import type { Disposable, ExecProcess, ExitInfo, ReportedInputWait } from '../spawn/types.js';
 import { waitAtMost } from '../util/delay.js';
 import { Listeners } from '../util/listeners.js';
-import type { ExecServerConnection, ProcessSink } from './exec-server-connection.js';
+import type { ExecServerClient, ProcessSink } from './exec-server-client.js';
 
 /** Reported when the program's own exit status is out of reach (its exec-server is gone): as if SIGKILLed. */
 const LOST_EXIT_CODE = 128 + 9;
@@ -52,7 +52,7 @@ export class RemoteProcess implements ExecProcess, ProcessSink {
   private catchingUp: Promise<void> | undefined;
 
   constructor(
-    private readonly connection: ExecServerConnection,
+    private readonly connection: ExecServerClient,
     readonly processId: string,
     readonly tty: boolean,
     private readonly stdinOpen: boolean,

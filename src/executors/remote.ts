@@ -11,10 +11,10 @@ import {
 import { toWireSandbox } from '../exec-server/sandbox-wire.js';
 import { SESSION_ENV } from '../spawn/env.js';
 import type { ExecProcess, Executor, SpawnOptions } from '../spawn/types.js';
-import { ExecServerConnection, type ExecServerConnectionOptions } from './exec-server-connection.js';
+import { ExecServerClient, type ExecServerClientOptions } from './exec-server-client.js';
 import { RemoteProcess } from './remote-process.js';
 
-export type RemoteExecutorOptions = ExecServerConnectionOptions;
+export type RemoteExecutorOptions = ExecServerClientOptions;
 
 /**
  * Runs programs on an exec-server (`unified-exec exec-server`, or Codex's `codex exec-server`) over one WebSocket
@@ -25,13 +25,13 @@ export type RemoteExecutorOptions = ExecServerConnectionOptions;
 export class RemoteExecutor implements Executor {
   readonly local = false;
   readonly isolation = 'exec-server';
-  private readonly connection: ExecServerConnection;
+  private readonly connection: ExecServerClient;
   private readonly live = new Set<RemoteProcess>();
   private readonly prefix = `ue-${process.pid}-${randomBytes(4).toString('hex')}`;
   private started = 0;
 
   constructor(options: RemoteExecutorOptions) {
-    this.connection = new ExecServerConnection(options);
+    this.connection = new ExecServerClient(options);
   }
 
   get location(): string {

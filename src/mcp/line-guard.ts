@@ -6,8 +6,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { TopLevelIdScanner, scanTopLevelId } from '../util/json-id-scanner.js';
 
-/** Longest stdio message taken, in bytes: the SDK's own default. 1 MiB of `chars` escaped as JSON fits. */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** Longest MCP stdio message taken, in bytes: the SDK's own default. 1 MiB of `chars` escaped as JSON fits. */
+export const MCP_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /**
  * A line passes as the message the schema check produced (the SDK's transport delivers the same), or is dropped,
  * with a JSON-RPC error response to send back as one line of JSON unless it was blank.
@@ -78,7 +78,7 @@ export class JsonRpcLineGuard {
 
   constructor(
     private readonly handlers: LineGuardHandlers,
-    private readonly maxMessageBytes = MAX_MESSAGE_BYTES,
+    private readonly maxMessageBytes = MCP_MAX_MESSAGE_BYTES,
   ) {}
 
   /** The next bytes of input: every line they complete is handed on (or answered) before this returns. */
