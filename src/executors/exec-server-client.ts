@@ -4,10 +4,10 @@ import {
   INVALID_REQUEST,
   EXEC_SERVER_MAX_MESSAGE_BYTES,
   METHODS,
-  type InitializeParams,
   type InitializeResult,
   type JsonRpcErrorObject,
 } from '../exec-server/protocol.js';
+import type { InitializeParams } from '../exec-server/schemas.js';
 
 /** What a process registered with the connection is told. */
 export interface ProcessSink {

@@ -8,6 +8,12 @@ import {
   type ProcessReadResult,
   type ProcessWriteResult,
 } from '../exec-server/protocol.js';
+import type {
+  ProcessReadParams,
+  ProcessResizeParams,
+  ProcessTerminateParams,
+  ProcessWriteParams,
+} from '../exec-server/schemas.js';
 import type { Disposable, ExecProcess, ExitInfo, ReportedInputWait } from '../spawn/types.js';
 import { waitAtMost } from '../util/delay.js';
 import { Listeners } from '../util/listeners.js';
@@ -112,7 +118,7 @@ export class RemoteProcess implements ExecProcess, ProcessSink {
       processId: this.processId,
       chunk: bytes.toString('base64'),
       writeId: String(++this.writes),
-    });
+    } satisfies ProcessWriteParams);
     if (result.status === 'accepted') return;
     throw new Error(
       result.status === 'stdinClosed'
@@ -123,7 +129,8 @@ export class RemoteProcess implements ExecProcess, ProcessSink {
 
   resize(cols: number, rows: number): void {
     if (!this.tty || !this.connection.serverInfo?.unifiedExec?.resize || this.exitInfo) return;
-    this.connection.request(METHODS.processResize, { processId: this.processId, cols, rows }).catch(() => undefined);
+    const params = { processId: this.processId, cols, rows } satisfies ProcessResizeParams;
+    this.connection.request(METHODS.processResize, params).catch(() => undefined);
   }
 
   /** Asks the server to end the process tree and waits (a while) for it to report the end. Safe to call twice. */
@@ -132,7 +139,7 @@ export class RemoteProcess implements ExecProcess, ProcessSink {
       if (this.exitInfo) return;
       const ended = new Promise<void>((resolve) => this.exitListeners.add(() => resolve()));
       const asked = this.connection
-        .request(METHODS.processTerminate, { processId: this.processId })
+        .request(METHODS.processTerminate, { processId: this.processId } satisfies ProcessTerminateParams)
         .catch(() => undefined);
       await waitAtMost(Promise.all([asked, ended]), TERMINATE_WAIT_MS);
       // The server did not say it ended (gone, or slow): stop waiting for it here.
@@ -159,7 +166,7 @@ export class RemoteProcess implements ExecProcess, ProcessSink {
           afterSeq: this.lastSeq,
           maxBytes: CATCH_UP_READ_BYTES,
           waitMs: 0,
-        });
+        } satisfies ProcessReadParams);
       } catch (err) {
         // Gone from the server (retention ran out): what it printed meanwhile cannot be had.
         return this.finish({

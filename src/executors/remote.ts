@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
-import {
-  fileUriToPath,
-  METHODS,
-  pathToFileUri,
-  type ExecEnvPolicy,
-  type ProcessStartParams,
-  type ProcessStartResult,
-} from '../exec-server/protocol.js';
+import { fileUriToPath, METHODS, pathToFileUri, type ProcessStartResult } from '../exec-server/protocol.js';
+import type { ExecEnvPolicy, ProcessStartParams } from '../exec-server/schemas.js';
 import { toWireSandbox } from '../exec-server/sandbox-wire.js';
 import { SESSION_ENV } from '../spawn/env.js';
 import type { ExecProcess, Executor, SpawnOptions } from '../spawn/types.js';
