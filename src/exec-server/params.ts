@@ -7,8 +7,20 @@
 
 import { invalidParams } from './rpc-error.js';
 
-/** Turns a JSON value into a T, or throws a -32602 RpcError. */
-export type Check<T> = (value: unknown) => T;
+declare const wireForm: unique symbol;
+
+/**
+ * Turns a JSON value into a T, or throws a -32602 RpcError. `W` is the JSON form a client sends, when it is not T (a
+ * base64 string read as bytes); it exists only in the type, so that each wire shape is written once, as its check,
+ * and both sides take their types from that: Infer<typeof check> for the server, Wire<typeof check> for a client.
+ */
+export type Check<T, W = T> = ((value: unknown) => T) & { readonly [wireForm]?: W };
+
+/** What a check reads a value as. */
+export type Infer<C extends Check<unknown, unknown>> = C extends (value: unknown) => infer T ? T : never;
+
+/** The JSON form a check takes: what a client sends. */
+export type Wire<C extends Check<unknown, unknown>> = C extends { readonly [wireForm]?: infer W } ? W : never;
 
 /** How serde names a JSON value in `invalid type: ...`. */
 function describe(value: unknown): string {
@@ -40,14 +52,14 @@ export const count: Check<number> = (value) => {
   return value;
 };
 
-export function array<T>(item: Check<T>): Check<T[]> {
+export function array<T, W>(item: Check<T, W>): Check<T[], W[]> {
   return (value) => {
     if (!Array.isArray(value)) throw invalidType(value, 'a sequence');
     return value.map(item);
   };
 }
 
-export function record<T>(item: Check<T>): Check<Record<string, T>> {
+export function record<T, W>(item: Check<T, W>): Check<Record<string, T>, Record<string, W>> {
   return (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidType(value, 'a map');
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, item(v)]));
@@ -65,26 +77,53 @@ export function variant<const T extends string>(...names: T[]): Check<T> {
 }
 
 /** Marks a field that may be absent or null (serde's Option): it then reads as undefined. */
-export interface Optional<T> {
-  optional: Check<T>;
+export interface Optional<T, W = T> {
+  optional: Check<T, W>;
 }
 
-export function optional<T>(check: Check<T>): Optional<T> {
+export function optional<T, W>(check: Check<T, W>): Optional<T, W> {
   return { optional: check };
 }
 
 /** Any JSON value, unchecked (fields we take but do not read). */
 export const anything: Check<unknown> = (value) => value;
 
-type Field = Check<unknown> | Optional<unknown>;
-type Parsed<F extends Record<string, Field>> = {
-  [K in keyof F as F[K] extends Optional<unknown> ? never : K]: F[K] extends Check<infer T> ? T : never;
-} & {
-  [K in keyof F as F[K] extends Optional<unknown> ? K : never]?: F[K] extends Optional<infer T> ? T : never;
-};
+/** Any JSON value, taken as it came for code of its own to read (the `sandbox` object); a client sends a W. */
+export function unchecked<W>(): Check<unknown, W> {
+  return (value) => value;
+}
+
+type Field = Check<unknown, unknown> | Optional<unknown, unknown>;
+/** One object type instead of an intersection, for readable types and messages. */
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+type Parsed<F extends Record<string, Field>> = Flat<
+  {
+    [K in keyof F as F[K] extends Optional<unknown, unknown> ? never : K]: F[K] extends Check<unknown, unknown>
+      ? Infer<F[K]>
+      : never;
+  } & {
+    [K in keyof F as F[K] extends Optional<unknown, unknown> ? K : never]?: F[K] extends Optional<infer T, unknown>
+      ? T
+      : never;
+  }
+>;
+
+/** As a client sends it: an optional field may also be null. */
+type WireStruct<F extends Record<string, Field>> = Flat<
+  {
+    [K in keyof F as F[K] extends Optional<unknown, unknown> ? never : K]: F[K] extends Check<unknown, unknown>
+      ? Wire<F[K]>
+      : never;
+  } & {
+    [K in keyof F as F[K] extends Optional<unknown, unknown> ? K : never]?: F[K] extends Optional<unknown, infer W>
+      ? W | null
+      : never;
+  }
+>;
 
 /** A struct named `name` (for the null/absent message) with these fields. */
-export function struct<F extends Record<string, Field>>(name: string, fields: F): Check<Parsed<F>> {
+export function struct<F extends Record<string, Field>>(name: string, fields: F): Check<Parsed<F>, WireStruct<F>> {
   return (value) => {
     if (typeof value !== 'object' || value === null) throw invalidType(value, `struct ${name}`);
     if (Array.isArray(value)) {

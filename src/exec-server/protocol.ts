@@ -1,7 +1,8 @@
 /**
  * The wire contract of Codex's `codex exec-server` (0.169.0, as observed: see EXEC-SERVER.md in codex-reference), plus
  * unified-exec's optional extensions, which a Codex client never sends and ignores when it receives them. Types,
- * constants and tiny pure helpers only: both our server and our client import this file.
+ * constants and tiny pure helpers only: both our server and our client import this file. The params of each method
+ * are not here: they are written once, as the validators in schemas.ts, which their types are derived from.
  *
  * Framing: one JSON-RPC message per WebSocket frame (or per line on stdio). Messages from the server carry no
  * `"jsonrpc"` field; request ids are numbers or strings, echoed as sent. Byte payloads are standard base64.
@@ -76,8 +77,11 @@ export const ERROR_CODES = {
 /** The id a response to an unparsable message carries. */
 export const UNPARSABLE_MESSAGE_ID = -1;
 
-/** Largest message the real server takes (a bigger WebSocket frame closes the connection). */
-export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/**
+ * Largest exec-server message the real server takes (a bigger WebSocket frame closes the connection); our stdio
+ * transport refuses a longer line. Not the MCP stdio limit (MCP_MAX_MESSAGE_BYTES).
+ */
+export const EXEC_SERVER_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 // ---- Method names ------------------------------------------------------------------------------------------------
 
@@ -114,22 +118,6 @@ export const NOTIFICATIONS = {
 } as const;
 
 // ---- Handshake ---------------------------------------------------------------------------------------------------
-
-/** `initialize` params. Unknown fields are ignored. */
-export interface InitializeParams {
-  /** Required; Codex sends `codex-environment`. */
-  clientName: string;
-  /** Re-attach to a detached exec-server session instead of making a new one. */
-  resumeSessionId?: string | null;
-  /** Extension: what a unified-exec client asks for. */
-  unifiedExec?: UnifiedExecInitializeParams;
-}
-
-/** Extension: a unified-exec client's requests at `initialize`. */
-export interface UnifiedExecInitializeParams {
-  /** Send `process/inputWait` notifications on this connection. */
-  inputWait?: boolean;
-}
 
 /** `initialize` result. */
 export interface InitializeResult {
@@ -184,50 +172,6 @@ export interface EnvironmentStatusResult {
 }
 
 // ---- process/start -----------------------------------------------------------------------------------------------
-
-/** How `envPolicy` builds the environment from the server's own. */
-export interface ExecEnvPolicy {
-  inherit: 'all' | 'core' | 'none';
-  /** true keeps the variables that look like credentials. */
-  ignoreDefaultExcludes: boolean;
-  /** Glob patterns of names to drop. */
-  exclude: string[];
-  /** Set over the inherited variables (`env` is laid over these). */
-  set: Record<string, string>;
-  /** When non-empty, only names matching one of these survive. */
-  includeOnly: string[];
-}
-
-/** `process/start` params. Unknown fields are ignored. */
-export interface ProcessStartParams {
-  /** Client-chosen key, unique within the exec-server session (`""` is allowed). */
-  processId: string;
-  /** Non-empty; argv[0] without a slash is searched on the PATH of the child's environment. */
-  argv: string[];
-  /** Working directory, a file:// URI. */
-  cwd: string;
-  /** The child's complete environment, or (with envPolicy) laid over the one the policy builds. */
-  env: Record<string, string>;
-  /** Pseudo-terminal (one `pty` stream) or pipes (`stdout` and `stderr`). */
-  tty: boolean;
-  /** Pipes only: keep stdin open for `process/write` (default: /dev/null). */
-  pipeStdin?: boolean;
-  /** What the program sees as argv[0]; argv[0] is still what is executed. */
-  arg0?: string | null;
-  envPolicy?: ExecEnvPolicy | null;
-  /** Run in the sandbox this describes; null: unsandboxed. */
-  sandbox?: WireSandbox | null;
-  /** Sent by Codex; no effect here. */
-  enforceManagedNetwork?: boolean;
-  /** Sent by Codex; no effect here. */
-  managedNetwork?: unknown;
-  /** Sent by Codex (`threadId`, `toolCallId`); no effect. */
-  metadata?: unknown;
-  /** Extension: terminal width of a tty process (default 80). */
-  cols?: number;
-  /** Extension: terminal height of a tty process (default 24). */
-  rows?: number;
-}
 
 /** What runs the process's sandbox; the values Codex's client accepts. `linuxSeccomp`: the Linux sandbox. */
 export type SandboxType = 'none' | 'macosSeatbelt' | 'linuxSeccomp' | 'windowsRestrictedToken';
@@ -288,17 +232,6 @@ export interface ProcessInputWaitNotification {
 
 // ---- process/read ------------------------------------------------------------------------------------------------
 
-/** `process/read` params; null or absent means the default. */
-export interface ProcessReadParams {
-  processId: string;
-  /** Only chunks with a greater seq (default 0). */
-  afterSeq?: number | null;
-  /** Decoded bytes to return at most, whole chunks, at least one (default unlimited). */
-  maxBytes?: number | null;
-  /** Long poll: wait up to this long for a newer chunk, the exit or the close (default 0). */
-  waitMs?: number | null;
-}
-
 /** One retained output chunk. */
 export interface ReadChunk {
   seq: number;
@@ -327,15 +260,6 @@ export interface ProcessReadResult {
 
 // ---- process/write -----------------------------------------------------------------------------------------------
 
-/** `process/write` params. */
-export interface ProcessWriteParams {
-  processId: string;
-  /** base64; empty is accepted and does nothing (it does not close stdin). */
-  chunk: string;
-  /** Required; a writeId already used on this process is acknowledged and dropped. */
-  writeId: string;
-}
-
 /** How a write went: a result, not an error. */
 export type WriteStatus = 'accepted' | 'unknownProcess' | 'stdinClosed' | 'starting';
 
@@ -346,41 +270,16 @@ export interface ProcessWriteResult {
 
 // ---- process/signal, process/terminate, process/resize -----------------------------------------------------------
 
-/** `process/signal` params; result `{}`, also for unknown or finished processes. */
-export interface ProcessSignalParams {
-  processId: string;
-  /** SIGINT to the process group; the only signal there is. */
-  signal: 'interrupt';
-}
-
-/** `process/terminate` params. */
-export interface ProcessTerminateParams {
-  processId: string;
-}
-
 /** `process/terminate` result: answered at once; the exit follows as notifications. */
 export interface ProcessTerminateResult {
   /** The process was still running. */
   running: boolean;
 }
 
-/** Extension `process/resize` params; result `{}`. */
-export interface ProcessResizeParams {
-  processId: string;
-  cols: number;
-  rows: number;
-}
-
 /** The `{}` result of signal and resize (and of the fs methods that return nothing). */
 export type EmptyResult = Record<string, never>;
 
 // ---- fs/* --------------------------------------------------------------------------------------------------------
-
-/** Every fs method takes file:// URIs and may carry a `sandbox` (ignored by our server). */
-export interface FsPathParams {
-  path: string;
-  sandbox?: WireSandbox | null;
-}
 
 /** `fs/getMetadata` result. */
 export interface FsGetMetadataResult {
@@ -397,16 +296,6 @@ export interface FsReadFileResult {
   dataBase64: string;
 }
 
-/** `fs/writeFile` params; result `{}`. */
-export interface FsWriteFileParams extends FsPathParams {
-  dataBase64: string;
-}
-
-/** `fs/createDirectory` params; result `{}`. */
-export interface FsCreateDirectoryParams extends FsPathParams {
-  recursive?: boolean | null;
-}
-
 /** One entry of `fs/readDirectory`. */
 export interface FsDirectoryEntry {
   fileName: string;
@@ -417,22 +306,6 @@ export interface FsDirectoryEntry {
 /** `fs/readDirectory` result. */
 export interface FsReadDirectoryResult {
   entries: FsDirectoryEntry[];
-}
-
-/** `fs/remove` params; result `{}`. */
-export interface FsRemoveParams extends FsPathParams {
-  recursive?: boolean | null;
-  /** A missing path is not an error. */
-  force?: boolean | null;
-}
-
-/** `fs/copy` params; result `{}`. */
-export interface FsCopyParams {
-  sourcePath: string;
-  destinationPath: string;
-  /** Required true when sourcePath is a directory. */
-  recursive: boolean;
-  sandbox?: WireSandbox | null;
 }
 
 /** `fs/canonicalize` result. */

@@ -34,7 +34,7 @@ import { InputWaitPolicy } from '../input-wait/policy.js';
 import type { ReturnPolicy } from '../input-wait/return-policy.js';
 import { LocalExecutor } from '../spawn/local-executor.js';
 import type { ProcessSpawner } from '../spawn/types.js';
-import { ExecServerConnection, type Transport } from './connection.js';
+import { ClientConnection, type Transport } from './client-connection.js';
 import { environmentInfo } from './environment-info.js';
 import {
   MAX_PROCESSES,
@@ -101,7 +101,7 @@ export class ExecServer implements SessionHost {
   private readonly cwd: string;
   private readonly logLine: (line: string) => void;
   private readonly sessions = new Map<string, ExecServerSession>();
-  private readonly connections = new Set<ExecServerConnection>();
+  private readonly connections = new Set<ClientConnection>();
   private closing: Promise<void> | undefined;
 
   constructor(options: ExecServerOptions = {}) {
@@ -127,7 +127,7 @@ export class ExecServer implements SessionHost {
    * transport ends.
    */
   connect(transport: Transport): { receive(text: string): void; closed(): void } {
-    const connection: ExecServerConnection = new ExecServerConnection(transport, {
+    const connection: ClientConnection = new ClientConnection(transport, {
       openSession: (sink, resumeId) => this.openSession(sink, resumeId),
       environmentInfo: () => this.environmentInfo(),
       version: this.version,

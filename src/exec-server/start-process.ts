@@ -4,10 +4,10 @@ import { buildEnv, resolveProgram } from '../spawn/env.js';
 import type { ExecProcess, ProcessSpawner, SpawnOptions } from '../spawn/types.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/process-core.js';
 import { MAX_TERMINAL_DIMENSION } from './limits.js';
-import type { ExecEnvPolicy, SandboxType } from './protocol.js';
+import type { SandboxType } from './protocol.js';
 import { RpcError, internalError, invalidParams, osErrorMessage } from './rpc-error.js';
 import { fromWireSandbox } from './sandbox-wire.js';
-import type { StartParams } from './schemas.js';
+import type { ExecEnvPolicy, StartParams } from './schemas.js';
 
 /** What a pty child gets when its environment names no shell (as the real server does). */
 const PTY_SHELL = '/bin/bash';

@@ -1,5 +1,5 @@
-import { TopLevelIdScanner } from '../util/json-id-scanner.js';
-import { MAX_MESSAGE_BYTES, INVALID_REQUEST, UNPARSABLE_MESSAGE_ID } from './protocol.js';
+import { JsonLineFramer } from '../util/json-lines.js';
+import { EXEC_SERVER_MAX_MESSAGE_BYTES, INVALID_REQUEST, UNPARSABLE_MESSAGE_ID } from './protocol.js';
 import type { ExecServer } from './server.js';
 
 export interface StdioStreams {
@@ -28,50 +28,26 @@ export function serveStdio(
       open = false;
     },
   });
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  /** Set while the line under way is over the limit: its bytes are only scanned for its id, not kept. */
-  let oversized: TopLevelIdScanner | undefined;
-  const startOversized = (pieces: Buffer[]) => {
-    oversized = new TopLevelIdScanner();
-    for (const piece of pieces) oversized.feed(piece);
-    pending = [];
-  };
-  const refuse = (scanner: TopLevelIdScanner) => {
-    const error = { code: INVALID_REQUEST, message: `message refused: over ${MAX_MESSAGE_BYTES} bytes` };
-    // As for any message: a number or a string id is echoed, anything else is unparsable.
-    const found = scanner.id;
-    const id = typeof found === 'number' || typeof found === 'string' ? found : UNPARSABLE_MESSAGE_ID;
-    if (open) output.write(`${JSON.stringify({ error, id })}\n`);
-  };
-  const line = (piece: Buffer) => {
-    if (!oversized && pendingBytes + piece.length > MAX_MESSAGE_BYTES) startOversized(pending);
-    if (oversized) {
-      oversized.feed(piece);
-      refuse(oversized);
-    } else {
-      const text = Buffer.concat([...pending, piece])
-        .toString('utf8')
-        .replace(/\r$/, '');
-      if (text.trim() !== '') connection.receive(text);
-    }
-    pending = [];
-    pendingBytes = 0;
-    oversized = undefined;
-  };
+  const framer = new JsonLineFramer(
+    {
+      line: (bytes) => {
+        const text = bytes.toString('utf8').replace(/\r$/, '');
+        if (text.trim() !== '') connection.receive(text);
+      },
+      oversized: (found) => {
+        const error = {
+          code: INVALID_REQUEST,
+          message: `message refused: over ${EXEC_SERVER_MAX_MESSAGE_BYTES} bytes`,
+        };
+        // As for any message: a number or a string id is echoed, anything else is unparsable.
+        const id = typeof found === 'number' || typeof found === 'string' ? found : UNPARSABLE_MESSAGE_ID;
+        if (open) output.write(`${JSON.stringify({ error, id })}\n`);
+      },
+    },
+    EXEC_SERVER_MAX_MESSAGE_BYTES,
+  );
   return new Promise<void>((resolve) => {
-    input.on('data', (data: Buffer | string) => {
-      let buffer = typeof data === 'string' ? Buffer.from(data) : data;
-      for (let newline = buffer.indexOf(10); newline >= 0; newline = buffer.indexOf(10)) {
-        line(buffer.subarray(0, newline));
-        buffer = buffer.subarray(newline + 1);
-      }
-      if (buffer.length === 0) return;
-      if (oversized) return oversized.feed(buffer);
-      pendingBytes += buffer.length;
-      if (pendingBytes > MAX_MESSAGE_BYTES) startOversized([...pending, buffer]);
-      else pending.push(Buffer.from(buffer));
-    });
+    input.on('data', (data: Buffer | string) => framer.write(typeof data === 'string' ? Buffer.from(data) : data));
     const done = () => {
       open = false;
       connection.closed();

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { MAX_MESSAGE_BYTES } from './protocol.js';
+import { EXEC_SERVER_MAX_MESSAGE_BYTES } from './protocol.js';
 import type { ExecServer } from './server.js';
 
 export interface WebSocketListenOptions {
@@ -53,7 +53,10 @@ function reject(socket: Duplex, status: number, text: string): void {
 
 /** Serves `server` over WebSocket on host:port: one JSON-RPC message per frame (text, or binary holding JSON). */
 export async function listenWebSocket(server: ExecServer, options: WebSocketListenOptions): Promise<WebSocketListener> {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? MAX_MESSAGE_BYTES });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxPayloadBytes ?? EXEC_SERVER_MAX_MESSAGE_BYTES,
+  });
   const http: Server = createServer((_request, response) => {
     response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
     response.end("Connection header did not include 'upgrade'");

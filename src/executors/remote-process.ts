@@ -8,11 +8,17 @@ import {
   type ProcessReadResult,
   type ProcessWriteResult,
 } from '../exec-server/protocol.js';
+import type {
+  ProcessReadParams,
+  ProcessResizeParams,
+  ProcessTerminateParams,
+  ProcessWriteParams,
+} from '../exec-server/schemas.js';
 import { LOST_EXIT_CODE, ProcessCore } from '../spawn/process-core.js';
 import type { ExecProcess, ExitInfo, ReportedInputWait } from '../spawn/types.js';
 import { waitAtMost } from '../util/delay.js';
 import { Listeners } from '../util/listeners.js';
-import type { ExecServerConnection, ProcessSink } from './exec-server-connection.js';
+import type { ExecServerClient, ProcessSink } from './exec-server-client.js';
 
 /** How long terminate waits for the server to report the end before it lets the process go. */
 const TERMINATE_WAIT_MS = 3_000;
@@ -46,7 +52,7 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
   private catchingUp: Promise<void> | undefined;
 
   constructor(
-    private readonly connection: ExecServerConnection,
+    private readonly connection: ExecServerClient,
     readonly processId: string,
     readonly tty: boolean,
     stdinOpen: boolean,
@@ -91,7 +97,7 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
       processId: this.processId,
       chunk: Buffer.from(bytes).toString('base64'),
       writeId: String(++this.writes),
-    });
+    } satisfies ProcessWriteParams);
     if (result.status === 'accepted') return;
     throw new Error(
       result.status === 'stdinClosed'
@@ -102,7 +108,8 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
 
   resize(cols: number, rows: number): void {
     if (!this.tty || !this.connection.serverInfo?.unifiedExec?.resize || this.exitInfo) return;
-    this.connection.request(METHODS.processResize, { processId: this.processId, cols, rows }).catch(() => undefined);
+    const params = { processId: this.processId, cols, rows } satisfies ProcessResizeParams;
+    this.connection.request(METHODS.processResize, params).catch(() => undefined);
   }
 
   /** Asks the server to end the process tree (it has no forced kill) and waits (a while) for it to report the end. */
@@ -110,7 +117,7 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
     if (this.exitInfo) return;
     const ended = new Promise<void>((resolve) => this.onExit(() => resolve()));
     const asked = this.connection
-      .request(METHODS.processTerminate, { processId: this.processId })
+      .request(METHODS.processTerminate, { processId: this.processId } satisfies ProcessTerminateParams)
       .catch(() => undefined);
     await waitAtMost(Promise.all([asked, ended]), TERMINATE_WAIT_MS);
     // The server did not say it ended (gone, or slow): stop waiting for it here.
@@ -134,7 +141,7 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
           afterSeq: this.lastSeq,
           maxBytes: CATCH_UP_READ_BYTES,
           waitMs: 0,
-        });
+        } satisfies ProcessReadParams);
       } catch (err) {
         // Gone from the server (retention ran out): what it printed meanwhile cannot be had.
         return this.finish({

@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
-import {
-  fileUriToPath,
-  METHODS,
-  pathToFileUri,
-  type ExecEnvPolicy,
-  type ProcessStartParams,
-  type ProcessStartResult,
-} from '../exec-server/protocol.js';
+import { fileUriToPath, METHODS, pathToFileUri, type ProcessStartResult } from '../exec-server/protocol.js';
+import type { ExecEnvPolicy, ProcessStartParams } from '../exec-server/schemas.js';
 import { toWireSandbox } from '../exec-server/sandbox-wire.js';
 import { SESSION_ENV } from '../spawn/env.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/process-core.js';
@@ -19,10 +13,10 @@ import {
   type SpawnOptions,
   type StartedCommand,
 } from '../spawn/types.js';
-import { ExecServerConnection, type ExecServerConnectionOptions } from './exec-server-connection.js';
+import { ExecServerClient, type ExecServerClientOptions } from './exec-server-client.js';
 import { RemoteProcess } from './remote-process.js';
 
-export type RemoteExecutorOptions = ExecServerConnectionOptions;
+export type RemoteExecutorOptions = ExecServerClientOptions;
 
 /**
  * Runs programs on an exec-server (`unified-exec exec-server`, or Codex's `codex exec-server`) over one WebSocket
@@ -31,13 +25,13 @@ export type RemoteExecutorOptions = ExecServerConnectionOptions;
  * server also reports input-wait and takes resizes; with Codex's, live calls answer at their deadline.
  */
 export class RemoteExecutor implements Executor {
-  private readonly connection: ExecServerConnection;
+  private readonly connection: ExecServerClient;
   private readonly live = new Set<RemoteProcess>();
   private readonly prefix = `ue-${process.pid}-${randomBytes(4).toString('hex')}`;
   private started = 0;
 
   constructor(options: RemoteExecutorOptions) {
-    this.connection = new ExecServerConnection(options);
+    this.connection = new ExecServerClient(options);
   }
 
   get location(): string {

@@ -4,10 +4,11 @@ import {
   RequestIdSchema,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TopLevelIdScanner, scanTopLevelId } from '../util/json-id-scanner.js';
+import { scanTopLevelId } from '../util/json-id-scanner.js';
+import { JsonLineFramer } from '../util/json-lines.js';
 
-/** Longest stdio message taken, in bytes: the SDK's own default. 1 MiB of `chars` escaped as JSON fits. */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** Longest MCP stdio message taken, in bytes: the SDK's own default. 1 MiB of `chars` escaped as JSON fits. */
+export const MCP_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /**
  * A line passes as the message the schema check produced (the SDK's transport delivers the same), or is dropped,
  * with a JSON-RPC error response to send back as one line of JSON unless it was blank.
@@ -23,7 +24,7 @@ function errorReply(code: number, message: string, id?: unknown): string {
 
 /**
  * The value of the top-level `"id"` key of a JSON object (or of its first bytes), or undefined when it holds no
- * complete one: see TopLevelIdScanner, which the guard also runs over the whole of an over-long line.
+ * complete one: see TopLevelIdScanner, which the framer also runs over the whole of an over-long line.
  */
 export function findRequestId(text: string): unknown {
   return scanTopLevelId(text);
@@ -71,62 +72,38 @@ export interface LineGuardHandlers {
  * sessions live on.
  */
 export class JsonRpcLineGuard {
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  /** Set once the current line is over the limit: its bytes go through this, to find its id, and are not kept. */
-  private oversized: TopLevelIdScanner | undefined;
+  private readonly framer: JsonLineFramer;
 
   constructor(
     private readonly handlers: LineGuardHandlers,
-    private readonly maxMessageBytes = MAX_MESSAGE_BYTES,
-  ) {}
+    private readonly maxMessageBytes = MCP_MAX_MESSAGE_BYTES,
+  ) {
+    this.framer = new JsonLineFramer(
+      { line: (bytes) => this.line(bytes), oversized: (id) => this.oversized(id) },
+      maxMessageBytes,
+    );
+  }
 
   /** The next bytes of input: every line they complete is handed on (or answered) before this returns. */
   write(chunk: Buffer): void {
-    let start = 0;
-    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
-      this.collect(chunk.subarray(start, newline));
-      this.endLine();
-      start = newline + 1;
-    }
-    if (start < chunk.length) this.collect(chunk.subarray(start));
+    this.framer.write(chunk);
   }
 
-  /**
-   * Bytes of the current line; once over the limit none are kept: they are only scanned for the line's top-level id,
-   * wherever it is (the SDK's client writes `id` after `params`), until its newline.
-   */
-  private collect(part: Buffer): void {
-    if (this.oversized) return this.oversized.feed(part);
-    this.pending.push(part);
-    this.pendingBytes += part.length;
-    if (this.pendingBytes > this.maxMessageBytes) {
-      this.oversized = new TopLevelIdScanner();
-      for (const piece of this.pending) this.oversized.feed(piece);
-      this.pending = [];
-    }
-  }
-
-  private endLine(): void {
-    // A line that came in one chunk (the usual case) is read where it lies, not copied.
-    const line = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
-    const oversized = this.oversized;
-    this.pending = [];
-    this.pendingBytes = 0;
-    this.oversized = undefined;
-    if (oversized) {
-      this.handlers.reply(
-        errorReply(
-          ErrorCode.InvalidRequest,
-          `Message dropped: longer than ${this.maxMessageBytes} bytes; send smaller messages`,
-          oversized.id,
-        ),
-      );
-      return;
-    }
+  private line(bytes: Buffer): void {
     // Invalid UTF-8 becomes U+FFFD, as it did in the SDK's transport.
-    const verdict = checkLine(line.toString('utf8'));
+    const verdict = checkLine(bytes.toString('utf8'));
     if (verdict.pass) this.handlers.message(verdict.message);
     else if (verdict.reply) this.handlers.reply(verdict.reply);
+  }
+
+  /** An over-long line, skipped: answered with its id (the SDK's client writes `id` after `params`) when valid. */
+  private oversized(id: unknown): void {
+    this.handlers.reply(
+      errorReply(
+        ErrorCode.InvalidRequest,
+        `Message dropped: longer than ${this.maxMessageBytes} bytes; send smaller messages`,
+        id,
+      ),
+    );
   }
 }

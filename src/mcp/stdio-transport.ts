@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { JsonRpcLineGuard, MAX_MESSAGE_BYTES } from './line-guard.js';
+import { JsonRpcLineGuard, MCP_MAX_MESSAGE_BYTES } from './line-guard.js';
 
 /**
  * MCP over a byte stream each way, one JSON-RPC message per line, as the SDK's StdioServerTransport does it, with the
@@ -21,7 +21,7 @@ export class StdioLineTransport implements Transport {
   constructor(
     private readonly input: Readable,
     private readonly output: Writable,
-    maxMessageBytes = MAX_MESSAGE_BYTES,
+    maxMessageBytes = MCP_MAX_MESSAGE_BYTES,
   ) {
     this.guard = new JsonRpcLineGuard(
       {

@@ -1,9 +1,18 @@
 // The pure pieces under the server: file URIs, strict base64, the serde-style params validator, the chunk log.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { decodeBase64Strict } from '../../src/exec-server/base64.js';
 import { ChunkLog } from '../../src/exec-server/chunk-log.js';
-import { fileUriToPath, pathToFileUri } from '../../src/exec-server/protocol.js';
-import { readParams, signalParams, startParams, writeParams } from '../../src/exec-server/schemas.js';
+import { fileUriToPath, pathToFileUri, type WireSandbox } from '../../src/exec-server/protocol.js';
+import {
+  readParams,
+  signalParams,
+  startParams,
+  writeParams,
+  type InitializeParams,
+  type ProcessStartParams,
+  type ProcessWriteParams,
+  type StartParams,
+} from '../../src/exec-server/schemas.js';
 import { osErrorMessage } from '../../src/exec-server/rpc-error.js';
 
 const paramsError = (fn: () => unknown) => {
@@ -73,6 +82,24 @@ describe('params validation', () => {
     expect(readParams({ processId: 'p', afterSeq: null, maxBytes: null })).toEqual({ processId: 'p' });
     expect(startParams({ ...start, arg0: null, extra: 1 })).toMatchObject({ cwd: '/tmp', processId: 'p' });
     expect(writeParams({ processId: 'p', chunk: 'aGk=', writeId: '1' }).chunk.toString()).toBe('hi');
+  });
+
+  it("types what a client sends by each validator's JSON form, and what the server reads by its output", () => {
+    const sent: ProcessWriteParams = { processId: 'p', chunk: 'aGk=', writeId: '1' };
+    const read = writeParams(sent);
+    expect(read.chunk.toString()).toBe('hi');
+    // Checked by the compiler: a change to a validator changes these types with it.
+    expectTypeOf(sent.chunk).toEqualTypeOf<string>();
+    expectTypeOf(read.chunk).toEqualTypeOf<Buffer>();
+    expectTypeOf<ProcessStartParams['sandbox']>().toEqualTypeOf<WireSandbox | null | undefined>();
+    expectTypeOf<StartParams['sandbox']>().toEqualTypeOf<unknown>();
+    expectTypeOf<ProcessStartParams['arg0']>().toEqualTypeOf<string | null | undefined>();
+    expectTypeOf<StartParams['arg0']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<InitializeParams>().toEqualTypeOf<{
+      clientName: string;
+      resumeSessionId?: string | null;
+      unifiedExec?: { inputWait?: boolean | null } | null;
+    }>();
   });
 });
 

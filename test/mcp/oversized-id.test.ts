@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_BYTES } from '../../src/mcp/line-guard.js';
+import { MCP_MAX_MESSAGE_BYTES } from '../../src/mcp/line-guard.js';
 import { RawStdioServer } from '../reliability/raw-stdio.js';
 import { mcpTransport, unsandboxed } from './cli-process.js';
 
@@ -25,7 +25,7 @@ describe('an oversized message to the MCP stdio server', () => {
       method: 'tools/call',
       params: { name: 'exec_command', arguments: { cmd: `echo ${'x'.repeat(OVERSIZED_BYTES)}`, login: false } },
     });
-    expect(line.length).toBeGreaterThan(MAX_MESSAGE_BYTES);
+    expect(line.length).toBeGreaterThan(MCP_MAX_MESSAGE_BYTES);
     const reply = await server.exchange(line);
     expect(reply).toMatchObject({ id: 17, error: { code: -32600, message: expect.stringMatching(/longer than/) } });
   });
@@ -49,7 +49,7 @@ describe('an oversized message to the MCP stdio server', () => {
     };
     const line = JSON.stringify({ jsonrpc: '2.0', method: 'tools/call', params, id });
     expect(line.indexOf('"id":')).toBeLessThan(200);
-    expect(line.lastIndexOf(`"id":${JSON.stringify(id)}`)).toBeGreaterThan(MAX_MESSAGE_BYTES);
+    expect(line.lastIndexOf(`"id":${JSON.stringify(id)}`)).toBeGreaterThan(MCP_MAX_MESSAGE_BYTES);
     const reply = await server.exchange(line);
     expect(reply).toMatchObject({ id, error: { code: -32600, message: expect.stringMatching(/longer than/) } });
   });

@@ -41,12 +41,12 @@ export interface ConnectionHost {
 type Phase = 'new' | 'initializing' | 'initialized' | 'ready';
 
 /**
- * One client connection: parses messages, gates methods on the handshake, runs requests concurrently (a long poll
+ * The server's side of one client's connection: parses messages, gates methods on the handshake, runs requests concurrently (a long poll
  * holds up nothing), and carries its session's notifications while attached. A bad message never ends it: an
  * unparsable one gets a -32600 with id -1, an unexpected notification or a response-shaped message is logged and
  * ignored.
  */
-export class ExecServerConnection implements SessionSink {
+export class ClientConnection implements SessionSink {
   private phase: Phase = 'new';
   private session: ExecServerSession | undefined;
   private closedAlready = false;

@@ -2,12 +2,12 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import {
   INVALID_REQUEST,
-  MAX_MESSAGE_BYTES,
+  EXEC_SERVER_MAX_MESSAGE_BYTES,
   METHODS,
-  type InitializeParams,
   type InitializeResult,
   type JsonRpcErrorObject,
 } from '../exec-server/protocol.js';
+import type { InitializeParams } from '../exec-server/schemas.js';
 
 /** What a process registered with the connection is told. */
 export interface ProcessSink {
@@ -19,7 +19,7 @@ export interface ProcessSink {
   lost(reason: string): void;
 }
 
-export interface ExecServerConnectionOptions {
+export interface ExecServerClientOptions {
   url: string;
   /** Bearer token for a server started with one. */
   token?: string;
@@ -56,13 +56,13 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 const MAX_BACKOFF_MS = 2_000;
 
 /**
- * One client connection to an exec-server (ours or Codex's), shared by every process an executor runs there. It
+ * Our client of one exec-server (ours or Codex's): one connection at a time, shared by every process an executor runs there. It
  * connects on first use and initializes; when the connection drops (a server restart, a cut link noticed by a missed
  * ping) it reconnects and resumes the same exec-server session, re-sends what had no answer (writes carry a
  * writeId, so a resent write is not typed twice) and lets each process read what it missed from its last seq. A
  * server that stays unreachable for `giveUpAfterMs` loses its processes, each told why.
  */
-export class ExecServerConnection {
+export class ExecServerClient {
   private socket: WebSocket | undefined;
   private opening: Promise<void> | undefined;
   private info: InitializeResult | undefined;
@@ -79,7 +79,7 @@ export class ExecServerConnection {
   private readonly pingIntervalMs: number;
   private readonly connectTimeoutMs: number;
 
-  constructor(private readonly options: ExecServerConnectionOptions) {
+  constructor(private readonly options: ExecServerClientOptions) {
     this.giveUpAfterMs = options.giveUpAfterMs ?? DEFAULT_GIVE_UP_MS;
     this.pingIntervalMs = options.pingIntervalMs ?? DEFAULT_PING_MS;
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -156,7 +156,7 @@ export class ExecServerConnection {
     const socket = new WebSocket(this.url, {
       ...(headers ? { headers } : {}),
       handshakeTimeout: this.connectTimeoutMs,
-      maxPayload: MAX_MESSAGE_BYTES,
+      maxPayload: EXEC_SERVER_MAX_MESSAGE_BYTES,
       perMessageDeflate: false,
     });
     await new Promise<void>((resolve, reject) => {
