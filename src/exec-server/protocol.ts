@@ -14,41 +14,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /** A request id as the client sent it: the server echoes it unchanged (`-1` answers a message it could not parse). */
 export type RequestId = number | string;
 
-/** A call that expects a response. */
-export interface JsonRpcRequest<P = unknown> {
-  jsonrpc?: '2.0';
-  id: RequestId;
-  method: string;
-  params?: P;
-}
-
-/** A message without an id: no response. */
-export interface JsonRpcNotification<P = unknown> {
-  jsonrpc?: '2.0';
-  method: string;
-  params?: P;
-}
-
 /** The `error` member of a failed response. */
 export interface JsonRpcErrorObject {
   code: number;
   message: string;
   data?: unknown;
 }
-
-/** A successful response. */
-export interface JsonRpcSuccess<R = unknown> {
-  id: RequestId;
-  result: R;
-}
-
-/** A failed response. */
-export interface JsonRpcFailure {
-  id: RequestId;
-  error: JsonRpcErrorObject;
-}
-
-export type JsonRpcResponse<R = unknown> = JsonRpcSuccess<R> | JsonRpcFailure;
 
 /** Not initialized, unknown process or session id, duplicate process id, unparsable frame, over a limit. */
 export const INVALID_REQUEST = -32600;
@@ -62,16 +33,6 @@ export const INTERNAL_ERROR = -32603;
 export const NOT_FOUND = -32004;
 /** `resumeSessionId` names a session attached to another live connection. */
 export const SESSION_ATTACHED = -32010;
-
-/** Every error code in one place, by name. */
-export const ERROR_CODES = {
-  invalidRequest: INVALID_REQUEST,
-  methodNotFound: METHOD_NOT_FOUND,
-  invalidParams: INVALID_PARAMS,
-  internalError: INTERNAL_ERROR,
-  notFound: NOT_FOUND,
-  sessionAttached: SESSION_ATTACHED,
-} as const;
 
 /** The id a response to an unparsable message carries. */
 export const UNPARSABLE_MESSAGE_ID = -1;
@@ -126,7 +87,7 @@ export interface InitializeParams {
 }
 
 /** Extension: a unified-exec client's requests at `initialize`. */
-export interface UnifiedExecInitializeParams {
+interface UnifiedExecInitializeParams {
   /** Send `process/inputWait` notifications on this connection. */
   inputWait?: boolean;
 }
@@ -141,7 +102,7 @@ export interface InitializeResult {
 }
 
 /** Extension: what a unified-exec server offers, in every `initialize` result. */
-export interface UnifiedExecServerInfo {
+interface UnifiedExecServerInfo {
   /** The server's package version. */
   version: string;
   /** It sends `process/inputWait` to clients that ask. */
@@ -151,7 +112,7 @@ export interface UnifiedExecServerInfo {
 }
 
 /** The shell the environment uses. */
-export interface ShellInfo {
+interface ShellInfo {
   /** `bash`, `zsh`, `sh`, ... */
   name: string;
   /** Executable path or command name (not a URI). */
@@ -176,11 +137,6 @@ export interface EnvironmentInfo {
   tempDir?: string;
   /** Feature flags; Codex calls `fs/watchMissing` and `environmentConfig/read` only when they say so. */
   capabilities?: Record<string, boolean>;
-}
-
-/** `environment/status` result. */
-export interface EnvironmentStatusResult {
-  status: 'ready';
 }
 
 // ---- process/start -----------------------------------------------------------------------------------------------
@@ -288,19 +244,8 @@ export interface ProcessInputWaitNotification {
 
 // ---- process/read ------------------------------------------------------------------------------------------------
 
-/** `process/read` params; null or absent means the default. */
-export interface ProcessReadParams {
-  processId: string;
-  /** Only chunks with a greater seq (default 0). */
-  afterSeq?: number | null;
-  /** Decoded bytes to return at most, whole chunks, at least one (default unlimited). */
-  maxBytes?: number | null;
-  /** Long poll: wait up to this long for a newer chunk, the exit or the close (default 0). */
-  waitMs?: number | null;
-}
-
 /** One retained output chunk. */
-export interface ReadChunk {
+interface ReadChunk {
   seq: number;
   stream: OutputStream;
   /** base64 of the raw bytes. */
@@ -327,15 +272,6 @@ export interface ProcessReadResult {
 
 // ---- process/write -----------------------------------------------------------------------------------------------
 
-/** `process/write` params. */
-export interface ProcessWriteParams {
-  processId: string;
-  /** base64; empty is accepted and does nothing (it does not close stdin). */
-  chunk: string;
-  /** Required; a writeId already used on this process is acknowledged and dropped. */
-  writeId: string;
-}
-
 /** How a write went: a result, not an error. */
 export type WriteStatus = 'accepted' | 'unknownProcess' | 'stdinClosed' | 'starting';
 
@@ -346,41 +282,10 @@ export interface ProcessWriteResult {
 
 // ---- process/signal, process/terminate, process/resize -----------------------------------------------------------
 
-/** `process/signal` params; result `{}`, also for unknown or finished processes. */
-export interface ProcessSignalParams {
-  processId: string;
-  /** SIGINT to the process group; the only signal there is. */
-  signal: 'interrupt';
-}
-
-/** `process/terminate` params. */
-export interface ProcessTerminateParams {
-  processId: string;
-}
-
-/** `process/terminate` result: answered at once; the exit follows as notifications. */
-export interface ProcessTerminateResult {
-  /** The process was still running. */
-  running: boolean;
-}
-
-/** Extension `process/resize` params; result `{}`. */
-export interface ProcessResizeParams {
-  processId: string;
-  cols: number;
-  rows: number;
-}
-
 /** The `{}` result of signal and resize (and of the fs methods that return nothing). */
 export type EmptyResult = Record<string, never>;
 
 // ---- fs/* --------------------------------------------------------------------------------------------------------
-
-/** Every fs method takes file:// URIs and may carry a `sandbox` (ignored by our server). */
-export interface FsPathParams {
-  path: string;
-  sandbox?: WireSandbox | null;
-}
 
 /** `fs/getMetadata` result. */
 export interface FsGetMetadataResult {
@@ -397,18 +302,8 @@ export interface FsReadFileResult {
   dataBase64: string;
 }
 
-/** `fs/writeFile` params; result `{}`. */
-export interface FsWriteFileParams extends FsPathParams {
-  dataBase64: string;
-}
-
-/** `fs/createDirectory` params; result `{}`. */
-export interface FsCreateDirectoryParams extends FsPathParams {
-  recursive?: boolean | null;
-}
-
 /** One entry of `fs/readDirectory`. */
-export interface FsDirectoryEntry {
+interface FsDirectoryEntry {
   fileName: string;
   isDirectory: boolean;
   isFile: boolean;
@@ -417,22 +312,6 @@ export interface FsDirectoryEntry {
 /** `fs/readDirectory` result. */
 export interface FsReadDirectoryResult {
   entries: FsDirectoryEntry[];
-}
-
-/** `fs/remove` params; result `{}`. */
-export interface FsRemoveParams extends FsPathParams {
-  recursive?: boolean | null;
-  /** A missing path is not an error. */
-  force?: boolean | null;
-}
-
-/** `fs/copy` params; result `{}`. */
-export interface FsCopyParams {
-  sourcePath: string;
-  destinationPath: string;
-  /** Required true when sourcePath is a directory. */
-  recursive: boolean;
-  sandbox?: WireSandbox | null;
 }
 
 /** `fs/canonicalize` result. */
@@ -444,7 +323,7 @@ export interface FsCanonicalizeResult {
 // ---- The sandbox object (EXEC-SERVER.md section 13) --------------------------------------------------------------
 
 /** A path with a meaning the sandbox resolves itself. */
-export type WireSpecialPath =
+type WireSpecialPath =
   | { kind: 'root' }
   | { kind: 'minimal' }
   | { kind: 'project_roots'; subpath?: string | null }
@@ -453,7 +332,7 @@ export type WireSpecialPath =
   | { kind: 'unknown'; path: string; subpath?: string | null };
 
 /** What an entry names: a special path, an absolute path, or a glob. */
-export type WireFileSystemPath =
+type WireFileSystemPath =
   | { type: 'special'; value: WireSpecialPath }
   | { type: 'path'; path: string }
   | { type: 'glob_pattern'; pattern: string };
@@ -467,11 +346,11 @@ export interface WireFileSystemEntry {
 }
 
 /** The file system part of a sandbox. */
-export type WireFileSystemPolicy =
+type WireFileSystemPolicy =
   { type: 'restricted'; entries: WireFileSystemEntry[] } | { type: 'unrestricted' } | { type: 'external-sandbox' };
 
 /** What the sandbox allows. */
-export interface WirePermissions {
+interface WirePermissions {
   type: 'managed' | 'disabled' | 'external';
   file_system?: WireFileSystemPolicy;
   network?: 'restricted' | 'enabled';
