@@ -39,7 +39,7 @@ const KEEPALIVE = ['/bin/sh', '-c', 'while sleep 3600; do :; done'];
  * Podman's service and a running container of the test image; `{ skipped }` with Podman's reason when it cannot
  * run here. Returns the executor for `docker://<id>`, which the caller's manager uses and cleanup closes.
  */
-export async function startContainer() {
+async function startContainer() {
   const podman = await importTestModule('test/containers/podman.ts');
   const service = await podman.startPodman();
   if (!service.available) return { skipped: `podman cannot run here: ${service.reason}` };

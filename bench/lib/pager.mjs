@@ -14,7 +14,7 @@ const LINES = 20_000;
 const TEXT_ROWS = 23;
 
 /** The terminal the pager is told it runs in (what `screen: true` on exec_command sets). */
-export const PAGER_TERM = 'xterm-256color';
+const PAGER_TERM = 'xterm-256color';
 
 /** A fresh file of LINES lines `line 1`, `line 2`, … in a folder under /var/tmp that cleanupAll removes. */
 export function pagerFile() {
@@ -28,7 +28,7 @@ export function pagerFile() {
 export const pagerCommand = (file, { exec = false } = {}) => `TERM=${PAGER_TERM} ${exec ? 'exec ' : ''}less ${file}`;
 
 /** The last line of text on screen after `presses` presses of `j`. */
-export const lastLineAfter = (presses) => `line ${presses + TEXT_ROWS}`;
+const lastLineAfter = (presses) => `line ${presses + TEXT_ROWS}`;
 
 /** Raw terminal output that ends with less's first screen: line 23, then its prompt (the file name). */
 // eslint-disable-next-line no-control-regex -- a full-screen program's output is escape sequences

@@ -212,7 +212,7 @@ function configKeys(table: z.ZodObject): string {
 }
 
 /** Options every command takes beside the manager's settings. */
-export const sessionCliSchema = z.strictObject({
+const sessionCliSchema = z.strictObject({
   config: z
     .string(expected('a file name'))
     .min(1, expected('a file name'))

@@ -9,7 +9,7 @@ import { noAuthWarning, resolveTokenAuth, type TokenAuth } from './token-auth.js
 import { UsageError } from './usage-error.js';
 
 /** Where an exec-server token comes from when no --token-file is given. */
-export const EXEC_SERVER_TOKEN_ENV = 'UNIFIED_EXEC_EXEC_SERVER_TOKEN';
+const EXEC_SERVER_TOKEN_ENV = 'UNIFIED_EXEC_EXEC_SERVER_TOKEN';
 export const DEFAULT_LISTEN = 'ws://127.0.0.1:0';
 
 export type ListenTarget = { kind: 'stdio' } | { kind: 'ws'; host: string; port: number };

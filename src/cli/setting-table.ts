@@ -10,7 +10,7 @@ import type { SettingMeta } from '../manager/settings.js';
 export type FlagMeta = SettingMeta & { envVar?: string };
 
 /** What a leaf's value is: decides its parseArgs type, how its text converts and how a file and flags combine. */
-export type SettingKind = 'boolean' | 'number' | 'string' | 'list' | 'map' | 'other';
+type SettingKind = 'boolean' | 'number' | 'string' | 'list' | 'map' | 'other';
 
 export interface SettingLeaf {
   /** Keys from the table's root, e.g. ['env', 'inherit']. */

@@ -20,7 +20,7 @@ import type { ExecServerSession } from './session.js';
 import { terminalSize } from './start-process.js';
 
 /** What a method runs against. */
-export interface MethodContext {
+interface MethodContext {
   session: ExecServerSession;
   environmentInfo(): EnvironmentInfo;
 }

@@ -15,41 +15,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /** A request id as the client sent it: the server echoes it unchanged (`-1` answers a message it could not parse). */
 export type RequestId = number | string;
 
-/** A call that expects a response. */
-export interface JsonRpcRequest<P = unknown> {
-  jsonrpc?: '2.0';
-  id: RequestId;
-  method: string;
-  params?: P;
-}
-
-/** A message without an id: no response. */
-export interface JsonRpcNotification<P = unknown> {
-  jsonrpc?: '2.0';
-  method: string;
-  params?: P;
-}
-
 /** The `error` member of a failed response. */
 export interface JsonRpcErrorObject {
   code: number;
   message: string;
   data?: unknown;
 }
-
-/** A successful response. */
-export interface JsonRpcSuccess<R = unknown> {
-  id: RequestId;
-  result: R;
-}
-
-/** A failed response. */
-export interface JsonRpcFailure {
-  id: RequestId;
-  error: JsonRpcErrorObject;
-}
-
-export type JsonRpcResponse<R = unknown> = JsonRpcSuccess<R> | JsonRpcFailure;
 
 /** Not initialized, unknown process or session id, duplicate process id, unparsable frame, over a limit. */
 export const INVALID_REQUEST = -32600;
@@ -63,16 +34,6 @@ export const INTERNAL_ERROR = -32603;
 export const NOT_FOUND = -32004;
 /** `resumeSessionId` names a session attached to another live connection. */
 export const SESSION_ATTACHED = -32010;
-
-/** Every error code in one place, by name. */
-export const ERROR_CODES = {
-  invalidRequest: INVALID_REQUEST,
-  methodNotFound: METHOD_NOT_FOUND,
-  invalidParams: INVALID_PARAMS,
-  internalError: INTERNAL_ERROR,
-  notFound: NOT_FOUND,
-  sessionAttached: SESSION_ATTACHED,
-} as const;
 
 /** The id a response to an unparsable message carries. */
 export const UNPARSABLE_MESSAGE_ID = -1;
@@ -129,7 +90,7 @@ export interface InitializeResult {
 }
 
 /** Extension: what a unified-exec server offers, in every `initialize` result. */
-export interface UnifiedExecServerInfo {
+interface UnifiedExecServerInfo {
   /** The server's package version. */
   version: string;
   /** It sends `process/inputWait` to clients that ask. */
@@ -139,7 +100,7 @@ export interface UnifiedExecServerInfo {
 }
 
 /** The shell the environment uses. */
-export interface ShellInfo {
+interface ShellInfo {
   /** `bash`, `zsh`, `sh`, ... */
   name: string;
   /** Executable path or command name (not a URI). */
@@ -164,11 +125,6 @@ export interface EnvironmentInfo {
   tempDir?: string;
   /** Feature flags; Codex calls `fs/watchMissing` and `environmentConfig/read` only when they say so. */
   capabilities?: Record<string, boolean>;
-}
-
-/** `environment/status` result. */
-export interface EnvironmentStatusResult {
-  status: 'ready';
 }
 
 // ---- process/start -----------------------------------------------------------------------------------------------
@@ -233,7 +189,7 @@ export interface ProcessInputWaitNotification {
 // ---- process/read ------------------------------------------------------------------------------------------------
 
 /** One retained output chunk. */
-export interface ReadChunk {
+interface ReadChunk {
   seq: number;
   stream: OutputStream;
   /** base64 of the raw bytes. */
@@ -297,7 +253,7 @@ export interface FsReadFileResult {
 }
 
 /** One entry of `fs/readDirectory`. */
-export interface FsDirectoryEntry {
+interface FsDirectoryEntry {
   fileName: string;
   isDirectory: boolean;
   isFile: boolean;
@@ -317,7 +273,7 @@ export interface FsCanonicalizeResult {
 // ---- The sandbox object (EXEC-SERVER.md section 13) --------------------------------------------------------------
 
 /** A path with a meaning the sandbox resolves itself. */
-export type WireSpecialPath =
+type WireSpecialPath =
   | { kind: 'root' }
   | { kind: 'minimal' }
   | { kind: 'project_roots'; subpath?: string | null }
@@ -326,7 +282,7 @@ export type WireSpecialPath =
   | { kind: 'unknown'; path: string; subpath?: string | null };
 
 /** What an entry names: a special path, an absolute path, or a glob. */
-export type WireFileSystemPath =
+type WireFileSystemPath =
   | { type: 'special'; value: WireSpecialPath }
   | { type: 'path'; path: string }
   | { type: 'glob_pattern'; pattern: string };
@@ -340,11 +296,11 @@ export interface WireFileSystemEntry {
 }
 
 /** The file system part of a sandbox. */
-export type WireFileSystemPolicy =
+type WireFileSystemPolicy =
   { type: 'restricted'; entries: WireFileSystemEntry[] } | { type: 'unrestricted' } | { type: 'external-sandbox' };
 
 /** What the sandbox allows. */
-export interface WirePermissions {
+interface WirePermissions {
   type: 'managed' | 'disabled' | 'external';
   file_system?: WireFileSystemPolicy;
   network?: 'restricted' | 'enabled';

@@ -17,7 +17,7 @@ const PTY_SHELL = '/bin/bash';
  * buildEnv does (credential-like names dropped unless `ignoreDefaultExcludes`), then `set`, then `env` on top. Our
  * session variables (NO_COLOR, TERM=dumb, ...) are not added: a Codex client sends its own in `env`.
  */
-export function wireEnv(
+function wireEnv(
   env: Readonly<Record<string, string>>,
   policy: ExecEnvPolicy | undefined,
   serverEnv: Readonly<Record<string, string | undefined>>,

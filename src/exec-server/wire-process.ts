@@ -27,7 +27,7 @@ import {
 import { internalError, invalidParams } from './rpc-error.js';
 
 /** A notification about one process, for the session to pass to its connection. */
-export type WireEvent =
+type WireEvent =
   | { method: typeof NOTIFICATIONS.processOutput; params: ProcessOutputNotification }
   | { method: typeof NOTIFICATIONS.processExited; params: ProcessExitedNotification }
   | { method: typeof NOTIFICATIONS.processClosed; params: ProcessClosedNotification }

@@ -30,7 +30,7 @@ function sameToken(given: string, expected: string): boolean {
 }
 
 /** Why the handshake is refused, in the real server's words, or undefined to let it in. */
-export function refusal(
+function refusal(
   headers: IncomingMessage['headers'],
   token: string | undefined,
 ): { status: number; text: string } | undefined {

@@ -4,7 +4,7 @@
  */
 
 /** An error from dockerode: an HTTP status from the engine, or a socket error code when it could not be reached. */
-export interface EngineError {
+interface EngineError {
   statusCode?: number;
   code?: string;
   message?: string;

@@ -32,7 +32,7 @@ export interface ExecServerClientOptions {
 }
 
 /** A JSON-RPC error answered by the server. */
-export class ExecServerError extends Error {
+class ExecServerError extends Error {
   constructor(
     readonly code: number,
     message: string,

@@ -10,7 +10,7 @@ export type ExecutorUrl =
   | { kind: 'docker'; container: string; socketPath?: string }
   | { kind: 'docker-image'; image: string; socketPath?: string };
 
-export const EXECUTOR_URL_FORMS = 'local, ws://HOST:PORT, docker://CONTAINER or docker-image://IMAGE';
+const EXECUTOR_URL_FORMS = 'local, ws://HOST:PORT, docker://CONTAINER or docker-image://IMAGE';
 
 /** An executor's name: what `exec_command`'s `executor` argument and `list_sessions` say. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

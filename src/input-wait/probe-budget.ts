@@ -4,7 +4,7 @@
  * session never waits; a thousand starting or flooding sessions take turns, 4 probes a turn (≤ ~1 ms of /proc
  * reads between two looks at I/O), instead of each probing on every turn.
  */
-export const PROBES_PER_TURN = 4;
+const PROBES_PER_TURN = 4;
 
 interface Waiter {
   grant: (granted: boolean) => void;

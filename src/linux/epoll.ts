@@ -134,7 +134,7 @@ export function socketPairs(held: ReadonlySet<number>, rows: readonly UnixSocket
 }
 
 /** The fd table of `pid`: each open fd's link and inode. Empty when the process is gone or not ours to read. */
-export function readOpenFds(pid: number): Map<number, OpenFd> {
+function readOpenFds(pid: number): Map<number, OpenFd> {
   const fds = new Map<number, OpenFd>();
   let numbers: number[];
   try {

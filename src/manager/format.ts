@@ -47,7 +47,7 @@ function formatPatchResponse(response: ExecResponse, durationMs: number): string
  * The screen as a fenced block under a line that says its size and where the cursor is (1-based, as a person counts).
  * Rows keep their leading spaces and lose trailing ones; blank rows at the bottom are left out, down to the cursor.
  */
-export function screenSection(screen: ScreenView): string[] {
+function screenSection(screen: ScreenView): string[] {
   const rows = screen.lines.map((line) => line.trimEnd());
   let shown = rows.length;
   while (shown > screen.cursor.row + 1 && rows[shown - 1] === '') shown--;

@@ -1,7 +1,7 @@
 import { CANONICAL_LINE_MAX_BYTES } from './constants.js';
 
 /** Byte length of the longest line in `chars` (lines end at \n or \r, as a terminal's line discipline sees them). */
-export function longestLineBytes(chars: string): number {
+function longestLineBytes(chars: string): number {
   let longest = 0;
   for (const line of chars.split(/[\r\n]/)) longest = Math.max(longest, Buffer.byteLength(line, 'utf8'));
   return longest;

@@ -8,8 +8,8 @@ import { waitAtMost } from '../util/delay.js';
 import { asSpawnFailed, invalidArgument } from './errors.js';
 
 /** As Codex's one-shot exec: the default time limit, the exit code of a timeout, how long pipes may stay open. */
-export const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
-export const TIMEOUT_EXIT_CODE = 124;
+const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
+const TIMEOUT_EXIT_CODE = 124;
 const PIPE_DRAIN_MS = 2_000;
 /** Bytes kept of stdout, of stderr, and of the two aggregated: the first ones, the rest counted and dropped. */
 export const EXEC_OUTPUT_MAX_BYTES = 1024 * 1024;

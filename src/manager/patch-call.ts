@@ -17,7 +17,7 @@ import type { ExecResponse } from './types.js';
  * The applier program (src/patch/apply-main.ts, built): the same relative path from src/manager/ (tests, which build
  * first) and dist/manager/.
  */
-export const PATCH_APPLIER_PATH = fileURLToPath(new URL('../../dist/patch/apply-main.js', import.meta.url));
+const PATCH_APPLIER_PATH = fileURLToPath(new URL('../../dist/patch/apply-main.js', import.meta.url));
 /** The applier's exit code for a patch it refused before writing anything (see apply-main.ts). */
 const REJECTED_EXIT_CODE = 2;
 const APPLIER_TIMEOUT_MS = 60_000;

@@ -41,7 +41,7 @@ export function checkTerminalFields(
 }
 
 /** What a session started with `screen: true` is told it runs in: a terminal that shows a full screen. */
-export const SCREEN_TERM = 'xterm-256color';
+const SCREEN_TERM = 'xterm-256color';
 
 /**
  * The environment policy of a new session: sessions say TERM=dumb (as Codex's do) unless started with

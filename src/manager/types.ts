@@ -119,7 +119,7 @@ export interface SessionWatch {
 }
 
 /** Code a caller plugs in, as opposed to settings (which have a CLI flag and a config key too). */
-export interface ManagerInjections {
+interface ManagerInjections {
   /** How programs are started. Default: this machine (PTY or pipes). */
   executor?: Executor;
   /** Session id generator; ids in use are skipped. Default: random 5-digit numbers. */

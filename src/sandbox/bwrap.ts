@@ -58,8 +58,8 @@ const BARE_REPOSITORY_PARTS = ['objects', 'refs'] as const;
  * writable /proc/sys/kernel/core_pattern would run any program as host root at the next crash. bubblewrap covers
  * /proc/sys only when the directory itself tests writable, which it never does (mode 555).
  */
-export const KERNEL_READ_ONLY = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'] as const;
-export const KERNEL_MASKED = [
+const KERNEL_READ_ONLY = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'] as const;
+const KERNEL_MASKED = [
   '/proc/acpi',
   '/proc/asound',
   '/proc/interrupts',

@@ -8,7 +8,7 @@ import { HOST_NAME, matchesDomain, validateDomainPattern } from './domain-match.
 /** How many blocked requests `blocked` keeps (the newest). */
 export const MAX_BLOCKED_KEPT = 100;
 /** An allowed host that has not accepted the TCP connection by then gets a 502. */
-export const UPSTREAM_CONNECT_TIMEOUT_MS = 30_000;
+const UPSTREAM_CONNECT_TIMEOUT_MS = 30_000;
 /** Header on every 403 the proxy sends itself, so a client can tell it from one the remote server sent. */
 export const DENIED_HEADER = 'X-Unified-Exec-Denied';
 

@@ -372,7 +372,7 @@ const proxyKey = (policy: SandboxPolicy) => [...policy.allowedDomains].sort().jo
  * 127.0.0.1 (in a session of its own, so it is never part of the terminal's foreground group), and the command
  * starts once the bridge accepts connections.
  */
-export function bridgedArgv(socketPath: string, argv: readonly string[]): string[] {
+function bridgedArgv(socketPath: string, argv: readonly string[]): string[] {
   // By their system paths: the script runs before the command's own filter and domain, and a PATH of the session's
   // could name a program the command planted in a writable folder.
   const tool = (name: string) => {

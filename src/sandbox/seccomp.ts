@@ -151,7 +151,7 @@ const ARCH = 4;
 const argLow = (i: number) => 16 + 8 * i;
 
 /** The opcodes we use: BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_JMP|BPF_JSET|BPF_K, BPF_ALU|BPF_AND|BPF_K, BPF_RET|BPF_K. */
-export const BPF = { LD_ABS: 0x20, JEQ: 0x15, JSET: 0x45, AND: 0x54, RET: 0x06 } as const;
+const BPF = { LD_ABS: 0x20, JEQ: 0x15, JSET: 0x45, AND: 0x54, RET: 0x06 } as const;
 
 export interface Instruction {
   code: number;
@@ -254,7 +254,7 @@ export function seccompProgram(network: SeccompNetwork, arch: SeccompArch = host
 }
 
 /** This process's architecture, when we have a filter for it. */
-export function hostArch(): SeccompArch {
+function hostArch(): SeccompArch {
   if (process.arch === 'x64' || process.arch === 'arm64') return process.arch;
   throw new Error(`the sandbox's seccomp filter supports x86_64 and aarch64, not ${process.arch}`);
 }

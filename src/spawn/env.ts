@@ -71,7 +71,7 @@ export interface EnvPolicy {
   set?: Readonly<Record<string, string>>;
 }
 
-export function globToRegExp(glob: string): RegExp {
+function globToRegExp(glob: string): RegExp {
   const body = glob
     .replace(/[.+^${}()|[\]\\]/g, '\\$&')
     .replace(/\*/g, '.*')

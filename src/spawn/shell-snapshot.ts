@@ -21,7 +21,7 @@ import type { ExecProcess, ProcessSpawner } from './types.js';
 export type SnapshotShell = 'bash' | 'dash' | 'zsh';
 
 /** How long a profile may take before the snapshot is given up and the call runs a real login shell. */
-export const SNAPSHOT_TIMEOUT_MS = 10_000;
+const SNAPSHOT_TIMEOUT_MS = 10_000;
 /** Variables every shell sets for itself: what a snapshot must not fix. */
 const OWN_VARIABLES = new Set([
   'SHLVL',

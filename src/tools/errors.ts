@@ -13,7 +13,7 @@ export interface ToolFailure {
 const QUOTED_CMD_MAX_CHARS = 200;
 
 /** ``exec_command failed for `ls`: …``, `write_stdin failed: Unknown process id 42`: Codex's wording, kept. */
-export function toolErrorPrefix(name: ToolName, args: unknown): string {
+function toolErrorPrefix(name: ToolName, args: unknown): string {
   const cmd = name === 'exec_command' ? (args as { cmd?: unknown } | undefined)?.cmd : undefined;
   if (typeof cmd !== 'string') return `${name} failed`;
   const quoted = cmd.length > QUOTED_CMD_MAX_CHARS ? `${cmd.slice(0, QUOTED_CMD_MAX_CHARS)}…` : cmd;

@@ -45,7 +45,7 @@ export type ToolOutcome<Structured = ExecResult | SessionListResult | CloseSessi
  * request to its tool output limit (10000 tokens by default), so a model trained on it reads no more here. It also
  * keeps a reply (text and, when asked for, structured; JSON-escaped) far below the 10 MiB message limit of MCP clients.
  */
-export const MAX_TOOL_OUTPUT_TOKENS = 10_000;
+const MAX_TOOL_OUTPUT_TOKENS = 10_000;
 
 interface StructuredByTool {
   exec_command: ExecResult;

@@ -3,7 +3,7 @@ import type { ShellResponse } from '../manager/requests.js';
 import type { ShellResult } from './output-schemas.js';
 
 /** The output budget Codex gives its shell tool (the model's truncation policy: 10000 tokens of about 4 bytes). */
-export const SHELL_OUTPUT_MAX_TOKENS = 10_000;
+const SHELL_OUTPUT_MAX_TOKENS = 10_000;
 
 /** Seconds rounded to one decimal, as Codex reports a shell call's duration; never negative, never NaN. */
 export function shellDurationSeconds(durationMs: number): number {

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CLIENTS_DIR = fileURLToPath(new URL('.', import.meta.url));
+const CLIENTS_DIR = fileURLToPath(new URL('.', import.meta.url));
 const MODULES = join(CLIENTS_DIR, 'node_modules');
 
 /** The platform packages the clients bring their native binaries in, by Node's `process.arch` (Linux only). */

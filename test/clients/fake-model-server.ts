@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
-export interface ModelRequest {
+interface ModelRequest {
   readonly method: string;
   readonly path: string;
   readonly body: Record<string, unknown> | undefined;

@@ -8,7 +8,7 @@ export interface ScriptCall {
   readonly args: Readonly<Record<string, unknown>>;
 }
 
-export const CLIENT_SCRIPT: readonly ScriptCall[] = [
+const CLIENT_SCRIPT: readonly ScriptCall[] = [
   { name: 'exec_command', args: { cmd: 'echo hello' } },
   // cat echoes what is typed at it; Ctrl-D at the start of a line ends it (exit code 0).
   { name: 'exec_command', args: { cmd: 'cat', tty: true, yield_time_ms: 500 } },
@@ -27,7 +27,7 @@ export interface RecordedResult {
 }
 
 /** The session id the latest result that reported one ("Process running with session ID N") names. */
-export function latestSessionId(results: readonly RecordedResult[]): number | undefined {
+function latestSessionId(results: readonly RecordedResult[]): number | undefined {
   for (const result of [...results].reverse()) {
     const match = /session ID (\d+)/.exec(JSON.stringify(result.content));
     if (match?.[1]) return Number(match[1]);

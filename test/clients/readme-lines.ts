@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../codex/codex-install.js';
 
 /** The README's placeholders for where the user's checkout is and where `npm start` listens. */
-export const README_CHECKOUT = '/path/to/unified-exec';
-export const README_URL = 'http://127.0.0.1:8765/mcp';
+const README_CHECKOUT = '/path/to/unified-exec';
+const README_URL = 'http://127.0.0.1:8765/mcp';
 
 export interface ClientLines {
   /** `codex mcp add …` for stdio, then for HTTP: shell lines, comments and all. */

@@ -7,12 +7,15 @@ import { CLIENT_BINARIES } from '../clients/clients-install.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** `../shared/codex-reference` beside the repository: CI runs from a clean clone with `../shared` next to it. */
-export const CODEX_REFERENCE_DIR = resolve(REPO_ROOT, '../shared/codex-reference');
+const CODEX_REFERENCE_DIR = resolve(REPO_ROOT, '../shared/codex-reference');
 export const MOCK_MODEL_SERVER = join(CODEX_REFERENCE_DIR, 'mock.js');
 export const CODEX_CONFIG = join(CODEX_REFERENCE_DIR, 'home/config.toml');
 export const EXEC_SERVER_TAP = join(CODEX_REFERENCE_DIR, 'exec-server/tap.mjs');
 
-/** Undefined when the Codex interop tests can run here, else exactly why not (the tests skip with it). */
+/**
+ * Undefined when the Codex interop tests can run here, else exactly why not (the tests skip with it).
+ * @public bench/lib/elsewhere.mjs loads it with importTestModule, which the dead-export check (knip) cannot follow.
+ */
 export function codexAvailability(): string | undefined {
   if (!existsSync(CODEX_REFERENCE_DIR)) {
     return `no ${CODEX_REFERENCE_DIR}: the Codex interop tests need ../shared/codex-reference beside the repository`;

@@ -15,7 +15,7 @@ const write = (chars: string, yieldTimeMs: number, extra: Record<string, unknown
 });
 
 /** A session id neither side ever hands out: both pick 5-digit ids. */
-export const UNKNOWN_SESSION_ID = 4_242_424;
+const UNKNOWN_SESSION_ID = 4_242_424;
 
 // Timing: Codex answers a live session only at its yield (an empty poll after at least 5 s), an exit as soon as it
 // happens. Every script leaves a second or more between what it waits for and the yield that must (or must not)

@@ -8,7 +8,7 @@ import { isAlive } from '../helpers/processes.js';
  * Codex's state folders go under /var/tmp, never under the temp dir ($TMPDIR or /tmp): there Codex refuses to
  * create its helper links (codex-linux-sandbox, apply_patch) and sandboxed tty processes then fail to start.
  */
-export const STATE_ROOT = '/var/tmp';
+const STATE_ROOT = '/var/tmp';
 
 /** A fresh folder `/var/tmp/<prefix>XXXXXX`; the caller removes it. */
 export function makeStateDir(prefix: string): string {

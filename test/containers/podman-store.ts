@@ -9,7 +9,7 @@ import { delay } from '../../src/util/delay.js';
 
 const run = promisify(execFile);
 
-export const STATE_DIR = '/var/tmp/unified-exec-podman';
+const STATE_DIR = '/var/tmp/unified-exec-podman';
 export const TEST_IMAGE = 'localhost/unified-exec-test:bookworm';
 
 const STORAGE = join(STATE_DIR, 'storage');

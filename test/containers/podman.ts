@@ -10,7 +10,7 @@ import { findExecutable } from '../../src/util/executable.js';
 import { delay } from '../../src/util/delay.js';
 import { PODMAN_ENV, ROOT_FLAGS, SERVICES, TEST_IMAGE, alive, ensureImage, writeConfig } from './podman-store.js';
 
-export { STATE_DIR, TEST_IMAGE } from './podman-store.js';
+export { TEST_IMAGE } from './podman-store.js';
 
 /** Every container a test makes carries this label with the test process's pid, so leftovers can be removed. */
 export const OWNER_LABEL = 'unified-exec-test.owner';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { TestClient, decode, type Message } from './client.js';
 
-export const SCRIPTS = '/work/shared/codex-reference/exec-server/scripts';
+const SCRIPTS = '/work/shared/codex-reference/exec-server/scripts';
 
 export interface Replay {
   /** Every message received, with the number of the connection it came on (0, 1, ...). */

@@ -19,8 +19,8 @@ import { commandArgv } from '../../src/spawn/types.js';
 const FIRST_FAKE_PID = 5_000_000;
 
 /** A closed PTY session reports SIGHUP (the terminal hung up); a closed pipes session SIGTERM. */
-export const PTY_CLOSED_EXIT: ExitInfo = { exitCode: 128 + 1, signal: 'SIGHUP' };
-export const PIPES_CLOSED_EXIT: ExitInfo = { exitCode: 128 + 15, signal: 'SIGTERM' };
+const PTY_CLOSED_EXIT: ExitInfo = { exitCode: 128 + 1, signal: 'SIGHUP' };
+const PIPES_CLOSED_EXIT: ExitInfo = { exitCode: 128 + 15, signal: 'SIGTERM' };
 
 export interface FakeProcessOptions {
   /** How long terminate() takes before the exit is reported and it resolves. Default 0 (next timer turn). */

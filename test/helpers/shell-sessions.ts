@@ -3,7 +3,7 @@ import type { ShellRequest, ShellResponse } from '../../src/manager/requests.js'
 import type { ExecSessions } from '../../src/tools/run-tool.js';
 
 /** A shell call answered by the real one-shot exec(): a real process runs. */
-export async function shellViaExec(request: ShellRequest): Promise<ShellResponse> {
+async function shellViaExec(request: ShellRequest): Promise<ShellResponse> {
   const outcome = await exec({ command: request.command, cwd: request.workdir, timeoutMs: request.timeoutMs });
   return {
     exitCode: outcome.exitCode,

@@ -24,7 +24,7 @@ export interface ScenarioResult {
 const DEFAULT_STEP_YIELD_MS = 10_000;
 
 /** The expected pieces not found in `output`, each searched after the previous one found. */
-export function missingInOrder(output: string, pieces: readonly string[]): string[] {
+function missingInOrder(output: string, pieces: readonly string[]): string[] {
   const missing: string[] = [];
   let from = 0;
   for (const piece of pieces) {

@@ -49,7 +49,7 @@ export interface InputWaitScenario {
 }
 
 /** An interactive bash with known prompts and no startup files. */
-export const BASH_I = `PS1='$ ' PS2='> ' bash --norc --noprofile -i`;
+const BASH_I = `PS1='$ ' PS2='> ' bash --norc --noprofile -i`;
 const PY = `python3 -q -i`;
 /** `python3 -c` running the statements in turn (no double quotes or `$` in them). */
 const py = (...statements: string[]) => `python3 -c "${statements.join('; ')}"`;

@@ -27,11 +27,11 @@ export function execTextOf(result: CallResult): ExecText {
   return readExecText(textOf(result));
 }
 
-export const ECHO_HELLO_TEXT =
+const ECHO_HELLO_TEXT =
   /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\nhello\n$/;
 
 /** Polls a session until `done` says the accumulated output is complete (or the process exited). */
-export async function pollUntil(
+async function pollUntil(
   client: Client,
   sessionId: number,
   chars: string,

@@ -19,7 +19,7 @@ export async function connectHttp(url: string): Promise<HttpConnection> {
   return { client, transport };
 }
 
-export interface JsonRpcMessage {
+interface JsonRpcMessage {
   id?: number | string;
   result?: { structuredContent?: Record<string, unknown>; isError?: boolean };
   error?: { code: number; message: string };
