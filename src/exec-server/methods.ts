@@ -1,7 +1,7 @@
 /** Every method a session answers after the handshake, by wire name, with the handshake gate it belongs to. */
 
 import * as fs from './fs-methods.js';
-import type { EnvironmentInfo } from './protocol.js';
+import type { EnvironmentInfo, ProcessTerminateResult } from './protocol.js';
 import { unknownProcess } from './rpc-error.js';
 import {
   fsCopyParams,
@@ -66,7 +66,8 @@ export const METHOD_TABLE: Readonly<Record<string, Method>> = {
   }),
   'process/terminate': exec((raw, context) => {
     const { processId } = terminateParams(raw);
-    return { running: context.session.process(processId)?.terminate() ?? false };
+    const result: ProcessTerminateResult = { running: context.session.process(processId)?.terminate() ?? false };
+    return result;
   }),
   'process/resize': exec((raw, context) => {
     const { processId, cols, rows } = resizeParams(raw);

@@ -138,13 +138,12 @@ export const writeParams = struct('WriteParams', {
 /** `process/write` params. */
 export type ProcessWriteParams = Wire<typeof writeParams>;
 
+/** `process/signal` params; result `{}`, also for unknown or finished processes. */
 export const signalParams = struct('SignalParams', {
   processId: string,
   /** SIGINT to the process group; the only signal there is. */
   signal: variant('interrupt'),
 });
-/** `process/signal` params; result `{}`, also for unknown or finished processes. */
-export type ProcessSignalParams = Wire<typeof signalParams>;
 
 export const terminateParams = struct('TerminateParams', { processId: string });
 /** `process/terminate` params. */
@@ -156,22 +155,20 @@ export type ProcessResizeParams = Wire<typeof resizeParams>;
 
 // ---- fs/*: file:// URIs ------------------------------------------------------------------------------------------
 
-export const fsPathParams = struct('FsPathParams', { path: fileUri, sandbox });
 /** `fs/getMetadata`, `fs/readFile`, `fs/readDirectory` and `fs/canonicalize` params. */
-export type FsPathParams = Wire<typeof fsPathParams>;
+export const fsPathParams = struct('FsPathParams', { path: fileUri, sandbox });
 
-export const fsWriteFileParams = struct('FsWriteFileParams', { path: fileUri, dataBase64: string, sandbox });
 /** `fs/writeFile` params; result `{}`. */
-export type FsWriteFileParams = Wire<typeof fsWriteFileParams>;
+export const fsWriteFileParams = struct('FsWriteFileParams', { path: fileUri, dataBase64: string, sandbox });
 
+/** `fs/createDirectory` params; result `{}`. */
 export const fsCreateDirectoryParams = struct('FsCreateDirectoryParams', {
   path: fileUri,
   recursive: optional(boolean),
   sandbox,
 });
-/** `fs/createDirectory` params; result `{}`. */
-export type FsCreateDirectoryParams = Wire<typeof fsCreateDirectoryParams>;
 
+/** `fs/remove` params; result `{}`. */
 export const fsRemoveParams = struct('FsRemoveParams', {
   path: fileUri,
   recursive: optional(boolean),
@@ -179,9 +176,8 @@ export const fsRemoveParams = struct('FsRemoveParams', {
   force: optional(boolean),
   sandbox,
 });
-/** `fs/remove` params; result `{}`. */
-export type FsRemoveParams = Wire<typeof fsRemoveParams>;
 
+/** `fs/copy` params; result `{}`. */
 export const fsCopyParams = struct('FsCopyParams', {
   sourcePath: fileUri,
   destinationPath: fileUri,
@@ -189,5 +185,3 @@ export const fsCopyParams = struct('FsCopyParams', {
   recursive: boolean,
   sandbox,
 });
-/** `fs/copy` params; result `{}`. */
-export type FsCopyParams = Wire<typeof fsCopyParams>;
