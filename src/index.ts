@@ -5,6 +5,7 @@
 export { UnifiedExecManager } from './manager/manager.js';
 export type {
   CallOptions,
+  ClosedSession,
   ExecCommandRequest,
   ExecResponse,
   ManagerOptions,

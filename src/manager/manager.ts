@@ -48,6 +48,7 @@ import {
 import { clampPollTime, clampYieldTime } from './timing.js';
 import type {
   CallOptions,
+  ClosedSession,
   ExecResponse,
   ManagerOptions,
   SessionInfo,
@@ -422,7 +423,7 @@ export class UnifiedExecManager {
   }
 
   /** Ends a session's whole process tree and forgets it; a call waiting on it answers at once with the exit. */
-  async closeSession(sessionId: number): Promise<{ sessionId: number; exitCode: number | undefined }> {
+  async closeSession(sessionId: number): Promise<ClosedSession> {
     this.assertOpen();
     const { sessionId: id } = parseArguments(closeSessionRequest, { sessionId });
     const session = this.store.get(id);

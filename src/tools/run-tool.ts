@@ -12,7 +12,7 @@ import {
   type ShellResponse,
   type WriteStdinRequest,
 } from '../manager/requests.js';
-import type { CallOptions, ExecResponse, SessionInfo } from '../manager/types.js';
+import type { CallOptions, ClosedSession, ExecResponse, SessionInfo } from '../manager/types.js';
 import { TOOL_NAMES, isToolName, type ToolName } from './definitions.js';
 import { toolFailure, type ToolFailure } from './errors.js';
 import type { CloseSessionResult, ExecResult, SessionListResult, ShellResult } from './output-schemas.js';
@@ -25,7 +25,7 @@ export interface ExecSessions {
   execCommand(request: ExecCommandRequest, options?: CallOptions): Promise<ExecResponse>;
   writeStdin(request: WriteStdinRequest, options?: CallOptions): Promise<ExecResponse>;
   listSessions(): SessionInfo[];
-  closeSession(sessionId: number): Promise<{ sessionId: number; exitCode: number | undefined }>;
+  closeSession(sessionId: number): Promise<ClosedSession>;
   /** Codex's one-shot `shell` tool: runs an argv to completion. Without it, `shell` is not offered. */
   shell?(request: ShellRequest, options?: CallOptions): Promise<ShellResponse>;
 }
