@@ -32,6 +32,7 @@ export {
   toolDefinitions,
   type ToolDefinition,
   type ToolName,
+  type ToolTextSettings,
 } from './tools/definitions.js';
 export type { CloseSessionResult, ExecResult, SessionListResult, ShellResult } from './tools/output-schemas.js';
 export { formatShellResponse } from './tools/shell-format.js';

@@ -116,7 +116,8 @@ function isInterrupt(req: { chars: string; keys?: unknown[] | undefined }, proce
  * under a session id that write_stdin types into and polls. Every call answers with what was printed meanwhile.
  */
 export class UnifiedExecManager {
-  private readonly settings: ResolvedSettings;
+  /** The settings in force, every default filled in: what the tools' texts quote (see ExecSessions.settings). */
+  readonly settings: Readonly<ResolvedSettings>;
   private readonly store: SessionStore;
   private readonly spawnLimit: ReturnType<typeof pLimit>;
   /** Where sessions run, by name. */

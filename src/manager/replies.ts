@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BYTES_PER_TOKEN } from '../buffer/truncate.js';
 import { field, mappedField, wireSchema, type LibraryForm, type ReplyFields } from './reply-fields.js';
 import type { SandboxDenial } from '../sandbox/denial.js';
 
@@ -37,8 +38,10 @@ export const execReplyFields = {
   chunkId: field(z.string().describe('6 lowercase hex characters naming this reply.')),
   wallTimeSeconds: field(z.number().describe('How long the call took.')),
   output: field(z.string().describe('What the process printed during the call, truncated to max_output_tokens.')),
-  /** ceil(bytes / 4) of everything printed during the call, dropped bytes included. */
-  originalTokenCount: field(z.number().describe('Size of the untruncated output, in tokens of 4 bytes (rounded up).')),
+  /** ceil(bytes / BYTES_PER_TOKEN) of everything printed during the call, dropped bytes included. */
+  originalTokenCount: field(
+    z.number().describe(`Size of the untruncated output, in tokens of ${BYTES_PER_TOKEN} bytes (rounded up).`),
+  ),
   exitCode: field(
     z
       .number()
