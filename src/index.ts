@@ -5,6 +5,7 @@
 export { UnifiedExecManager } from './manager/manager.js';
 export type {
   CallOptions,
+  ClosedSession,
   ExecCommandRequest,
   ExecResponse,
   ManagerOptions,
@@ -31,6 +32,7 @@ export {
   toolDefinitions,
   type ToolDefinition,
   type ToolName,
+  type ToolTextSettings,
 } from './tools/definitions.js';
 export type { CloseSessionResult, ExecResult, SessionListResult, ShellResult } from './tools/output-schemas.js';
 export { formatShellResponse } from './tools/shell-format.js';

@@ -1,5 +1,5 @@
 /** Bytes per estimated token: a coarse, Codex-compatible ratio. */
-const BYTES_PER_TOKEN = 4;
+export const BYTES_PER_TOKEN = 4;
 const NEWLINE = 0x0a;
 
 /** Estimated token count: ceil(UTF-8 bytes / 4). */

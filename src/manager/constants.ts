@@ -19,6 +19,18 @@ export const DEFAULT_MAX_WRITE_BYTES = 1024 * 1024;
 /** A terminal in canonical mode keeps at most this many bytes of one input line (Linux N_TTY). */
 export const CANONICAL_LINE_MAX_BYTES = 4095;
 
+/**
+ * The most output tokens a tool reply holds, whatever max_output_tokens the model asked for: Codex clamps the model's
+ * request to its tool output limit (10000 tokens by default), so a model trained on it reads no more here. It also
+ * keeps a reply (text and, when asked for, structured; JSON-escaped) far below the 10 MiB message limit of MCP clients.
+ */
+export const MAX_TOOL_OUTPUT_TOKENS = 10_000;
+/** The output budget Codex gives its shell tool (the model's truncation policy: 10000 tokens of about 4 bytes). */
+export const SHELL_OUTPUT_MAX_TOKENS = 10_000;
+/** As Codex's one-shot exec: the default time limit, and the exit code of a timeout. */
+export const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
+export const TIMEOUT_EXIT_CODE = 124;
+
 /** The most `onOutput` deltas one call sends (Codex's MAX_EXEC_OUTPUT_DELTAS_PER_CALL); the reply has the rest. */
 export const MAX_OUTPUT_DELTAS = 10_000;
 

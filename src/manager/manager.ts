@@ -52,6 +52,7 @@ import {
 import { clampPollTime, clampYieldTime } from './timing.js';
 import type {
   CallOptions,
+  ClosedSession,
   ExecResponse,
   ManagerOptions,
   SessionInfo,
@@ -125,7 +126,8 @@ function isInterrupt(req: { chars: string; keys?: unknown[] | undefined }, proce
  * under a session id that write_stdin types into and polls. Every call answers with what was printed meanwhile.
  */
 export class UnifiedExecManager {
-  private readonly settings: ResolvedSettings;
+  /** The settings in force, every default filled in: what the tools' texts quote (see ExecSessions.settings). */
+  readonly settings: Readonly<ResolvedSettings>;
   private readonly store: SessionStore;
   private readonly spawnLimit: ReturnType<typeof pLimit>;
   /** Where sessions run, by name. */
@@ -433,7 +435,7 @@ export class UnifiedExecManager {
   }
 
   /** Ends a session's whole process tree and forgets it; a call waiting on it answers at once with the exit. */
-  async closeSession(sessionId: number): Promise<{ sessionId: number; exitCode: number | undefined }> {
+  async closeSession(sessionId: number): Promise<ClosedSession> {
     this.assertOpen();
     const { sessionId: id } = parseArguments(closeSessionRequest, { sessionId });
     const session = this.store.get(id);

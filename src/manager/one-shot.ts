@@ -5,11 +5,10 @@ import type { EnvPolicy } from '../spawn/env.js';
 import { LocalExecutor } from '../spawn/local-executor.js';
 import type { CommandRequest, Executor, OutputStream } from '../spawn/types.js';
 import { waitAtMost } from '../util/delay.js';
+import { DEFAULT_EXEC_TIMEOUT_MS, TIMEOUT_EXIT_CODE } from './constants.js';
 import { asSpawnFailed, invalidArgument } from './errors.js';
 
-/** As Codex's one-shot exec: the default time limit, the exit code of a timeout, how long pipes may stay open. */
-const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
-const TIMEOUT_EXIT_CODE = 124;
+/** As Codex's one-shot exec: how long pipes may stay open (its time limit and timeout exit code are in constants.ts). */
 const PIPE_DRAIN_MS = 2_000;
 /** Bytes kept of stdout, of stderr, and of the two aggregated: the first ones, the rest counted and dropped. */
 export const EXEC_OUTPUT_MAX_BYTES = 1024 * 1024;

@@ -1,15 +1,31 @@
 import { z } from 'zod';
+import { BYTES_PER_TOKEN } from '../buffer/truncate.js';
 import {
+  DEFAULT_EXEC_TIMEOUT_MS,
   DEFAULT_EXEC_YIELD_TIME_MS,
+  DEFAULT_MAX_BACKGROUND_POLL_MS,
   DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_WRITE_YIELD_TIME_MS,
   MAX_TERMINAL_SIDE,
+  MAX_TOOL_OUTPUT_TOKENS,
+  MAX_YIELD_TIME_MS,
+  MIN_EMPTY_POLL_YIELD_MS,
+  MIN_YIELD_TIME_MS,
 } from './constants.js';
 import { describeIssue, describeValue, expected, invalidArgument } from './errors.js';
+import type { ResolvedSettings } from './settings.js';
+import { longestPollMs } from './timing.js';
 
 // The parameters of each tool, once. Wire names are snake_case, as models trained on the Codex contract type them;
 // the library takes the same fields in camelCase (`camelCaseKeys`). The MCP inputSchema, the OpenAI / Anthropic /
-// AI SDK exports, the library's validation and the README's tool table all come from these objects.
+// AI SDK exports, the library's validation and the README's tool table all come from these objects. A number in a
+// description is the constant's, or the setting's in force (see ToolTextSettings), never typed in again.
+
+/** The settings a tool's text quotes: texts built from the settings in force never tell the model a wrong limit. */
+export type ToolTextSettings = Pick<ResolvedSettings, 'maxBackgroundPollMs'>;
+export const DEFAULT_TOOL_TEXT_SETTINGS: ToolTextSettings = Object.freeze({
+  maxBackgroundPollMs: DEFAULT_MAX_BACKGROUND_POLL_MS,
+});
 
 /** `an empty string`, or `only white space` for a string of spaces and newlines. */
 const blank = (value: unknown) => (value === '' ? 'an empty string' : 'only white space');
@@ -23,7 +39,7 @@ const count = (fallback: number) =>
     .transform((value) => Math.floor(value));
 
 const maxOutputTokens = count(DEFAULT_MAX_OUTPUT_TOKENS).describe(
-  'Largest output to return, in tokens of about 4 bytes each (at most 10000 through the tools, as Codex clamps it). Longer output keeps its beginning and end and reports how much of the middle was cut.',
+  `Largest output to return, in tokens of about ${BYTES_PER_TOKEN} bytes each (at most ${MAX_TOOL_OUTPUT_TOKENS} through the tools, as Codex clamps it). Longer output keeps its beginning and end and reports how much of the middle was cut.`,
 );
 
 /** A session id, advertised as an integer; models sometimes quote it, so a string of digits is taken too. */
@@ -117,7 +133,7 @@ export const execCommandParams = z.object({
       'true: run in a pseudo-terminal and keep stdin open so you can type into it later with write_stdin (REPLs, prompts, interactive tools). false: plain pipes with stdin at /dev/null, so nothing can hang waiting for input.',
     ),
   yield_time_ms: count(DEFAULT_EXEC_YIELD_TIME_MS).describe(
-    'Milliseconds to wait for the command before replying (kept between 250 and 30000). A command that finishes sooner replies at once, and so does one in a terminal that stops to wait for input; one still running keeps running and the reply gives its session_id.',
+    `Milliseconds to wait for the command before replying (kept between ${MIN_YIELD_TIME_MS} and ${MAX_YIELD_TIME_MS}). A command that finishes sooner replies at once, and so does one in a terminal that stops to wait for input; one still running keeps running and the reply gives its session_id.`,
   ),
   max_output_tokens: maxOutputTokens,
   sandbox_permissions: sandboxPermissions,
@@ -128,30 +144,36 @@ export const execCommandParams = z.object({
   screen,
 });
 
-export const writeStdinParams = z.object({
-  session_id: sessionId('The session_id from an exec_command reply whose process is still running.'),
-  chars: z
-    .string(expected('a string'))
-    .default('')
-    .describe(
-      'Text to type into the session, sent exactly as given: add "\\n" to press Enter; "\\u0003" is Ctrl-C, "\\u0004" is Ctrl-D. Leave empty to send nothing and just collect new output.',
+/** write_stdin's parameters, the text of `yield_time_ms` quoting the longest poll that `settings` allow. */
+export function writeStdinParamsFor(settings: ToolTextSettings) {
+  return z.object({
+    session_id: sessionId('The session_id from an exec_command reply whose process is still running.'),
+    chars: z
+      .string(expected('a string'))
+      .default('')
+      .describe(
+        'Text to type into the session, sent exactly as given: add "\\n" to press Enter; "\\u0003" is Ctrl-C, "\\u0004" is Ctrl-D. Leave empty to send nothing and just collect new output.',
+      ),
+    yield_time_ms: count(DEFAULT_WRITE_YIELD_TIME_MS).describe(
+      `Milliseconds to wait for output before replying: ${MIN_YIELD_TIME_MS} to ${MAX_YIELD_TIME_MS} after typing; an empty poll waits at least ${MIN_EMPTY_POLL_YIELD_MS} and at most ${longestPollMs(settings.maxBackgroundPollMs)}. Replies early when the process exits or is back waiting for input.`,
     ),
-  yield_time_ms: count(DEFAULT_WRITE_YIELD_TIME_MS).describe(
-    'Milliseconds to wait for output before replying: 250 to 30000 after typing; an empty poll waits at least 5000 and at most 300000. Replies early when the process exits or is back waiting for input.',
-  ),
-  max_output_tokens: maxOutputTokens,
-  keys: z
-    .array(z.string(expected('a key name')), expected('an array of key names'))
-    .optional()
-    .describe(
-      'Keys to press after typing `chars`, in order, by name: Up, Down, Left, Right, Home, End, PageUp, PageDown, Insert, Delete, Enter, Tab, Backspace, Esc, Space, F1-F12, Ctrl-<key> (Ctrl-C, also C-c), Alt-<key> (also M-x). Arrow keys are sent as the program expects them (full-screen programs switch their encoding). Needs tty=true.',
+    max_output_tokens: maxOutputTokens,
+    keys: z
+      .array(z.string(expected('a key name')), expected('an array of key names'))
+      .optional()
+      .describe(
+        'Keys to press after typing `chars`, in order, by name: Up, Down, Left, Right, Home, End, PageUp, PageDown, Insert, Delete, Enter, Tab, Backspace, Esc, Space, F1-F12, Ctrl-<key> (Ctrl-C, also C-c), Alt-<key> (also M-x). Arrow keys are sent as the program expects them (full-screen programs switch their encoding). Needs tty=true.',
+      ),
+    cols: terminalSide(
+      'Resize the terminal to this width before typing (the program is told, and redraws); leave out to keep it.',
     ),
-  cols: terminalSide(
-    'Resize the terminal to this width before typing (the program is told, and redraws); leave out to keep it.',
-  ),
-  rows: terminalSide('Resize the terminal to this height before typing; leave out to keep it.'),
-  screen,
-});
+    rows: terminalSide('Resize the terminal to this height before typing; leave out to keep it.'),
+    screen,
+  });
+}
+
+/** write_stdin's parameters as the default settings describe them; what checks a call (texts do not change parsing). */
+export const writeStdinParams = writeStdinParamsFor(DEFAULT_TOOL_TEXT_SETTINGS);
 
 export const listSessionsParams = z.object({});
 
@@ -172,7 +194,7 @@ export const shellParams = z.object({
     .positive(expected('a positive number'))
     .optional()
     .describe(
-      'Milliseconds the command may run; past that it is killed with everything it started, and the reply says it timed out. Default 10000.',
+      `Milliseconds the command may run; past that it is killed with everything it started, and the reply says it timed out. Default ${DEFAULT_EXEC_TIMEOUT_MS}.`,
     ),
   sandbox_permissions: sandboxPermissions,
   justification,

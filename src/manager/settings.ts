@@ -7,6 +7,8 @@ import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
   DEFAULT_MAX_WRITE_BYTES,
+  MIN_EMPTY_POLL_YIELD_MS,
+  PRUNE_PROTECTED_RECENT,
 } from './constants.js';
 import { describeIssue, expected, invalidArgument } from './errors.js';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from '../approval/policy.js';
@@ -147,15 +149,14 @@ export const managerSettingsSchema = z.strictObject({
     ),
   maxSessions: positiveInt(DEFAULT_MAX_SESSIONS).meta(
     meta({
-      description:
-        'live sessions kept before one is pruned (the 8 most recently used never are; exited ones go first); serve: across all its clients, each pruning only its own',
+      description: `live sessions kept before one is pruned (the ${PRUNE_PROTECTED_RECENT} most recently used never are; exited ones go first); serve: across all its clients, each pruning only its own`,
       flag: 'max-sessions',
       placeholder: 'N',
     }),
   ),
   maxBackgroundPollMs: positiveInt(DEFAULT_MAX_BACKGROUND_POLL_MS).meta(
     meta({
-      description: 'longest wait of an empty write_stdin poll, in ms (never below 5000)',
+      description: `longest wait of an empty write_stdin poll, in ms (never below ${MIN_EMPTY_POLL_YIELD_MS}); write_stdin's description quotes it`,
       flag: 'max-background-poll-ms',
       placeholder: 'MS',
     }),

@@ -7,8 +7,12 @@ export function clampYieldTime(yieldTimeMs: number): number {
   return clamp(yieldTimeMs, MIN_YIELD_TIME_MS, MAX_YIELD_TIME_MS);
 }
 
-/** An empty write_stdin (a poll) waits at least 5 s, at most maxBackgroundPollMs (itself never below 5 s). */
+/** The longest wait of an empty write_stdin (a poll): maxBackgroundPollMs, never below the 5 s a poll waits at least. */
+export function longestPollMs(maxBackgroundPollMs: number): number {
+  return Math.max(maxBackgroundPollMs, MIN_EMPTY_POLL_YIELD_MS);
+}
+
+/** An empty write_stdin (a poll) waits at least 5 s, at most longestPollMs. */
 export function clampPollTime(yieldTimeMs: number, maxBackgroundPollMs: number): number {
-  const max = Math.max(maxBackgroundPollMs, MIN_EMPTY_POLL_YIELD_MS);
-  return clamp(yieldTimeMs, MIN_EMPTY_POLL_YIELD_MS, max);
+  return clamp(yieldTimeMs, MIN_EMPTY_POLL_YIELD_MS, longestPollMs(maxBackgroundPollMs));
 }

@@ -1,66 +1,11 @@
 import type { ApprovalHandler } from '../approval/policy.js';
-import type { SandboxDenial } from '../sandbox/denial.js';
 import type { Executor } from '../spawn/types.js';
 import type { ReturnPolicy } from '../input-wait/return-policy.js';
 import type { SessionBudget } from './budget.js';
 import type { ManagerSettings } from './settings.js';
 
 export type { ExecCommandRequest, WriteStdinRequest } from './requests.js';
-
-export type SessionState = 'exited' | 'waiting_for_input' | 'running';
-
-/** A terminal's screen as a reply shows it: what a person would see. */
-export interface ScreenView {
-  cols: number;
-  rows: number;
-  /** Every row's text, top to bottom, without trailing spaces. */
-  lines: string[];
-  /** Zero-based. */
-  cursor: { row: number; col: number };
-  /** A full-screen program (vim, less, top) is in the alternate screen. */
-  alternate: boolean;
-  /**
-   * The output since the last reply addressed the cursor outside the alternate screen: a program drawing on the
-   * normal screen (vim under TERM=dumb). See src/screen/cursor-address.ts.
-   */
-  cursorAddressed: boolean;
-}
-
-export interface ExecResponse {
-  /** 6 lowercase hex characters naming this response. */
-  chunkId: string;
-  wallTimeSeconds: number;
-  /** What the program printed during the call, truncated for the model. */
-  output: string;
-  /** ceil(bytes / 4) of everything printed during the call, dropped bytes included. */
-  originalTokenCount: number;
-  /**
-   * Present when the process has exited (and the session is gone). A death by signal n reads 128 + n, except in a
-   * terminal, where it reads 1 as in Codex; `signal` names the signal either way.
-   */
-  exitCode?: number;
-  /** The signal that ended the process, when one did (`SIGINT`, `SIGKILL`). */
-  signal?: string;
-  /** Present while the process still runs. */
-  sessionId?: number;
-  state: SessionState;
-  /** The terminal has echo off in canonical mode: a password prompt. */
-  secretPrompt?: boolean;
-  /** Lines for the model, e.g. the 60-session warning. */
-  warnings: string[];
-  /**
-   * The terminal's screen: while a full-screen program is in the alternate screen or when the output since the last
-   * reply addressed the cursor (unless the call said `screen: false`), or always when it said `screen: true`.
-   */
-  screen?: ScreenView;
-  /** The process failed because the sandbox refused something (a write, a connection); a warning line says so. */
-  sandboxDenial?: SandboxDenial;
-  /**
-   * The command was an apply_patch invocation, applied by the manager rather than run in a shell (no session); the
-   * reply reads as Codex's apply_patch does. `durationMs`: how long applying took.
-   */
-  patch?: { durationMs: number };
-}
+export type { ClosedSession, ExecResponse, ScreenView, SessionInfo, SessionState } from './replies.js';
 
 /** Per-call options of `execCommand`, `writeStdin` and `shell`, beside the request. */
 export interface CallOptions {
@@ -80,23 +25,6 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** For the tools' text: add our lines about the session's state (see FormatOptions.stateLines). */
   stateLines?: boolean;
-}
-
-export interface SessionInfo {
-  sessionId: number;
-  command: string;
-  tty: boolean;
-  /** The session leader's pid on this machine; absent when the session runs elsewhere. */
-  pid?: number;
-  startedAt: Date;
-  lastUsedAt: Date;
-  /** The name of the executor it runs on (`local` unless the server names others). */
-  executor: string;
-  /** Where that is: `local`, `ws://10.0.0.2:8700`, `docker://web-1`. */
-  location: string;
-  exited: boolean;
-  exitCode?: number;
-  bufferedBytes: number;
 }
 
 /** Told about a watched session (see UnifiedExecManager.watchSession). */

@@ -65,8 +65,9 @@ function progressNotifier(
 }
 
 /**
- * An MCP server with the tools of `options.tools` (default the four), bound to one manager. One server (and
- * manager) per client session. A call to a tool not offered is answered as a call to an unknown tool.
+ * An MCP server with the tools of `options.tools` (default the four), bound to one manager and described with its
+ * settings (`sessions.settings`). One server (and manager) per client session. A call to a tool not offered is
+ * answered as a call to an unknown tool.
  */
 export function createMcpServer(sessions: ExecSessions, options: McpServerOptions = {}): McpServer {
   const tools = offeredTools(options.tools ?? TOOL_NAMES);
@@ -76,7 +77,7 @@ export function createMcpServer(sessions: ExecSessions, options: McpServerOption
     { name: SERVER_NAME, version: options.version ?? '0.0.0' },
     { instructions: instructionsFor(tools) },
   );
-  for (const definition of toolDefinitions(tools)) {
+  for (const definition of toolDefinitions(tools, sessions.settings)) {
     server.registerTool(
       definition.name,
       {

@@ -1,7 +1,7 @@
 import { tool, type Tool } from 'ai';
 import type { z } from 'zod';
 import { UnifiedExecError } from '../manager/errors.js';
-import { TOOL_DEFINITIONS, TOOL_NAMES, offeredTools, type ToolName } from './definitions.js';
+import { TOOL_NAMES, defineTools, offeredTools, type ToolName } from './definitions.js';
 import {
   closeSessionParams,
   execCommandParams,
@@ -25,9 +25,9 @@ export type AllAiSdkTools = AiSdkTools & {
 };
 
 /**
- * Tools for the Vercel AI SDK (`generateText({ tools: aiSdkTools(manager) })`), bound to `sessions`: `names`,
- * default the four. Each returns the text a model reads; a failure throws a UnifiedExecError whose message is that
- * text, which the AI SDK hands to the model as a tool error.
+ * Tools for the Vercel AI SDK (`generateText({ tools: aiSdkTools(manager) })`), bound to `sessions` and described
+ * with their settings (`sessions.settings`): `names`, default the four. Each returns the text a model reads; a failure
+ * throws a UnifiedExecError whose message is that text, which the AI SDK hands to the model as a tool error.
  */
 export function aiSdkTools(sessions: ExecSessions): AiSdkTools;
 export function aiSdkTools<const Names extends readonly ToolName[]>(
@@ -43,30 +43,31 @@ export function aiSdkTools(sessions: ExecSessions, names: readonly ToolName[] = 
       ? new UnifiedExecError(outcome.cause.code, outcome.text, { cause: outcome.cause })
       : new Error(outcome.text, { cause: outcome.cause });
   };
+  const definitions = defineTools(sessions.settings);
   const all: AllAiSdkTools = {
     exec_command: tool({
-      description: TOOL_DEFINITIONS.exec_command.description,
-      inputSchema: execCommandParams,
+      description: definitions.exec_command.description,
+      inputSchema: definitions.exec_command.input,
       execute: (input) => run('exec_command', input),
     }),
     write_stdin: tool({
-      description: TOOL_DEFINITIONS.write_stdin.description,
-      inputSchema: writeStdinParams,
+      description: definitions.write_stdin.description,
+      inputSchema: definitions.write_stdin.input,
       execute: (input) => run('write_stdin', input),
     }),
     list_sessions: tool({
-      description: TOOL_DEFINITIONS.list_sessions.description,
-      inputSchema: listSessionsParams,
+      description: definitions.list_sessions.description,
+      inputSchema: definitions.list_sessions.input,
       execute: (input) => run('list_sessions', input),
     }),
     close_session: tool({
-      description: TOOL_DEFINITIONS.close_session.description,
-      inputSchema: closeSessionParams,
+      description: definitions.close_session.description,
+      inputSchema: definitions.close_session.input,
       execute: (input) => run('close_session', input),
     }),
     shell: tool({
-      description: TOOL_DEFINITIONS.shell.description,
-      inputSchema: shellParams,
+      description: definitions.shell.description,
+      inputSchema: definitions.shell.input,
       execute: (input) => run('shell', input),
     }),
   };

@@ -1,4 +1,5 @@
-import { TOOL_NAMES, toolDefinitions, type ToolName } from './definitions.js';
+import { DEFAULT_TOOL_TEXT_SETTINGS } from '../manager/requests.js';
+import { TOOL_NAMES, toolDefinitions, type ToolName, type ToolTextSettings } from './definitions.js';
 import { toolInputJsonSchema, type ObjectJsonSchema } from './json-schema.js';
 
 /** A Messages API `tools` entry. */
@@ -9,11 +10,15 @@ export interface AnthropicTool {
 }
 
 /**
- * The tools for `client.messages.create({ tools })`: `names`, default the four. Run a `tool_use` block with
+ * The tools for `client.messages.create({ tools })`: `names`, default the four, described for a manager with
+ * `settings` (pass `manager.settings`; default: the default settings). Run a `tool_use` block with
  * `callTool(manager, block.name, block.input, names)`.
  */
-export function anthropicTools(names: readonly ToolName[] = TOOL_NAMES): AnthropicTool[] {
-  return toolDefinitions(names).map((d) => ({
+export function anthropicTools(
+  names: readonly ToolName[] = TOOL_NAMES,
+  settings: ToolTextSettings = DEFAULT_TOOL_TEXT_SETTINGS,
+): AnthropicTool[] {
+  return toolDefinitions(names, settings).map((d) => ({
     name: d.name,
     description: d.description,
     input_schema: toolInputJsonSchema(d),

@@ -1,3 +1,4 @@
+import { MAX_TOOL_OUTPUT_TOKENS } from '../manager/constants.js';
 import { invalidArgument } from '../manager/errors.js';
 import { formatResponse } from '../manager/format.js';
 import {
@@ -10,9 +11,10 @@ import {
   type ExecCommandRequest,
   type ShellRequest,
   type ShellResponse,
+  type ToolTextSettings,
   type WriteStdinRequest,
 } from '../manager/requests.js';
-import type { CallOptions, ExecResponse, SessionInfo } from '../manager/types.js';
+import type { CallOptions, ClosedSession, ExecResponse, SessionInfo } from '../manager/types.js';
 import { TOOL_NAMES, isToolName, type ToolName } from './definitions.js';
 import { toolFailure, type ToolFailure } from './errors.js';
 import type { CloseSessionResult, ExecResult, SessionListResult, ShellResult } from './output-schemas.js';
@@ -25,9 +27,14 @@ export interface ExecSessions {
   execCommand(request: ExecCommandRequest, options?: CallOptions): Promise<ExecResponse>;
   writeStdin(request: WriteStdinRequest, options?: CallOptions): Promise<ExecResponse>;
   listSessions(): SessionInfo[];
-  closeSession(sessionId: number): Promise<{ sessionId: number; exitCode: number | undefined }>;
+  closeSession(sessionId: number): Promise<ClosedSession>;
   /** Codex's one-shot `shell` tool: runs an argv to completion. Without it, `shell` is not offered. */
   shell?(request: ShellRequest, options?: CallOptions): Promise<ShellResponse>;
+  /**
+   * The settings the sessions run with (a UnifiedExecManager's), for the tools' texts to quote the limits in force
+   * (the MCP server's and aiSdkTools' descriptions). Absent: the default settings.
+   */
+  readonly settings?: ToolTextSettings;
 }
 
 export interface ToolSuccess<Structured> {
@@ -39,13 +46,6 @@ export interface ToolSuccess<Structured> {
 
 export type ToolOutcome<Structured = ExecResult | SessionListResult | CloseSessionResult | ShellResult> =
   ToolSuccess<Structured> | ToolFailure;
-
-/**
- * The most output tokens a tool reply holds, whatever max_output_tokens the model asked for: Codex clamps the model's
- * request to its tool output limit (10000 tokens by default), so a model trained on it reads no more here. It also
- * keeps a reply (text and, when asked for, structured; JSON-escaped) far below the 10 MiB message limit of MCP clients.
- */
-const MAX_TOOL_OUTPUT_TOKENS = 10_000;
 
 interface StructuredByTool {
   exec_command: ExecResult;

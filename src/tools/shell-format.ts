@@ -1,9 +1,7 @@
 import { truncateForModel } from '../buffer/truncate.js';
+import { SHELL_OUTPUT_MAX_TOKENS } from '../manager/constants.js';
 import type { ShellResponse } from '../manager/requests.js';
 import type { ShellResult } from './output-schemas.js';
-
-/** The output budget Codex gives its shell tool (the model's truncation policy: 10000 tokens of about 4 bytes). */
-const SHELL_OUTPUT_MAX_TOKENS = 10_000;
 
 /** Seconds rounded to one decimal, as Codex reports a shell call's duration; never negative, never NaN. */
 export function shellDurationSeconds(durationMs: number): number {

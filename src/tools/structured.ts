@@ -1,40 +1,26 @@
-import type { ExecResponse, SessionInfo } from '../manager/types.js';
-import type { CloseSessionResult, ExecResult, SessionListResult } from './output-schemas.js';
+import {
+  closedSessionFields,
+  execReplyFields,
+  sessionInfoFields,
+  type CloseSessionResult,
+  type ClosedSession,
+  type ExecResponse,
+  type ExecResult,
+  type SessionInfo,
+  type SessionListResult,
+} from '../manager/replies.js';
+import { toWireForm } from '../manager/reply-fields.js';
 
-/** The manager's camelCase response as the snake_case structured result; optional fields only when present. */
+// The manager's camelCase replies as the snake_case structured results, by the tables of manager/replies.ts.
+
 export function toExecResult(response: ExecResponse): ExecResult {
-  return {
-    chunk_id: response.chunkId,
-    wall_time_seconds: response.wallTimeSeconds,
-    output: response.output,
-    original_token_count: response.originalTokenCount,
-    ...(response.exitCode !== undefined ? { exit_code: response.exitCode } : { session_id: response.sessionId }),
-    ...(response.signal ? { signal: response.signal } : {}),
-    state: response.state,
-    ...(response.secretPrompt ? { secret_prompt: true } : {}),
-    ...(response.warnings.length > 0 ? { warnings: response.warnings } : {}),
-    ...(response.screen ? { screen: response.screen } : {}),
-  };
+  return toWireForm(execReplyFields, response);
 }
 
-export function toSessionList(sessions: SessionInfo[]): SessionListResult {
-  return {
-    sessions: sessions.map((s) => ({
-      session_id: s.sessionId,
-      command: s.command,
-      tty: s.tty,
-      ...(s.pid !== undefined ? { pid: s.pid } : {}),
-      executor: s.executor,
-      location: s.location,
-      started_at: s.startedAt.toISOString(),
-      last_used_at: s.lastUsedAt.toISOString(),
-      exited: s.exited,
-      ...(s.exitCode !== undefined ? { exit_code: s.exitCode } : {}),
-      buffered_bytes: s.bufferedBytes,
-    })),
-  };
+export function toSessionList(sessions: readonly SessionInfo[]): SessionListResult {
+  return { sessions: sessions.map((session) => toWireForm(sessionInfoFields, session)) };
 }
 
-export function toCloseSessionResult(closed: { sessionId: number; exitCode: number | undefined }): CloseSessionResult {
-  return { session_id: closed.sessionId, ...(closed.exitCode !== undefined ? { exit_code: closed.exitCode } : {}) };
+export function toCloseSessionResult(closed: ClosedSession): CloseSessionResult {
+  return toWireForm(closedSessionFields, closed);
 }

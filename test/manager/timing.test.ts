@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clampPollTime, clampYieldTime } from '../../src/manager/timing.js';
+import { clampPollTime, clampYieldTime, longestPollMs } from '../../src/manager/timing.js';
 
 describe('clampYieldTime', () => {
   it('keeps a yield time between 250 ms and 30 s unchanged', () => {
@@ -38,5 +38,14 @@ describe('clampPollTime', () => {
   it('never lets the maximum fall below 5 s', () => {
     expect(clampPollTime(60_000, 1_000)).toBe(5_000);
     expect(clampPollTime(0, 0)).toBe(5_000);
+  });
+});
+
+describe('longestPollMs', () => {
+  it('is maxBackgroundPollMs, never below 5 s, and what a poll of any length is clamped to', () => {
+    expect(longestPollMs(300_000)).toBe(300_000);
+    expect(longestPollMs(60_000)).toBe(60_000);
+    expect(longestPollMs(1_000)).toBe(5_000);
+    for (const max of [1_000, 60_000, 300_000]) expect(clampPollTime(Infinity, max)).toBe(longestPollMs(max));
   });
 });

@@ -1,8 +1,15 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { ALL_TOOL_NAMES, TOOL_DEFINITIONS, TOOL_NAMES, toolDefinitions } from '../../src/tools/definitions.js';
+import {
+  ALL_TOOL_NAMES,
+  TOOL_DEFINITIONS,
+  TOOL_NAMES,
+  defineTools,
+  toolDefinitions,
+} from '../../src/tools/definitions.js';
 import { execCommandParams, shellParams, writeStdinParams } from '../../src/manager/requests.js';
 import { toolInputJsonSchema, toolOutputJsonSchema } from '../../src/tools/json-schema.js';
+import type { ToolDefinition } from '../../src/tools/definitions.js';
 
 describe('tool definitions', () => {
   it('names the four tools in snake_case, in one order everywhere', () => {
@@ -104,5 +111,52 @@ describe('tool definitions', () => {
     expect(output.safeParse({ ...base, exit_code: 0, state: 'exited' }).success).toBe(true);
     expect(output.safeParse(base).success).toBe(false);
     expect(output.safeParse({ ...base, exit_code: 0, session_id: 1 }).success).toBe(false);
+  });
+});
+
+describe('the tool definitions of given settings', () => {
+  /** Every text of every tool (descriptions of tools and fields, inputs and outputs) as one JSON string. */
+  const textsOf = (definitions: ReturnType<typeof defineTools>) =>
+    JSON.stringify(
+      Object.values(definitions).map((d) => [
+        d.description,
+        toolInputJsonSchema(d as ToolDefinition),
+        toolOutputJsonSchema(d as ToolDefinition),
+      ]),
+    );
+  const pollText = (definitions: ReturnType<typeof defineTools>) =>
+    (toolInputJsonSchema(definitions.write_stdin).properties?.yield_time_ms as { description: string }).description;
+
+  it("quote maxBackgroundPollMs as the longest poll in write_stdin's yield_time_ms", () => {
+    expect(pollText(defineTools({ maxBackgroundPollMs: 60_000 }))).toBe(
+      'Milliseconds to wait for output before replying: 250 to 30000 after typing; an empty poll waits at least 5000 and at most 60000. Replies early when the process exits or is back waiting for input.',
+    );
+  });
+
+  it('read as they always did under the default settings', () => {
+    expect(pollText(TOOL_DEFINITIONS)).toBe(
+      'Milliseconds to wait for output before replying: 250 to 30000 after typing; an empty poll waits at least 5000 and at most 300000. Replies early when the process exits or is back waiting for input.',
+    );
+    expect(textsOf(defineTools({ maxBackgroundPollMs: 300_000 }))).toBe(textsOf(TOOL_DEFINITIONS));
+  });
+
+  it('quote the 5 s floor when maxBackgroundPollMs is below it, since a poll then waits that long', () => {
+    expect(pollText(defineTools({ maxBackgroundPollMs: 1000 }))).toContain('at least 5000 and at most 5000.');
+  });
+
+  it('change nothing but the poll text, and parse alike', () => {
+    const lowered = defineTools({ maxBackgroundPollMs: 60_000 });
+    expect(textsOf(lowered).replace('at most 60000.', 'at most 300000.')).toBe(textsOf(TOOL_DEFINITIONS));
+    const call = { session_id: '7', yield_time_ms: 90_000.5 };
+    expect(lowered.write_stdin.input.parse(call)).toEqual(TOOL_DEFINITIONS.write_stdin.input.parse(call));
+  });
+
+  it('are what toolDefinitions lists for those settings', () => {
+    const [write] = toolDefinitions(['write_stdin'], { maxBackgroundPollMs: 60_000 });
+    expect(toolInputJsonSchema(write!)).toEqual(
+      toolInputJsonSchema(defineTools({ maxBackgroundPollMs: 60_000 }).write_stdin),
+    );
+    const [usual] = toolDefinitions(['write_stdin']);
+    expect(toolInputJsonSchema(usual!)).toEqual(toolInputJsonSchema(TOOL_DEFINITIONS.write_stdin));
   });
 });

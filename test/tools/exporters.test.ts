@@ -4,6 +4,7 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { UnifiedExecManager } from '../../src/manager/manager.js';
 import { aiSdkTools } from '../../src/tools/ai-sdk.js';
 import { anthropicTools } from '../../src/tools/anthropic.js';
@@ -82,6 +83,28 @@ describe('the tools offered', () => {
     expect(validate({ command: 'ls -la' })).toBe(false);
     expect(validate({ command: [] })).toBe(false);
     expect(validate({ command: ['ls'], sandbox_permissions: 'always' })).toBe(false);
+  });
+});
+
+describe('the settings the tools are described with', () => {
+  const lowered = { maxBackgroundPollMs: 60_000 };
+  const pollText = (parameters: unknown) =>
+    (parameters as { properties: { yield_time_ms: { description: string } } }).properties.yield_time_ms.description;
+  const manager = new UnifiedExecManager(lowered);
+  afterAll(() => manager.shutdown());
+
+  it('are the default settings unless given, and every exporter quotes the maxBackgroundPollMs it is given', () => {
+    expect(pollText(openAiChatTools(['write_stdin'])[0]?.function.parameters)).toContain('at most 300000.');
+    expect(pollText(openAiChatTools(['write_stdin'], lowered)[0]?.function.parameters)).toContain('at most 60000.');
+    expect(pollText(openAiResponsesTools(['write_stdin'], lowered)[0]?.parameters)).toContain('at most 60000.');
+    expect(pollText(anthropicTools(['write_stdin'], manager.settings)[0]?.input_schema)).toContain('at most 60000.');
+  });
+
+  it("are the manager's for the AI SDK tools", () => {
+    const write = aiSdkTools(manager).write_stdin;
+    expect(pollText(z.toJSONSchema(write.inputSchema as z.ZodType, { io: 'input' }))).toContain('at most 60000.');
+    const usual = aiSdkTools(shellSessions()).write_stdin;
+    expect(pollText(z.toJSONSchema(usual.inputSchema as z.ZodType, { io: 'input' }))).toContain('at most 300000.');
   });
 });
 
