@@ -7,13 +7,13 @@ import type { SandboxDenial } from '../sandbox/denial.js';
 // library's types (ExecResponse, SessionInfo, ClosedSession), the structured results' schemas (the MCP outputSchema)
 // and the mapping between them come from these tables. The descriptions are what a model reads of each field.
 
-export const sessionState = z
+const sessionState = z
   .enum(['exited', 'waiting_for_input', 'running'])
   .describe('exited, waiting_for_input (blocked reading its terminal) or running.');
 export type SessionState = z.output<typeof sessionState>;
 
 /** A terminal's screen as a reply shows it: what a person would see. Its fields keep their names on the wire. */
-export const screenView = z.object({
+const screenView = z.object({
   cols: z.number(),
   rows: z.number(),
   /** Without trailing spaces. */
