@@ -11,7 +11,7 @@
  *   (logged to stderr); an unparsable one gets a -32600 error with id -1. A WebSocket frame over 16 MiB is refused
  *   by the WebSocket layer (ws `maxPayload`), which closes that connection, as the real server does.
  * - Limits: at most `maxProcessesPerSession` (256) processes not yet closed per exec-server session and
- *   `maxProcesses` (1024) across the server, `maxSessions` (64) sessions attached or detached (the longest-detached
+ *   `maxProcesses` (1024) across the server, `maxExecServerSessions` (64) sessions attached or detached (the longest-detached
  *   one is ended to make room; with none detached a new one is refused); over a limit, -32600 saying which.
  * - A resume of a session still attached to another connection pings that connection first: one that does not
  *   answer within a second (its link was cut and this side has not noticed yet) is closed and the session moves to
@@ -66,7 +66,8 @@ export interface ExecServerOptions {
   retainedBytesPerProcess?: number;
   maxProcessesPerSession?: number;
   maxProcesses?: number;
-  maxSessions?: number;
+  /** Exec-server sessions held, attached or detached (default 64); not the manager's `maxSessions` of exec sessions. */
+  maxExecServerSessions?: number;
   maxRetainedPerSession?: number;
   /** The environment `envPolicy` builds from; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
@@ -97,7 +98,7 @@ export class ExecServer implements SessionHost {
   readonly maxProcesses: number;
   readonly maxRetainedPerSession: number;
   readonly version: string;
-  private readonly maxSessions: number;
+  private readonly maxExecServerSessions: number;
   private readonly cwd: string;
   private readonly logLine: (line: string) => void;
   private readonly sessions = new Map<string, ExecServerSession>();
@@ -116,7 +117,7 @@ export class ExecServer implements SessionHost {
     this.retainedBytes = options.retainedBytesPerProcess;
     this.maxProcessesPerSession = options.maxProcessesPerSession ?? MAX_PROCESSES_PER_SESSION;
     this.maxProcesses = options.maxProcesses ?? MAX_PROCESSES;
-    this.maxSessions = options.maxSessions ?? MAX_SESSIONS;
+    this.maxExecServerSessions = options.maxExecServerSessions ?? MAX_SESSIONS;
     this.maxRetainedPerSession = options.maxRetainedPerSession ?? MAX_RETAINED_PER_SESSION;
     this.version = options.version ?? packageVersion();
     this.logLine = options.log ?? ((line) => process.stderr.write(`unified-exec exec-server: ${line}\n`));
@@ -193,7 +194,7 @@ export class ExecServer implements SessionHost {
       }
       return this.takeOver(session, holder, sink);
     }
-    if (this.sessions.size >= this.maxSessions) this.endLongestDetached();
+    if (this.sessions.size >= this.maxExecServerSessions) this.endLongestDetached();
     const session = new ExecServerSession(this);
     this.sessions.set(session.id, session);
     session.attach(sink);
@@ -231,10 +232,10 @@ export class ExecServer implements SessionHost {
     }
     if (oldest === undefined) {
       throw invalidRequest(
-        `too many exec-server sessions: ${this.sessions.size} are attached (the limit is ${this.maxSessions})`,
+        `too many exec-server sessions: ${this.sessions.size} are attached (the limit is ${this.maxExecServerSessions})`,
       );
     }
-    this.log(`session ${oldest.id} ended early: ${this.maxSessions} sessions are held, the limit`);
+    this.log(`session ${oldest.id} ended early: ${this.maxExecServerSessions} sessions are held, the limit`);
     void oldest.end();
   }
 }

@@ -16,7 +16,7 @@ import { Listeners, type Disposable } from '../util/listeners.js';
  * reports the exit. closed: the store let go of it (exit reported, close_session, pruning, shutdown); its process
  * tree is ended. Only ever forward: running → exited → closed, or running → closed.
  */
-export type ExecSessionState = 'running' | 'exited' | 'closed';
+export type SessionLifecycle = 'running' | 'exited' | 'closed';
 
 /** How long a closed session waits for its process's exit status after the tree was ended. */
 const EXIT_STATUS_WAIT_MS = 1000;
@@ -55,7 +55,7 @@ export class ExecSession {
   lastUsedMs: number;
   /** performance.now() of the latest output byte. */
   lastOutputAt = performance.now();
-  private current: ExecSessionState = 'running';
+  private current: SessionLifecycle = 'running';
   private readonly buffer: HeadTailBuffer;
   private readonly decoder = new Utf8StreamDecoder();
   private readonly activity = new Listeners<void>();
@@ -125,7 +125,7 @@ export class ExecSession {
     }
   }
 
-  get state(): ExecSessionState {
+  get state(): SessionLifecycle {
     return this.current;
   }
 
@@ -270,7 +270,7 @@ export class ExecSession {
     return this.closing ?? Promise.resolve();
   }
 
-  private moveTo(next: ExecSessionState): void {
+  private moveTo(next: SessionLifecycle): void {
     if (this.current === 'closed' || this.current === next) return;
     this.current = next;
     this.activity.emit();

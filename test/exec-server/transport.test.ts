@@ -11,7 +11,7 @@ import { bash, useExecServer, type Message } from './client.js';
 const TOKEN = 'sekrit-token-0123456789';
 const start = useExecServer();
 const startWithToken = useExecServer({ token: TOKEN });
-const startCapped = useExecServer({ maxProcessesPerSession: 2, maxProcesses: 3, maxSessions: 2 });
+const startCapped = useExecServer({ maxProcessesPerSession: 2, maxProcesses: 3, maxExecServerSessions: 2 });
 
 /** The HTTP status and body of a refused handshake. */
 function refused(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
