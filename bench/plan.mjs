@@ -369,7 +369,7 @@ export function figures(quick) {
     targets: [],
   });
   // Calls 10 ms apart, as an agent's never come back-to-back: each call is charged its own work, not the
-  // teardown of the previous session still running in the background (back-to-back numbers: bench/README.md).
+  // teardown of the previous session still running in the background (why: bench/README.md, the 10 ms gap).
   const exec = { iterations: q(40, 20), warmup: 5, gapMs: 10 };
   const floodBytes = q(200_000_000, 20_000_000);
   const lag = { sessions: 8, bytes: q(20_000_000, 1_000_000) };
@@ -532,7 +532,6 @@ export function figures(quick) {
       row: floodRow,
       variants: [
         { driver: 'raw', params: { bytes: floodBytes }, reps: q(3, 1) },
-        // Slow (one /proc probe per output chunk, see bench/README.md): one run keeps the bench in its time budget.
         { driver: 'ue-input-wait', params: { bytes: floodBytes }, reps: q(3, 1) },
         { driver: 'ue-deadline', params: { bytes: floodBytes }, reps: q(3, 1) },
         { driver: 'tmux', params: { bytes: floodBytes }, reps: 1, note: 'RSS is the tmux server' },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BYTES_PER_TOKEN } from '../buffer/truncate.js';
+import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/process-core.js';
 import {
   DEFAULT_EXEC_TIMEOUT_MS,
   DEFAULT_EXEC_YIELD_TIME_MS,
@@ -139,8 +140,8 @@ export const execCommandParams = z.object({
   sandbox_permissions: sandboxPermissions,
   justification,
   executor,
-  cols: terminalSide('tty only: width of the terminal in characters; default 80.'),
-  rows: terminalSide('tty only: height of the terminal in lines; default 24.'),
+  cols: terminalSide(`tty only: width of the terminal in characters; default ${DEFAULT_COLS}.`),
+  rows: terminalSide(`tty only: height of the terminal in lines; default ${DEFAULT_ROWS}.`),
   screen,
 });
 
