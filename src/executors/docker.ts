@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type Dockerode from 'dockerode';
+import { specElsewhere } from '../spawn/command.js';
 import {
-  commandArgv,
   type CommandRequest,
   type ExecProcess,
   type Executor,
@@ -83,14 +83,7 @@ export class DockerExecutor implements Executor {
    * environment built from the container's own with the policy. No sandbox is laid: the container is the box.
    */
   async start(request: CommandRequest): Promise<StartedCommand> {
-    const process = await this.spawn({
-      argv: commandArgv(request.command),
-      cwd: request.workdir ?? '',
-      env: {},
-      envPolicy: request.env,
-      tty: request.tty,
-      ...(request.tty ? { cols: request.cols, rows: request.rows } : { pipeStdin: request.stdin === true }),
-    });
+    const process = await this.spawn(specElsewhere(request));
     return { process, sandbox: undefined, warnings: [] };
   }
 

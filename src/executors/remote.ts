@@ -5,8 +5,8 @@ import type { ExecEnvPolicy, ProcessStartParams } from '../exec-server/schemas.j
 import { toWireSandbox } from '../exec-server/sandbox-wire.js';
 import { SESSION_ENV } from '../spawn/env.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/process-core.js';
+import { specElsewhere } from '../spawn/command.js';
 import {
-  commandArgv,
   type CommandRequest,
   type ExecProcess,
   type Executor,
@@ -49,12 +49,7 @@ export class RemoteExecutor implements Executor {
    */
   async start(request: CommandRequest): Promise<StartedCommand> {
     const process = await this.spawn({
-      argv: commandArgv(request.command),
-      cwd: request.workdir ?? '',
-      env: {},
-      envPolicy: request.env,
-      tty: request.tty,
-      ...(request.tty ? { cols: request.cols, rows: request.rows } : { pipeStdin: request.stdin === true }),
+      ...specElsewhere(request),
       ...(request.sandbox ? { sandbox: request.sandbox } : {}),
     });
     return { process, sandbox: request.sandbox, warnings: [] };

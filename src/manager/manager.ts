@@ -8,7 +8,6 @@ import { detectDenial } from '../sandbox/denial.js';
 import { SandboxLauncher } from '../sandbox/launcher.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import {
-  commandArgv,
   type CommandRequest,
   type Disposable,
   type ExecProcess,
@@ -18,6 +17,7 @@ import {
 import { MAX_OUTPUT_DELTAS, SEND_INPUT_WAIT_MS, SESSION_WARNING_THRESHOLD, STATE_PROBE_MS } from './constants.js';
 import { asSpawnFailed, cancelled, limitExceeded, shutDown, stdinClosed } from './errors.js';
 import { CommandGate, retriedNote } from './gate.js';
+import { commandArgv } from '../spawn/command.js';
 import { LOST_EXIT_CODE } from '../spawn/process-core.js';
 import { ExecSession } from './exec-session.js';
 import { ExecutorSet, type NamedExecutor } from './executor-set.js';

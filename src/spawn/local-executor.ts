@@ -1,10 +1,10 @@
+import { commandArgv } from './command.js';
 import { PipeProcess } from './pipe-process.js';
 import { PtyProcess } from './pty-process.js';
 import { buildEnv, policyKeeps } from './env.js';
 import { resolveWorkdir } from './resolve.js';
 import { ShellSnapshots } from './shell-snapshot.js';
 import {
-  commandArgv,
   type CommandRequest,
   type ExecProcess,
   type Executor,

@@ -200,9 +200,3 @@ export interface Executor {
   /** Ends what the executor holds (connections, containers it made, snapshots); its processes end with it. */
   close?(): Promise<void>;
 }
-
-/** The argv of a command request: the shell with `-c`/`-lc` and the line, or the argv as given. */
-export function commandArgv(command: CommandRequest['command']): string[] {
-  if ('argv' in command) return [...command.argv];
-  return [command.shell, command.login ? '-lc' : '-c', command.script];
-}

@@ -10,7 +10,7 @@ import type {
   StartedCommand,
 } from '../../src/index.js';
 import { buildEnv } from '../../src/spawn/env.js';
-import { commandArgv } from '../../src/spawn/types.js';
+import { commandArgv } from '../../src/spawn/command.js';
 
 /**
  * Fake pids start above Linux's PID_MAX_LIMIT (2^22), so they name no real process: the manager's exit guard
