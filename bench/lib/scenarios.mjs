@@ -14,15 +14,31 @@ export class OutputTap {
     this.chunks = [];
     this.lastPid = undefined;
     this.exits = new Map();
+    this.location = inner.location;
+    this.appliesPatches = inner.appliesPatches;
   }
 
-  spawn(options) {
-    const proc = this.inner.spawn(options);
+  check(request) {
+    return this.inner.check(request);
+  }
+
+  prepare(request) {
+    return this.inner.prepare(request);
+  }
+
+  close() {
+    return this.inner.close();
+  }
+
+  async start(request) {
+    const started = await this.inner.start(request);
+    const proc = started.process;
     this.lastPid = proc.pid;
     proc.onExit(() => this.exits.set(proc.pid, performance.now()));
-    // Latin-1 keeps one char per byte, so pieces (ASCII) match however chunks split.
+    // Latin-1 keeps one char per byte, so pieces (ASCII) match however chunks split. Subscribed in the tick of the
+    // spawn, before any output can come, so the session (which subscribes next) misses none.
     proc.onData((chunk) => this.chunks.push({ pid: proc.pid, t: performance.now(), text: chunk.toString('latin1') }));
-    return proc;
+    return started;
   }
 }
 
