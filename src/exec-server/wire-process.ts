@@ -179,11 +179,15 @@ export class WireProcess {
   }
 
   /** Whether it was running; if so, ends its whole tree (SIGTERM, a grace period, SIGKILL, escapees by tag). */
+  /**
+   * Ends the tree; answers whether the process still ran. An exited one whose background job still holds its pipes
+   * (not closed yet) has that job ended too: nothing else would end it before the retention runs out.
+   */
   terminate(): boolean {
-    if (this.state !== 'running' || this.terminateRequested) return false;
+    if (this.state === 'closed' || this.terminateRequested) return false;
     this.terminateRequested = true;
     void this.options.process.terminate();
-    return true;
+    return this.state === 'running';
   }
 
   resize(cols: number, rows: number): void {

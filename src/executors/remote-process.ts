@@ -20,6 +20,11 @@ import { waitAtMost } from '../util/delay.js';
 import { Listeners } from '../util/listeners.js';
 import type { ExecServerClient, ProcessSink } from './exec-server-client.js';
 
+/**
+ * After `process/exited` on pipes, how long to wait for `process/closed` before telling the exit: the server's readers
+ * may still be sending the last output, or a background job holds the pipes (then for ever).
+ */
+const TRAILING_OUTPUT_MS = 1_000;
 /** How long terminate waits for the server to report the end before it lets the process go. */
 const TERMINATE_WAIT_MS = 3_000;
 /** One catch-up read asks for at most this much; it reads again until it has everything. */
@@ -33,8 +38,10 @@ interface Report {
 
 /**
  * One program run by an exec-server, as an ExecProcess: output from `process/output` notifications (and from reads
- * after a reconnection), in seq order, each chunk once; exit once the server reports it closed (exited, and every
- * output stream at its end). Output that comes before anyone listens is kept for the first listener.
+ * after a reconnection), in seq order, each chunk once. The exit is told once the server reports it closed (exited,
+ * and every output stream at its end), so every byte printed before it is in; on pipes a background job may hold the
+ * streams open, so an exit not closed within TRAILING_OUTPUT_MS is told anyway, and what comes later still arrives.
+ * Output that comes before anyone listens is kept for the first listener.
  */
 export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSink {
   readonly pid = undefined;
@@ -46,6 +53,9 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
   private lastSeq = 0;
   private highestOutputSeq = 0;
   private exited: ProcessExitedNotification | undefined;
+  /** The server reported it closed (or it was given up): no more output, no more notifications. */
+  private closed = false;
+  private exitTimer: NodeJS.Timeout | undefined;
   private writes = 0;
   private writesWithBytes = 0;
   private latestReport: Report | undefined;
@@ -71,10 +81,12 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
       case NOTIFICATIONS.processExited:
         this.exited = params as unknown as ProcessExitedNotification;
         this.lastSeq = Math.max(this.lastSeq, this.exited.seq);
+        if (!this.tty) this.tellExitLater();
         return;
       case NOTIFICATIONS.processClosed:
         this.lastSeq = Math.max(this.lastSeq, Number(params.seq) || 0);
-        return this.finish(this.exitFromServer());
+        this.finish(this.exitFromServer());
+        return this.release();
       case NOTIFICATIONS.processInputWait: {
         const { seq, inputSeq, secretPrompt } = params as unknown as ProcessInputWaitNotification;
         this.latestReport = { seq, inputSeq, secretPrompt };
@@ -89,6 +101,7 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
 
   lost(reason: string): void {
     this.finish({ exitCode: LOST_EXIT_CODE, lost: reason });
+    this.release();
   }
 
   protected async send(bytes: Uint8Array): Promise<void> {
@@ -114,18 +127,38 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
 
   /** Asks the server to end the process tree (it has no forced kill) and waits (a while) for it to report the end. */
   protected async end(): Promise<void> {
-    if (this.exitInfo) return;
-    const ended = new Promise<void>((resolve) => this.onExit(() => resolve()));
+    if (this.closed) return;
+    // An exited pipes process may still have a background job holding its pipes: the server ends the whole tree.
     const asked = this.connection
       .request(METHODS.processTerminate, { processId: this.processId } satisfies ProcessTerminateParams)
       .catch(() => undefined);
-    await waitAtMost(Promise.all([asked, ended]), TERMINATE_WAIT_MS);
+    await waitAtMost(Promise.all([asked, this.outputDone]), TERMINATE_WAIT_MS);
     // The server did not say it ended (gone, or slow): stop waiting for it here.
-    if (!this.exitInfo) this.finish({ exitCode: LOST_EXIT_CODE, signal: 'SIGKILL' });
+    if (!this.closed) {
+      this.finish({ exitCode: LOST_EXIT_CODE, signal: 'SIGKILL' });
+      this.release();
+    }
+  }
+
+  /** Tells the exit TRAILING_OUTPUT_MS from now unless the server has reported the process closed by then. */
+  private tellExitLater(): void {
+    if (this.exitTimer || this.exitInfo) return;
+    this.exitTimer = setTimeout(() => this.finish(this.exitFromServer()), TRAILING_OUTPUT_MS);
+    this.exitTimer.unref();
+  }
+
+  /** No more from the server for this process: unregistered, output at its end. */
+  private release(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.exitTimer);
+    this.connection.unregister(this.processId);
+    this.endOutput();
+    this.reports.emit();
   }
 
   private output(seq: number, bytes: Buffer, stream?: string): void {
-    if (seq <= this.highestOutputSeq || this.exitInfo) return; // already had it (a read after a reconnection)
+    if (seq <= this.highestOutputSeq || this.closed) return; // already had it (a read after a reconnection)
     this.highestOutputSeq = seq;
     this.lastSeq = Math.max(this.lastSeq, seq);
     this.emitData(bytes, stream === 'stderr' ? 'stderr' : 'stdout');
@@ -162,7 +195,7 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
         };
         this.reports.emit();
       }
-      if (result.closed && result.exitCode !== null) {
+      if (result.exitCode !== null) {
         this.exited ??= {
           processId: this.processId,
           seq: result.nextSeq,
@@ -170,7 +203,10 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
           sandboxDenied: result.sandboxDenied,
           ...(result.signal ? { signal: result.signal } : {}),
         };
-        this.finish(this.exitFromServer());
+        if (result.closed) {
+          this.finish(this.exitFromServer());
+          this.release();
+        } else if (!this.tty) this.tellExitLater();
       }
       return;
     }
@@ -190,8 +226,6 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
    * before `process/start` is even answered, and its listener comes after that.
    */
   protected override onFinish(): void {
-    this.connection.unregister(this.processId);
-    this.endOutput(); // closed: every stream at its end
     this.reports.emit();
   }
 

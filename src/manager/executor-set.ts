@@ -67,6 +67,12 @@ export class ExecutorSet {
   }
 
   private add(name: string, executor: Executor): void {
+    // Plain JavaScript, or an executor written for the earlier seam (spawn(argv, env, ...) instead of start).
+    if (typeof (executor as Partial<Executor>).start !== 'function') {
+      throw invalidArgument(
+        `Invalid manager settings: executor \`${name}\` has no start(request): an Executor takes a command request and builds the process itself (see "The executor seam" in docs/design.md)`,
+      );
+    }
     this.byName.set(name, {
       name,
       executor,

@@ -545,7 +545,14 @@ export class UnifiedExecManager {
       try {
         begun = await executor.start(request);
       } catch (err) {
+        // Shut down while it started: the executor may have been closed under it.
+        this.assertOpen();
         throw asSpawnFailed(err);
+      }
+      // Shut down while it started (an executor elsewhere, a login snapshot): shutdown did not see it, so end it here.
+      if (this.shutdownPromise) {
+        await begun.process.terminate();
+        throw shutDown();
       }
       // Subscribed in the same tick as the start, so not one byte of output is missed; stored before any wait, so
       // it is reachable (and shutdown finds it) even if the caller goes away.

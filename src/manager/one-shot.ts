@@ -119,9 +119,11 @@ export async function runToEnd(
   const output = { stdout: new CappedBytes(EXEC_OUTPUT_MAX_BYTES), stderr: new CappedBytes(EXEC_OUTPUT_MAX_BYTES) };
   const { onOutput } = options;
   const text = onOutput ? { stdout: streamText(onOutput), stderr: streamText(onOutput) } : undefined;
-  proc.onData((chunk: Buffer, stream: OutputStream) => {
-    output[stream].push(chunk);
-    text?.[stream].write(chunk);
+  proc.onData((chunk: Buffer, stream: OutputStream | undefined) => {
+    // An executor of an older interface may not name the stream.
+    const from = stream === 'stderr' ? 'stderr' : 'stdout';
+    output[from].push(chunk);
+    text?.[from].write(chunk);
   });
   // An executor that answers asynchronously may have seen a short command end before it answered the start.
   const exited = new Promise<'exited'>((resolve) =>
@@ -162,11 +164,17 @@ export async function runToEnd(
     // As Codex's shell tool reports a timeout: a first line, then what it printed.
     aggregatedOutput:
       (first === 'timeout' ? `command timed out after ${timedOutAfterMs} milliseconds\n` : '') +
-      decode(aggregateOutput(stdout, stderr, EXEC_OUTPUT_MAX_BYTES)),
+      withLostNote(decode(aggregateOutput(stdout, stderr, EXEC_OUTPUT_MAX_BYTES)), status?.lost),
     durationMs: performance.now() - begun,
     timedOut: first === 'timeout',
   };
   return { outcome, sandbox: started.sandbox };
+}
+
+/** Why the exit status never came (its exec-server or container went away), on a line after what it printed. */
+function withLostNote(output: string, lost: string | undefined): string {
+  if (lost === undefined) return output;
+  return `${output}${output === '' || output.endsWith('\n') ? '' : '\n'}${lost}\n`;
 }
 
 function checkCommand(command: CommandRequest['command']): void {

@@ -12,6 +12,10 @@ export function commandArgv(command: CommandRequest['command']): string[] {
  * there. The sandbox, when that side lays one, is the caller's to add.
  */
 export function specElsewhere(request: CommandRequest): SpawnOptions {
+  // Refused before anything starts: its stdin could be written but never closed (neither protocol closes it alone).
+  if (!request.tty && request.stdin) {
+    throw new Error('input for a command on pipes needs this machine: elsewhere its stdin cannot be closed');
+  }
   return {
     argv: commandArgv(request.command),
     cwd: request.workdir ?? '',

@@ -3,7 +3,7 @@ import { PipeProcess } from './pipe-process.js';
 import { PtyProcess } from './pty-process.js';
 import { buildEnv, policyKeeps } from './env.js';
 import { resolveWorkdir } from './resolve.js';
-import { ShellSnapshots } from './shell-snapshot.js';
+import { ShellSnapshots, type LoginPlan } from './shell-snapshot.js';
 import {
   type CommandRequest,
   type ExecProcess,
@@ -46,6 +46,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
   private readonly launcher: SandboxLauncher;
   /** Login profile snapshots, made on the first login command; removed by close(). */
   private snapshots: ShellSnapshots | undefined;
+  private closed = false;
 
   constructor(options: LocalExecutorOptions = {}) {
     this.launcher = options.sandbox ?? SandboxLauncher.shared();
@@ -59,29 +60,23 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     return { cwd: this.plan(request).cwd };
   }
 
+  /** Starts the sandbox's allowlist proxy, and takes the login snapshot a login command line will run through. */
   async prepare(request: CommandRequest): Promise<void> {
     if (request.sandbox !== undefined) await this.launcher.ready(request.sandbox);
+    await this.loginPlan(request, this.plan(request));
   }
 
   async start(request: CommandRequest): Promise<StartedCommand> {
+    if (this.closed) throw new Error('the local executor is closed');
     const plan = this.plan(request);
     const { sandbox } = request;
     const warnings: string[] = [];
     let { argv } = plan;
-    const { command } = request;
-    // A login command line: through a snapshot of the login profile, taken once, when one can be had.
-    if ('script' in command && command.login && request.shellSnapshot) {
-      this.snapshots ??= new ShellSnapshots(this);
-      const login = await this.snapshots.plan({
-        shell: command.shell,
-        env: plan.env,
-        cwd: plan.cwd,
-        ...(sandbox ? { sandbox } : {}),
-        keep: policyKeeps(request.env),
-      });
-      if (login.argv) argv = login.argv(command.script);
-      else if (login.warning) warnings.push(login.warning);
-    }
+    // A login command line: through a snapshot of the login profile (taken by prepare, else now), when one can be had.
+    const login = await this.loginPlan(request, plan);
+    if (login?.argv && 'script' in request.command) argv = login.argv(request.command.script);
+    else if (login?.warning) warnings.push(login.warning);
+    if (this.closed) throw new Error('the local executor is closed');
     const process = this.spawn({
       argv,
       cwd: plan.cwd,
@@ -119,11 +114,37 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     return proc;
   }
 
-  /** Removes the login snapshots (an executor a manager made is closed with it; an injected one by its caller). */
+  /**
+   * Removes the login snapshots and starts nothing more. An executor a manager made is closed with it; an injected
+   * one by its caller (else its snapshots are removed when this process exits).
+   */
   async close(): Promise<void> {
+    this.closed = true;
+    this.removeSnapshots();
+  }
+
+  /** How a login command line of `request` runs: through a snapshot (taken once), or as a real login shell. */
+  private async loginPlan(request: CommandRequest, plan: LocalPlan): Promise<LoginPlan | undefined> {
+    const { command, sandbox } = request;
+    if (!('script' in command) || !command.login || !request.shellSnapshot || this.closed) return undefined;
+    if (!this.snapshots) {
+      this.snapshots = new ShellSnapshots(this);
+      process.once('exit', this.removeSnapshots);
+    }
+    return this.snapshots.plan({
+      shell: command.shell,
+      env: plan.env,
+      cwd: plan.cwd,
+      ...(sandbox ? { sandbox } : {}),
+      keep: policyKeeps(request.env),
+    });
+  }
+
+  private readonly removeSnapshots = (): void => {
+    process.removeListener('exit', this.removeSnapshots);
     this.snapshots?.close();
     this.snapshots = undefined;
-  }
+  };
 
   /** The argv, directory and environment of `request`; throws a plain Error saying what is missing. */
   private plan(request: CommandRequest): LocalPlan {

@@ -77,11 +77,6 @@ export abstract class ProcessCore implements Pick<ExecProcess, 'onData' | 'onExi
     else this.dataListeners.emit({ bytes, stream });
   }
 
-  /** Whether a listener has had the output (false while it is still kept for the first). */
-  protected get outputTaken(): boolean {
-    return this.early === undefined;
-  }
-
   /** The output kept for the first listener, as one buffer (for a start failure's message). */
   protected keptOutput(): Buffer {
     return Buffer.concat((this.early ?? []).map((chunk) => chunk.bytes));

@@ -278,10 +278,9 @@ export class ShellSnapshots {
     );
     const ended = await Promise.race([exited, timedOut]);
     clearTimeout(timer);
-    if (ended === 'timeout') {
-      await proc.terminate();
-      throw new Error(`the login profile took longer than ${this.timeoutMs / 1000} s`);
-    }
+    // Ended either way, so nothing of the capture is left and the watchdog lets go of it.
+    await proc.terminate();
+    if (ended === 'timeout') throw new Error(`the login profile took longer than ${this.timeoutMs / 1000} s`);
     return Buffer.concat(chunks).toString('utf8');
   }
 }

@@ -23,11 +23,11 @@ export interface SpawnOptions {
   /** argv[0] is the program; it is looked up in PATH when it has no slash. */
   argv: readonly string[];
   /**
-   * The working directory. A local executor gets an absolute, checked path; an executor elsewhere (`local` false)
-   * may get a relative path or '' (its own default), which it resolves against its own working directory.
+   * The working directory. On this machine an absolute, checked path; elsewhere (an exec-server, a container) a
+   * relative path or '' (its own default), which that side resolves against its own working directory.
    */
   cwd: string;
-  /** The complete environment of the program, built here from `envPolicy`. */
+  /** The complete environment of the program (on this machine; elsewhere it is built there from `envPolicy`). */
   env: Readonly<Record<string, string>>;
   /**
    * The policy `env` was built from. An executor elsewhere builds the environment from its own (the remote
@@ -93,7 +93,8 @@ export interface ExecProcess {
   readonly exitInfo: ExitInfo | undefined;
   /**
    * Output bytes in arrival order, each with the stream it came from (a terminal's is `stdout`). A chunk may arrive
-   * after exit (a grandchild still holding the terminal or the pipes).
+   * after exit (a grandchild still holding the terminal or the pipes). Output that comes before the first listener is
+   * kept for it (without limit: subscribe in the tick the process is had), and handed to it before this returns.
    */
   onData(listener: (chunk: Buffer, stream: OutputStream) => void): Disposable;
   /** Resolves once no more output can come: every stream at its end, or the process terminated. */

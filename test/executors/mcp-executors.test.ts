@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOurExecServer } from '../codex/our-exec-server.js';
 import type { RunningServer } from '../codex/ws-server-process.js';
 import { mcpTransport } from '../mcp/cli-process.js';
+import { processesRunning } from '../helpers/processes.js';
 
 interface ToolReply {
   content: { type: string; text: string }[];
@@ -90,6 +91,14 @@ describe('the MCP server runs sessions on the executors it is given', { timeout:
       output: expect.stringMatching(/^command timed out after \d+ milliseconds\nstarted\n$/),
       metadata: { exit_code: 124 },
     });
+    // A background job holding the pipes: the exit is the program's, at once, as on this machine (not a timeout).
+    const begun = performance.now();
+    const job = `sleep 60.${Math.floor(Math.random() * 1e6)}`;
+    const backgrounded = await call('shell', { command: ['sh', '-c', `${job} & echo hi`], timeout_ms: 9_000 });
+    expect(JSON.parse(backgrounded.content[0]!.text)).toMatchObject({ output: 'hi\n', metadata: { exit_code: 0 } });
+    expect(performance.now() - begun).toBeLessThan(6_000);
+    // Nothing of the call outlives it on the exec-server's side either.
+    expect(processesRunning(job)).toEqual([]);
     const unknown = await call('shell', { command: ['true'], executor: 'mars' });
     expect(unknown.isError).toBe(true);
   });

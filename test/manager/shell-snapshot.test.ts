@@ -9,6 +9,7 @@ import { useManagers } from '../helpers/manager.js';
 import { NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
 import { stateRoot } from '../../src/util/private-dir.js';
 import { titled } from '../helpers/needs.js';
+import { processesRunning } from '../helpers/processes.js';
 
 const FALLBACK = /^Warning: ran a real login shell: the shell snapshot failed \(.+\)$/;
 
@@ -138,6 +139,22 @@ describe('snapshot files', () => {
     expect(dirname(files[0]!)).not.toBe(dirname(files[1]!));
     await a.shutdown();
     expect(snapshotsContaining(value)).toHaveLength(1);
+  });
+});
+
+describe('a shutdown while the snapshot is taken', () => {
+  it('starts nothing: the call fails SHUT_DOWN and no process of it is left', async () => {
+    const marker = 31 + Math.floor(Math.random() * 1000) / 1000;
+    const home = homes({ '.profile': 'sleep 1.5\n' });
+    const m = managerIn(home);
+    const call = m.execCommand({ cmd: `sleep ${marker}`, yieldTimeMs: 500 });
+    // The capture (a login shell sleeping in its profile) is under way.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await m.shutdown();
+    await expect(call).rejects.toMatchObject({ code: 'SHUT_DOWN' });
+    // What the call would have started after the capture: not started, then or later.
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    expect(processesRunning(`sleep ${marker}`)).toEqual([]);
   });
 });
 
