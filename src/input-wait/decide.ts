@@ -83,6 +83,11 @@ export interface MemberSample extends WaitSample {
   state: string;
   /** Times scheduled (3rd field of /proc/<pid>/schedstat): changes when the process has run. */
   runCount: number;
+  /**
+   * For a timed wait: when the process last ran before it (`se.exec_start` of /proc/<pid>/sched, ms on the
+   * scheduler's clock), about when the wait began. Absent where the kernel does not show it.
+   */
+  waitStartedMs?: number;
   /** A wrapper that only relays (the sandbox's bubblewrap and its init): counted as waiting for its child. */
   supervisor?: boolean;
   /** The other threads, when there are any. */
@@ -107,6 +112,8 @@ export interface LoopTimer {
   timeoutMs: number;
   /** The process's run count when it was seen waiting: a new count is a new wait. */
   runCount: number;
+  /** About when the wait began, on the scheduler's clock (see MemberSample.waitStartedMs). */
+  startedMs?: number;
 }
 
 export type InputWaitVerdict =
@@ -215,7 +222,12 @@ export function decideInputWait(
     if (activity === 'unknown') return { kind: 'unknown', reason: `pid ${member.pid} waits on something ambiguous` };
     if (activity === 'tty-read') readers.push(member);
     if (timerMs !== undefined && (timer === undefined || timerMs < timer.timeoutMs)) {
-      timer = { pid: member.pid, timeoutMs: timerMs, runCount: member.runCount };
+      timer = {
+        pid: member.pid,
+        timeoutMs: timerMs,
+        runCount: member.runCount,
+        ...(member.waitStartedMs === undefined ? {} : { startedMs: member.waitStartedMs }),
+      };
     }
   }
   if (live === 0) return { kind: 'unknown', reason: 'no live process in the foreground group' };

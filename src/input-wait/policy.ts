@@ -37,7 +37,7 @@ const MIN_TICK_MS = 2 * TICK_SLACK_MS;
 /** What the policy remembers of one session's event loops, from call to call. */
 export interface LoopTimers {
   /** The timed wait each process was last seen in, and when we first saw it. */
-  waits: Map<number, { runCount: number; timeoutMs: number; seenAt: number }>;
+  waits: Map<number, { runCount: number; timeoutMs: number; seenAt: number; startedMs?: number }>;
   /** Per process: the longest periodic timer seen firing with nothing printed (a tick), in ms. */
   tickMs: Map<number, number>;
 }
@@ -57,18 +57,30 @@ export function loopTimerAllows(loop: LoopTimers, timer: LoopTimer, now: number,
   // other, so a loop that wakes in between shows its next wait with the count already seen.
   if (previous === undefined || previous.runCount !== timer.runCount || previous.timeoutMs !== timer.timeoutMs) {
     // A new wait. The one before was a tick if its timer had come due, nothing was printed since, and the loop
-    // re-armed a timer of the same length.
+    // re-armed a timer of the same length. Come due: it was seen long enough ago, and, where the kernel says when
+    // each wait began, the new one began when the old one's time was up (a loop woken early for something else, and
+    // not looked at again until late, re-arms the rest of the same timer: that is no tick).
+    const ranItsCourse = (earlier: { startedMs?: number; timeoutMs: number }) =>
+      earlier.startedMs === undefined ||
+      timer.startedMs === undefined ||
+      timer.startedMs - earlier.startedMs >= earlier.timeoutMs - TICK_SLACK_MS;
     if (
       previous !== undefined &&
       previous.timeoutMs >= MIN_TICK_MS &&
       previous.timeoutMs < FAR_TIMER_MS &&
       now - previous.seenAt >= previous.timeoutMs - TICK_SLACK_MS &&
+      ranItsCourse(previous) &&
       lastOutputAt < previous.seenAt &&
       Math.abs(timer.timeoutMs - previous.timeoutMs) <= Math.max(TICK_SLACK_MS, previous.timeoutMs * 0.05)
     ) {
       loop.tickMs.set(timer.pid, Math.max(loop.tickMs.get(timer.pid) ?? 0, previous.timeoutMs));
     }
-    seen = { runCount: timer.runCount, timeoutMs: timer.timeoutMs, seenAt: now };
+    seen = {
+      runCount: timer.runCount,
+      timeoutMs: timer.timeoutMs,
+      seenAt: now,
+      ...(timer.startedMs === undefined ? {} : { startedMs: timer.startedMs }),
+    };
     loop.waits.set(timer.pid, seen);
   }
   const dueIn = seen!.timeoutMs - (now - seen!.seenAt);

@@ -216,6 +216,7 @@ function sampleMember(
   if (!stat) return undefined;
   const wait = sampleWait(pid, readProcText(`/proc/${pid}/syscall`), table, terminal);
   const runCount = Number(readProcText(`/proc/${pid}/schedstat`)?.split(' ')[2] ?? Number.NaN);
+  const waitStartedMs = wait.timeoutMs === undefined ? undefined : lastRanAt(pid);
   const otherThreads: ThreadSample[] = [];
   const threadCount = Number(statText?.slice(statText.lastIndexOf(')') + 2).split(' ')[17]);
   if (threadCount > 1) {
@@ -232,7 +233,22 @@ function sampleMember(
       otherThreads.push(thread);
     }
   }
-  return { pid, state: stat.state, ...wait, runCount, otherThreads };
+  return {
+    pid,
+    state: stat.state,
+    ...wait,
+    runCount,
+    ...(waitStartedMs === undefined ? {} : { waitStartedMs }),
+    otherThreads,
+  };
+}
+
+/** When the process last started to run (`se.exec_start`, ms), or undefined where /proc/<pid>/sched has no such line. */
+function lastRanAt(pid: number): number | undefined {
+  const text = readProcText(`/proc/${pid}/sched`);
+  const match = text === undefined ? null : /^se\.exec_start\s*:\s*([\d.]+)$/m.exec(text);
+  const value = match ? Number(match[1]) : Number.NaN;
+  return Number.isFinite(value) ? value : undefined;
 }
 
 function safeReaddir(path: string): string[] {

@@ -51,6 +51,21 @@ describe('loopTimerAllows', () => {
     expect(loopTimerAllows(loop, { pid, timeoutMs: 1, runCount: 4 }, 1537, quiet)).toBe(false);
   });
 
+  // Once in a full-suite run (no sandbox): node's 1.5 s setTimeout answered at 1.57 s without its line. Woken early
+  // for something else, the loop re-armed the rest of the same timer; not looked at again until its time was nearly
+  // up, that looked like a tick that had fired. When the kernel says when each wait began, it is told apart.
+  it('learns no tick from a loop woken early that re-armed the rest of its timer, when the waits began close together', () => {
+    const loop = fresh();
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 1460, runCount: 3, startedMs: 9000 }, 60, quiet)).toBe(false);
+    // Seen next 1.41 s later: the wait began 10 ms after the first, so the first never ran its course.
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 1450, runCount: 4, startedMs: 9010 }, 1470, quiet)).toBe(false);
+    expect(loop.tickMs.size).toBe(0);
+    // A real tick: the new wait began when the old one's time was up.
+    const ticking = fresh();
+    loopTimerAllows(ticking, { pid, timeoutMs: 500, runCount: 1, startedMs: 9000 }, 0, quiet);
+    expect(loopTimerAllows(ticking, { pid, timeoutMs: 500, runCount: 2, startedMs: 9501 }, 505, quiet)).toBe(true);
+  });
+
   it('learns nothing from a timer that printed when it fired', () => {
     const loop = fresh();
     loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 1 }, 0, quiet);
