@@ -47,6 +47,8 @@ export class LocalExecutor implements Executor, ProcessSpawner {
   /** Login profile snapshots, made on the first login command; removed by close(). */
   private snapshots: ShellSnapshots | undefined;
   private closed = false;
+  /** What prepare worked out for a request, for its start. */
+  private readonly prepared = new WeakMap<CommandRequest, { plan: LocalPlan; login: LoginPlan | undefined }>();
 
   constructor(options: LocalExecutorOptions = {}) {
     this.launcher = options.sandbox ?? SandboxLauncher.shared();
@@ -60,20 +62,27 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     return { cwd: this.plan(request).cwd };
   }
 
-  /** Starts the sandbox's allowlist proxy, and takes the login snapshot a login command line will run through. */
+  /**
+   * Starts the sandbox's allowlist proxy, and takes the login snapshot a login command line will run through; what
+   * it worked out is kept for `start` of the same request.
+   */
   async prepare(request: CommandRequest): Promise<void> {
     if (request.sandbox !== undefined) await this.launcher.ready(request.sandbox);
-    await this.loginPlan(request, this.plan(request));
+    const plan = this.plan(request);
+    const prepared = { plan, login: await this.loginPlan(request, plan) };
+    this.prepared.set(request, prepared);
   }
 
   async start(request: CommandRequest): Promise<StartedCommand> {
     if (this.closed) throw new Error('the local executor is closed');
-    const plan = this.plan(request);
+    const prepared = this.prepared.get(request);
+    this.prepared.delete(request);
+    const plan = prepared?.plan ?? this.plan(request);
     const { sandbox } = request;
     const warnings: string[] = [];
     let { argv } = plan;
     // A login command line: through a snapshot of the login profile (taken by prepare, else now), when one can be had.
-    const login = await this.loginPlan(request, plan);
+    const login = prepared ? prepared.login : await this.loginPlan(request, plan);
     if (login?.argv && 'script' in request.command) argv = login.argv(request.command.script);
     else if (login?.warning) warnings.push(login.warning);
     if (this.closed) throw new Error('the local executor is closed');
