@@ -216,7 +216,8 @@ function sampleMember(
   if (!stat) return undefined;
   const wait = sampleWait(pid, readProcText(`/proc/${pid}/syscall`), table, terminal);
   const runCount = Number(readProcText(`/proc/${pid}/schedstat`)?.split(' ')[2] ?? Number.NaN);
-  const waitStartedMs = wait.timeoutMs === undefined ? undefined : lastRanAt(pid);
+  // Only a timed wait can be a tick (see loopTimerAllows); -1 is no timeout.
+  const waitStartedMs = wait.timeoutMs !== undefined && wait.timeoutMs >= 0 ? lastRanAt(pid) : undefined;
   const otherThreads: ThreadSample[] = [];
   const threadCount = Number(statText?.slice(statText.lastIndexOf(')') + 2).split(' ')[17]);
   if (threadCount > 1) {
