@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOurExecServer } from '../codex/our-exec-server.js';
 import type { RunningServer } from '../codex/ws-server-process.js';
 import { mcpTransport } from '../mcp/cli-process.js';
-import { processesRunning } from '../helpers/processes.js';
+import { processesRunning } from '../reliability/harness.js';
 
 interface ToolReply {
   content: { type: string; text: string }[];

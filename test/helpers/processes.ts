@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { vi } from 'vitest';
 
 /** vi.waitFor options for conditions that depend on other processes being scheduled: patient on a busy machine. */
@@ -52,18 +52,4 @@ export function busyWait(ms: number): void {
   while (performance.now() < end) {
     // spin
   }
-}
-
-/** Pids of this machine's processes whose command line is exactly `command` (arguments joined by spaces). */
-export function processesRunning(command: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim() === command;
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
 }

@@ -9,7 +9,7 @@ import { useManagers } from '../helpers/manager.js';
 import { NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
 import { stateRoot } from '../../src/util/private-dir.js';
 import { titled } from '../helpers/needs.js';
-import { processesRunning } from '../helpers/processes.js';
+import { processesRunning } from '../reliability/harness.js';
 
 const FALLBACK = /^Warning: ran a real login shell: the shell snapshot failed \(.+\)$/;
 

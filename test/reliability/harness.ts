@@ -203,6 +203,13 @@ export function commandLineOf(pid: number): string {
   }
 }
 
+/** Pids of this machine's processes whose command line (see commandLineOf) is exactly `command`. */
+export function processesRunning(command: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && commandLineOf(Number(name)) === command)
+    .map(Number);
+}
+
 export function openFdCount(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
 }
