@@ -109,7 +109,6 @@ export async function runToEnd(
   checkCommand(request.command);
   let started;
   try {
-    executor.check?.(request);
     await executor.prepare?.(request);
     started = await executor.start(request);
   } catch (err) {
