@@ -5,12 +5,11 @@ import { managerSettingsSchema } from '../manager/settings.js';
 import {
   DEFAULT_CLIENT_DISCONNECT_GRACE_MS,
   DEFAULT_CLIENT_IDLE_TIMEOUT_MS,
-  DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HTTP_HOST,
   DEFAULT_HTTP_PORT,
   DEFAULT_MAX_CLIENTS,
-  DEFAULT_MAX_CONNECTIONS,
 } from '../mcp/defaults.js';
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from '../net/defaults.js';
 import { ALL_TOOL_NAMES, TOOL_NAMES } from '../tools/definitions.js';
 import { settingLeaves, type FlagMeta } from './setting-table.js';
 

@@ -1,10 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { EXEC_SERVER_MAX_MESSAGE_BYTES } from './protocol.js';
 import type { ExecServer } from './server.js';
+import { sameToken } from '../net/same-token.js';
 
 export interface WebSocketListenOptions {
   host: string;
@@ -21,12 +21,6 @@ export interface WebSocketListener {
   readonly url: string;
   /** Stops listening and closes every connection (the server's sessions are not ended: see ExecServer.close). */
   close(): Promise<void>;
-}
-
-/** Constant-time: compares digests, so neither the content nor the length of the token leaks through timing. */
-function sameToken(given: string, expected: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(expected));
 }
 
 /** Why the handshake is refused, in the real server's words, or undefined to let it in. */
