@@ -4,12 +4,15 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
-// util: tiny helpers; buffer: output data structures; patch: Codex's patch format, parsed and applied to files; linux: /proc, process trees, tags, kill; spawn: one running
+// util: tiny helpers; net: what both listeners (serve, exec-server) share against other local users: the connection
+// cap and its eviction, timeouts for slow senders, the token comparison; buffer: output data structures; patch:
+// Codex's patch format, parsed and applied to files; linux: /proc, process trees, tags, kill; spawn: one running
 // program (PTY, pipes, env); input-wait: is it waiting for input; exec-server: the Codex exec-server protocol and
 // our server of it; executors: where else programs run (exec-servers, containers); manager: exec sessions; tools,
 // mcp, cli: surfaces; view: the live view's page and API, which the CLI plugs into the MCP HTTP server.
 const ORDER = [
   'util',
+  'net',
   'buffer',
   'patch',
   'screen',

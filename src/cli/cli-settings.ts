@@ -5,12 +5,11 @@ import { managerSettingsSchema } from '../manager/settings.js';
 import {
   DEFAULT_CLIENT_DISCONNECT_GRACE_MS,
   DEFAULT_CLIENT_IDLE_TIMEOUT_MS,
-  DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HTTP_HOST,
   DEFAULT_HTTP_PORT,
   DEFAULT_MAX_CLIENTS,
-  DEFAULT_MAX_CONNECTIONS,
 } from '../mcp/defaults.js';
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from '../net/defaults.js';
 import { ALL_TOOL_NAMES, TOOL_NAMES } from '../tools/definitions.js';
 import { settingLeaves, type FlagMeta } from './setting-table.js';
 
@@ -62,6 +61,25 @@ const stateLinesSetting = off().meta(
     description:
       "add our lines about a session's state to the text after its id: `Process is waiting for input`, `Terminal echo is off (password prompt)`; without it the text is Codex's own, byte for byte (the state is in structured results)",
     flag: 'state-lines',
+  }),
+);
+
+/** `serve` and `exec-server`: the cap on open connections, against a flood of them (src/net/connection-limits.ts). */
+const maxConnectionsSetting = count(DEFAULT_MAX_CONNECTIONS).meta(
+  meta({
+    description:
+      'open TCP connections at once; at the cap a new one closes the oldest that never sent the token, or is closed if all did',
+    flag: 'max-connections',
+    placeholder: 'N',
+  }),
+);
+
+/** `serve` and `exec-server`: how long a request's headers may take (slowloris). */
+const headersTimeoutSetting = seconds(DEFAULT_HEADERS_TIMEOUT_MS).meta(
+  meta({
+    description: "close a connection that has not sent a request's headers within this many seconds (slowloris)",
+    flag: 'headers-timeout-s',
+    placeholder: 'SECONDS',
   }),
 );
 
@@ -152,21 +170,8 @@ export const serveSettingsSchema = z.strictObject({
       placeholder: 'N',
     }),
   ),
-  maxConnections: count(DEFAULT_MAX_CONNECTIONS).meta(
-    meta({
-      description:
-        'open TCP connections at once; at the cap a new one closes the oldest that never sent the token, or is closed if all did',
-      flag: 'max-connections',
-      placeholder: 'N',
-    }),
-  ),
-  headersTimeoutS: seconds(DEFAULT_HEADERS_TIMEOUT_MS).meta(
-    meta({
-      description: "close a connection that has not sent a request's headers within this many seconds (slowloris)",
-      flag: 'headers-timeout-s',
-      placeholder: 'SECONDS',
-    }),
-  ),
+  maxConnections: maxConnectionsSetting,
+  headersTimeoutS: headersTimeoutSetting,
   noView: off().meta(
     meta({
       description: "serve no live view: the web page at /view that lists every client's sessions and shows them",
@@ -181,6 +186,16 @@ export const serveSettingsSchema = z.strictObject({
   ),
 });
 export type ServeSettings = z.output<typeof serveSettingsSchema>;
+
+/**
+ * `exec-server`: how its WebSocket listener holds up against other local users. Its --listen, --token-file and
+ * --no-auth are parsed by hand (parse-args.ts): a stdio server has no listener and takes none of them.
+ */
+export const execServerSettingsSchema = z.strictObject({
+  maxConnections: maxConnectionsSetting,
+  headersTimeoutS: headersTimeoutSetting,
+});
+export type ExecServerSettings = z.output<typeof execServerSettingsSchema>;
 
 /** `run`: how the one command runs. */
 export const runSettingsSchema = z.strictObject({
@@ -231,6 +246,7 @@ export const FLAG_TABLES = {
   mcp: settingLeaves(mcpSettingsSchema),
   serve: settingLeaves(serveSettingsSchema),
   run: settingLeaves(runSettingsSchema),
+  execServer: settingLeaves(execServerSettingsSchema),
   config: settingLeaves(sessionCliSchema),
   manager: settingLeaves(managerSettingsSchema),
 };

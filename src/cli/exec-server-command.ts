@@ -3,6 +3,7 @@
  * Codex CLI at it with its environments.toml (which can carry the token). The server itself loads lazily (node-pty, ws).
  */
 
+import type { ExecServerSettings } from './cli-settings.js';
 import { log, writeTo } from './log.js';
 import { exitOnSignals } from './signals.js';
 import { noAuthWarning, resolveTokenAuth, type TokenAuth } from './token-auth.js';
@@ -45,7 +46,7 @@ export function resolveExecServerAuth(
   });
 }
 
-export interface ExecServerCommandOptions {
+export interface ExecServerCommandOptions extends ExecServerSettings {
   listen: ListenTarget;
   auth: TokenAuth;
   version: string;
@@ -73,6 +74,8 @@ export async function runExecServer(options: ExecServerCommandOptions): Promise<
     host: options.listen.host,
     port: options.listen.port,
     ...(auth.from === 'none' ? {} : { token: auth.token }),
+    maxConnections: options.maxConnections,
+    headersTimeoutMs: options.headersTimeoutS * 1000,
   });
   // The first line of stdout is the URL, as with `codex exec-server`: scripts read it to learn the port. A token
   // made at start follows it there, and only there.

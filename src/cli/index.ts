@@ -84,7 +84,7 @@ async function main(argv: string[]): Promise<void> {
         process.stderr.write(`unified-exec: ${error.message}\n`);
         return exit(2);
       }
-      return runExecServer({ listen: command.listen, auth, version });
+      return runExecServer({ ...command, auth, version });
     }
   }
 }

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { ManagerSettings } from '../manager/settings.js';
 import {
+  execServerSettingsSchema,
+  type ExecServerSettings,
   FLAG_TABLES,
   mcpSettingsSchema,
   runSettingsSchema,
@@ -23,7 +25,7 @@ export type CliCommand =
   | ({ kind: 'mcp'; manager: ManagerFlags } & McpSettings)
   | ({ kind: 'serve'; manager: ManagerFlags } & ServeSettings)
   | ({ kind: 'run'; cmd: string; manager: ManagerFlags } & RunSettings)
-  | { kind: 'exec-server'; listen: ListenTarget; noAuth: boolean; tokenFile?: string };
+  | ({ kind: 'exec-server'; listen: ListenTarget; noAuth: boolean; tokenFile?: string } & ExecServerSettings);
 
 const sessionLeaves = [...FLAG_TABLES.config, ...FLAG_TABLES.manager];
 const helpOption = { help: { type: 'boolean', short: 'h' } } as const;
@@ -96,16 +98,27 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
             listen: { type: 'string' },
             'token-file': { type: 'string' },
             'no-auth': { type: 'boolean' },
+            ...flagOptions(FLAG_TABLES.execServer),
             ...helpOption,
           },
         });
         if (values.help) return { kind: 'help' };
+        const listen = parseListen(values.listen ?? DEFAULT_LISTEN);
         const tokenFile = values['token-file'];
+        // Only the flags given: a stdio server has no listener whose connections they could limit.
+        const limits = readFlags(FLAG_TABLES.execServer, values);
+        const limit = FLAG_TABLES.execServer.find((leaf) => leaf.name in limits);
+        if (listen.kind === 'stdio' && limit !== undefined) {
+          throw new UsageError(
+            `--listen stdio has no listener, so no connections to limit: --${limit.meta.flag} is for ws:// only`,
+          );
+        }
         return {
           kind: 'exec-server',
-          listen: parseListen(values.listen ?? DEFAULT_LISTEN),
+          listen,
           noAuth: values['no-auth'] ?? false,
           ...(tokenFile !== undefined ? { tokenFile } : {}),
+          ...execServerSettingsSchema.parse(limits),
         };
       }
       default:

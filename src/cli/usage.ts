@@ -22,13 +22,14 @@ ${synopsis('unified-exec serve', `${flagSynopsis(FLAG_TABLES.serve)} [session op
       http://ADDR:N/view shows every client's sessions live (the live view).
 ${synopsis('unified-exec run', `${flagSynopsis(FLAG_TABLES.run)} [session options] -- <command...>`)}
       Run one command line, print each reply as a model would see it, exit with its exit code.
-  unified-exec exec-server [--listen ws://IP:PORT|stdio] [--token-file FILE | --no-auth]
+${synopsis('unified-exec exec-server', `[--listen ws://IP:PORT|stdio] [--token-file FILE | --no-auth] ${flagSynopsis(FLAG_TABLES.execServer)}`)}
       Codex's exec-server protocol (JSON-RPC over WebSocket, or newline-delimited JSON on stdio)
       run on unified-exec's processes. Prints the bound URL as the first line of stdout (default
       --listen ws://127.0.0.1:0, a free port), then how to connect Codex CLI (environments.toml)
       and unified-exec. Like serve, every connection needs Authorization: Bearer TOKEN: the token
       is in --token-file FILE (mode 600), else $UNIFIED_EXEC_EXEC_SERVER_TOKEN, else made at start
-      and printed. --no-auth lets every local user in (loopback only). Stdio needs no token.
+      and printed. --no-auth lets every local user in (loopback only). --max-connections and
+      --headers-timeout-s hold as for serve. Stdio needs no token and takes none of these.
       Ctrl-C or SIGTERM ends every process it started.
   unified-exec --help | --version
 

@@ -1,8 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { connectionTimeouts, limitConnections } from '../net/connection-limits.js';
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from '../net/defaults.js';
+import { sameToken } from '../net/same-token.js';
 import { EXEC_SERVER_MAX_MESSAGE_BYTES } from './protocol.js';
 import type { ExecServer } from './server.js';
 
@@ -14,6 +16,13 @@ export interface WebSocketListenOptions {
   token?: string;
   /** Largest frame taken; a bigger one closes that connection (default 16 MiB, as the real server). */
   maxPayloadBytes?: number;
+  /**
+   * Open TCP connections. At the cap a new one closes one that never carried the token (see limitConnections); if
+   * every one did, the new one is closed. Default 256.
+   */
+  maxConnections?: number;
+  /** A connection that has not sent its upgrade request's headers within this is closed (slowloris). Default 5 s. */
+  headersTimeoutMs?: number;
 }
 
 export interface WebSocketListener {
@@ -21,12 +30,6 @@ export interface WebSocketListener {
   readonly url: string;
   /** Stops listening and closes every connection (the server's sessions are not ended: see ExecServer.close). */
   close(): Promise<void>;
-}
-
-/** Constant-time: compares digests, so neither the content nor the length of the token leaks through timing. */
-function sameToken(given: string, expected: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(expected));
 }
 
 /** Why the handshake is refused, in the real server's words, or undefined to let it in. */
@@ -44,10 +47,13 @@ function refusal(
   return undefined;
 }
 
+/** Answers, then closes: a connection without the token gets one answer, so it cannot be held open. */
 function reject(socket: Duplex, status: number, text: string): void {
   const reason = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Bad Request';
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    // Node's HTTP sockets stay half open until the peer ends its side too; one that never does would stay for ever.
+    () => socket.destroy(),
   );
 }
 
@@ -57,14 +63,21 @@ export async function listenWebSocket(server: ExecServer, options: WebSocketList
     noServer: true,
     maxPayload: options.maxPayloadBytes ?? EXEC_SERVER_MAX_MESSAGE_BYTES,
   });
-  const http: Server = createServer((_request, response) => {
-    response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
-    response.end("Connection header did not include 'upgrade'");
-  });
+  const http: Server = createServer(
+    connectionTimeouts(options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS),
+    (_request, response) => {
+      // Only an upgrade request can carry the token, so this connection gets one answer and closes.
+      response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+      response.end("Connection header did not include 'upgrade'");
+    },
+  );
+  const gate = limitConnections(http, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, (line) => server.log(line));
   http.on('upgrade', (request, socket, head) => {
     socket.on('error', () => undefined);
     const refused = refusal(request.headers, options.token);
     if (refused !== undefined) return reject(socket, refused.status, refused.text);
+    // From here its connection is never closed to make room for another (with --no-auth: once past the Origin check).
+    gate.authenticate(request.socket);
     wss.handleUpgrade(request, socket, head, (ws) => attach(server, ws, request));
   });
   http.on('clientError', (_error, socket) => socket.destroy());

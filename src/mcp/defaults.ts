@@ -14,20 +14,6 @@ export const DEFAULT_CLIENT_DISCONNECT_GRACE_MS = 30_000;
 export const DEFAULT_MAX_CLIENTS = 64;
 /** What a client refused at the cap is told to wait before it tries again. */
 export const CLIENT_CAP_RETRY_AFTER_S = 10;
-/**
- * Open TCP connections, so a flood cannot use up the server's descriptors; at the cap connections that never sent
- * the token make room for new ones.
- */
-export const DEFAULT_MAX_CONNECTIONS = 256;
-/** A connection must send a request's headers within this; slow senders (slowloris) are cut off. */
-export const DEFAULT_HEADERS_TIMEOUT_MS = 5_000;
-/**
- * For receiving a whole request, body included (4 MiB in 60 s is 70 KB/s). Node stops counting once the request
- * is in, so a long poll, however long its answer takes, is never cut by it.
- */
-export const REQUEST_TIMEOUT_MS = 60_000;
-/** How often Node looks for connections over those timeouts (its default, 30 s, would stretch 5 s to 35). */
-export const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 /** On shutdown, how long calls in flight get to write their final answer before they are answered with an error. */
 export const SHUTDOWN_ANSWER_GRACE_MS = 2_000;
 /** The shortest bearer token taken, in bytes: shorter ones can be guessed. */

@@ -4,14 +4,13 @@ import { networkInterfaces } from 'node:os';
 import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { invalidArgument } from '../manager/errors.js';
 import type { ManagerOptions } from '../manager/types.js';
-import { connectionTimeouts, limitConnections } from './connection-limits.js';
+import { connectionTimeouts, limitConnections } from '../net/connection-limits.js';
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from '../net/defaults.js';
 import {
   CLIENT_CAP_RETRY_AFTER_S,
-  DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HTTP_HOST,
   DEFAULT_HTTP_PORT,
   DEFAULT_MAX_CLIENTS,
-  DEFAULT_MAX_CONNECTIONS,
   MCP_PATH,
   MIN_TOKEN_BYTES,
 } from './defaults.js';

@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
+import { sameToken } from '../net/same-token.js';
 
 /** Strips IPv6 brackets and lowercases: `[::1]` → `::1`. */
 function bareHost(host: string): string {
@@ -100,13 +100,7 @@ function isAllowedOrigin(origin: string, policy: GuardPolicy): boolean {
   return isLoopbackHost(url.hostname) || policy.allowedHosts.has(url.host.toLowerCase());
 }
 
-/**
- * Constant-time comparison of SHA-256 digests: equal lengths always (timingSafeEqual demands it), so neither the
- * token's content nor its length leaks through timing.
- */
 function bearerMatches(authorization: string | undefined, token: string): boolean {
   const match = /^Bearer\s+(.+)$/i.exec(authorization?.trim() ?? '');
-  if (!match?.[1]) return false;
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(match[1]), digest(token));
+  return match?.[1] !== undefined && sameToken(match[1], token);
 }

@@ -130,6 +130,25 @@ describe('parseCli', () => {
     }
   });
 
+  it('limits the exec-server listener as serve: 256 connections, 5 s for headers; stdio has no listener to limit', () => {
+    expect(parseCli(['exec-server'])).toEqual({
+      kind: 'exec-server',
+      listen: { kind: 'ws', host: '127.0.0.1', port: 0 },
+      noAuth: false,
+      maxConnections: 256,
+      headersTimeoutS: 5,
+    });
+    expect(
+      parseCli(['exec-server', '--listen', 'ws://[::1]:8700', '--max-connections', '16', '--headers-timeout-s', '1.5']),
+    ).toMatchObject({ listen: { kind: 'ws', host: '::1', port: 8700 }, maxConnections: 16, headersTimeoutS: 1.5 });
+    expect(() => parseCli(['exec-server', '--max-connections', '0'])).toThrow(
+      '--max-connections: expected a whole number above 0, got "0"',
+    );
+    expect(() => parseCli(['exec-server', '--listen', 'stdio', '--headers-timeout-s', '2'])).toThrow(
+      '--listen stdio has no listener, so no connections to limit: --headers-timeout-s is for ws:// only',
+    );
+  });
+
   it('collects the session settings every command shares, shaped as ManagerOptions', () => {
     expect(
       parseCli([

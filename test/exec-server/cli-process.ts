@@ -59,7 +59,13 @@ export function runExecServer(args: string[], env: Record<string, string> = {}) 
 /** `exec-server --listen ws://127.0.0.1:0 ARGS`, once it printed its URL and connect lines (to the last one). */
 export async function startWsServer(args: string[] = [], env: Record<string, string> = TOKEN_ENV) {
   const server = runExecServer(['--listen', 'ws://127.0.0.1:0', ...args], env);
-  const url = await server.line(0);
+  // A server that refused its arguments prints no URL: fail with what it said rather than wait for ever.
+  const url = await Promise.race([
+    server.line(0),
+    server.exited.then((code) => {
+      throw new Error(`exec-server ${args.join(' ')} exited ${code} before printing its URL: ${server.stderr()}`);
+    }),
+  ]);
   expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
   await server.lineLike(/unified-exec mcp --executor/); // the last of its connect lines
   return { ...server, url, stdout: () => server.lines.join('\n') };

@@ -1,38 +1,9 @@
 // Server-wide limits of `serve`: slow senders, too many connections, too many MCP clients.
-import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { ROOT, startServe } from './cli-process.js';
+import { describe, expect, it, vi } from 'vitest';
+import { startServe } from './cli-process.js';
 import { structuredOf } from './client-scenarios.js';
 import { TEST_TOKEN, TOKEN_ENV, connectHttp, rawInitialize, rawToolCall } from './http-client.js';
-import { CANNOT_SWITCH_USER, NOBODY_IDS } from '../helpers/nobody.js';
-
-interface RawSocket {
-  socket: Socket;
-  connectedAt: number;
-  closedAt?: number;
-  received: string;
-}
-
-function rawSocket(port: number, onConnect: (raw: RawSocket) => void): Promise<RawSocket> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const raw: RawSocket = { socket, connectedAt: 0, received: '' };
-    socket.on('data', (chunk: Buffer) => (raw.received += chunk.toString()));
-    socket.on('close', () => (raw.closedAt = performance.now()));
-    socket.on('error', () => undefined);
-    socket.once('error', reject);
-    socket.once('connect', () => {
-      raw.connectedAt = performance.now();
-      socket.off('error', reject);
-      onConnect(raw);
-      resolve(raw);
-    });
-  });
-}
+import { rawSocket, whileFlooded, type RawSocket } from '../helpers/connections.js';
 
 /** Slowloris: a request line, then one header byte every `everyMs`, never the blank line that ends the headers. */
 function slowSender(port: number, everyMs: number): Promise<RawSocket> {
@@ -114,44 +85,6 @@ describe('serve: connection limits', () => {
   }, 60_000);
 });
 
-/** The flood runs as another local user (nobody) when this test can switch to it, else as this user. */
-const floodDir = mkdtempSync(join(tmpdir(), 'ue-flood-'));
-chmodSync(floodDir, 0o755);
-const FLOOD = join(floodDir, 'connection-flood.mjs');
-copyFileSync(join(ROOT, 'test/fixtures/connection-flood.mjs'), FLOOD);
-chmodSync(FLOOD, 0o644);
-afterAll(() => rmSync(floodDir, { recursive: true, force: true }));
-
-/**
- * test/fixtures/connection-flood.mjs against `port`: resolves once it holds `count` connections without the token;
- * `stop()` ends it by its pid and answers how many connections it opened in all.
- */
-async function flood(port: number, count: number, mode: 'static' | 'silent'): Promise<{ stop(): Promise<number> }> {
-  const node = [process.execPath, FLOOD, String(port), String(count), mode];
-  const [command, ...args] = CANNOT_SWITCH_USER === undefined ? ['setpriv', ...NOBODY_IDS, ...node] : node;
-  const child = spawn(command!, args, {
-    cwd: floodDir,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    await vi.waitFor(() => expect(stdout).toContain(`holding ${count}`), { timeout: 10_000, interval: 20 });
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
-  return {
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-      return (JSON.parse(stdout.trim().split('\n').at(-1)!) as { opened: number }).opened;
-    },
-  };
-}
-
 describe('serve: connections without the token', () => {
   it.each([
     ['fetch the live view’s public files, keep-alive', 'static'],
@@ -161,20 +94,7 @@ describe('serve: connections without the token', () => {
     async (_, mode) => {
       const server = await startServe(['--structured-output', '--max-connections', '16'], TOKEN_ENV);
       try {
-        const attack = await flood(server.port, 16, mode);
-        try {
-          // Let the flood settle with all sixteen open, so the token holder comes in at the cap.
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          // On a server that refuses it, the client may wait for ever: fail with a reason instead.
-          let timer: NodeJS.Timeout | undefined;
-          const deadline = new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error('the token holder got no answer in 20 s')), 20_000);
-          });
-          await Promise.race([echoes(server.url), deadline]).finally(() => clearTimeout(timer));
-        } finally {
-          const opened = await attack.stop();
-          expect(opened).toBeGreaterThanOrEqual(16);
-        }
+        await whileFlooded(server.port, 16, mode, () => echoes(server.url));
       } finally {
         await server.stop();
       }

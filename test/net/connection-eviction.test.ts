@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pickConnectionToClose } from '../../src/mcp/connection-eviction.js';
+import { pickConnectionToClose } from '../../src/net/connection-eviction.js';
 
 const TURN = 10;
 const connection = (key: string, { acceptedTurn = 1, authenticated = false, sent = false, busy = false } = {}) => ({
