@@ -253,7 +253,12 @@ export class SandboxLauncher {
     for (const path of plan.masked) this.masks.use(path);
     let released = false;
     return {
-      argv: passSeccompArgv(sandboxExec, filter, bwrapArgv(this.bwrap, plan, command.cwd, argv, SECCOMP_FD)),
+      argv: passSeccompArgv(
+        sandboxExec,
+        filter,
+        bwrapArgv(this.bwrap, plan, command.cwd, argv, SECCOMP_FD),
+        process.getuid?.() === 0,
+      ),
       env,
       supervisorDepth: 2,
       release: () => {
