@@ -140,15 +140,25 @@ function kernelPath(path: string): 'file' | 'dir' | undefined {
 function pathKind(path: string): PathKind {
   try {
     const stat = lstatSync(path);
-    if (stat.isSymbolicLink()) {
-      const folder = lstatSync(dirname(path));
-      const theirs = stat.uid !== process.getuid?.() && (folder.mode & 0o1000) !== 0;
-      return theirs ? 'foreign-link' : 'link';
-    }
-    return stat.isDirectory() && readdirSync(path).length === 0 ? 'empty' : 'present';
+    if (stat.isSymbolicLink()) return isTheirs(path, stat) ? 'foreign-link' : 'link';
+    if (stat.isDirectory()) return readdirSync(path).length === 0 ? 'empty' : 'present';
+    return stat.isFile() && stat.size === 0 ? 'empty-file' : 'present';
   } catch (error) {
     // Unreadable is not empty: bind it read-only as it is.
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'present';
+  }
+}
+
+/** Another user's entry in a sticky folder (such as /tmp): they may keep it, and we may not remove it. */
+function isTheirs(path: string, stat: { uid: number }): boolean {
+  return stat.uid !== process.getuid?.() && (lstatSync(dirname(path)).mode & 0o1000) !== 0;
+}
+
+function theirs(path: string): boolean {
+  try {
+    return isTheirs(path, lstatSync(path));
+  } catch {
+    return false;
   }
 }
 
@@ -232,7 +242,7 @@ export class SandboxLauncher {
       throw new Error(`the sandbox needs bubblewrap (bwrap), which is not installed: ${SANDBOX_HELP}`);
     const sandboxExec = this.launcherPath();
     const roots = writableRoots(policy, command.env.TMPDIR, realPath);
-    const plan = planMounts(roots, policy.network, { kind: pathKind, kernelPath, keepReadOnly: [stateRoot()] });
+    const plan = planMounts(roots, policy.network, { kind: pathKind, theirs, kernelPath, keepReadOnly: [stateRoot()] });
     const [unprotectable] = plan.unprotectable;
     if (unprotectable !== undefined) throw new Error(unprotectableReason(unprotectable));
     // The policy's filter goes on the whole sandbox; the command also gets a Landlock domain of its own.
@@ -250,7 +260,8 @@ export class SandboxLauncher {
       for (const name of PROXY_UNSET_ENV) delete env[name];
       Object.assign(env, proxyEnvironment(PROXY_PORT));
     }
-    for (const path of plan.masked) this.masks.use(path);
+    const masks = [...plan.masked, ...plan.maskedFiles];
+    for (const path of masks) this.masks.use(path);
     let released = false;
     return {
       argv: passSeccompArgv(
@@ -264,7 +275,7 @@ export class SandboxLauncher {
       release: () => {
         if (released) return;
         released = true;
-        this.masks.release(plan.masked, this.bwrap);
+        this.masks.release(masks, this.bwrap);
       },
     };
   }
