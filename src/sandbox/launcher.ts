@@ -43,7 +43,7 @@ const notBuilt = (path: string) => `the sandbox's launcher ${path} is not built:
 
 /**
  * Is bubblewrap here and able to make the namespaces we use, and does our launcher install its seccomp filter in
- * there? `reason` says why not.
+ * there (and, for a root server, make the host's devices read-only for it)? `reason` says why not.
  */
 export function probeSandbox(
   pathVar = TRUSTED_PATH,
@@ -55,14 +55,22 @@ export function probeSandbox(
   if (exec === undefined) return { ok: false, reason: notBuilt(sandboxExec) };
   const probe = [bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--unshare-user', '--unshare-pid', '--unshare-net'];
   probe.push('--proc', '/proc', '--seccomp', String(SECCOMP_FD), '--', ...innerArgv(exec, 'off', ['true']));
-  const [command, ...args] = passSeccompArgv(exec, 'off', probe);
+  const [command, ...args] = passSeccompArgv(exec, 'off', probe, ownsDevices());
   const result = spawnSync(command!, args, { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
   if (result.status === 0) return { ok: true, bwrap };
   const detail = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
   if (detail.startsWith('unified-exec-sandbox-exec:'))
-    return { ok: false, reason: `the sandbox's seccomp filter cannot be installed here (${detail})` };
+    return {
+      ok: false,
+      reason: detail.includes('seccomp')
+        ? `the sandbox's seccomp filter cannot be installed here (${detail})`
+        : `the sandbox's launcher cannot make the host's devices read-only for it here (${detail})`,
+    };
   return { ok: false, reason: `bubblewrap cannot create namespaces here (${detail})` };
 }
+
+/** A root server's sandbox owns the host's device nodes: the launcher makes them read-only for it (see passSeccompArgv). */
+const ownsDevices = () => process.getuid?.() === 0;
 
 /** Can our launcher enter a Landlock domain here, with its filter? `reason` says why not. */
 export function probeLandlock(sandboxExec = SANDBOX_EXEC_PATH): { ok: true } | { ok: false; reason: string } {
@@ -268,7 +276,7 @@ export class SandboxLauncher {
         sandboxExec,
         filter,
         bwrapArgv(this.bwrap, plan, command.cwd, argv, SECCOMP_FD),
-        process.getuid?.() === 0,
+        ownsDevices(),
       ),
       env,
       supervisorDepth: 2,
