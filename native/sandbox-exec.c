@@ -3,10 +3,12 @@
  *
  * Before bubblewrap:
  *
- *   unified-exec-sandbox-exec --seccomp-fd N <base64 BPF program> -- bwrap ... --seccomp N ...
+ *   unified-exec-sandbox-exec --seccomp-fd N <base64 BPF program> [--read-only-devices] -- bwrap ... --seccomp N ...
  *
  * puts the program in a memory file at fd N (not close-on-exec) and execvp()s bubblewrap, which installs it on every
  * process of the sandbox, its own init included (the server spawns through a terminal and cannot hand fds on).
+ * With --read-only-devices (a root server) it first takes a mount namespace of its own, where the device nodes
+ * bubblewrap's --dev binds from the host are read-only binds of themselves (see read_only_devices).
  *
  * Inside bubblewrap, the last step:
  *
@@ -32,12 +34,15 @@
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -170,6 +175,44 @@ static int pass_seccomp(const char *base64, int target) {
   free(bytes);
   if (lseek(fd, 0, SEEK_SET) != 0) return fail("cannot rewind the seccomp filter", errno);
   if (fd != target && (dup2(fd, target) < 0 || close(fd) != 0)) return fail("cannot place the seccomp filter", errno);
+  return 0;
+}
+
+/* The host's device nodes bubblewrap's --dev binds into the sandbox (bubblewrap.c's devnodes). */
+static const char *const HOST_DEVICES[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"};
+
+/*
+ * bubblewrap's --dev binds the host's device inodes, read-write: a root server's sandbox is host uid 0, their owner,
+ * so its chmod, chown, utimes or ACL on /dev/null changed the host's. Here, in a mount namespace of this process's own
+ * (a slave of the host's: nothing goes back), each node becomes a read-only bind of itself, devices allowed: the
+ * binds bubblewrap then makes of them keep those flags, so metadata changes fail with EROFS while opening the node
+ * for reading and writing still works (the read-only check on open spares devices). bubblewrap's own --remount-ro
+ * cannot do it: it adds nodev, and the node could not be opened at all. A node missing here is skipped.
+ */
+static int read_only_devices(void) {
+  if (unshare(CLONE_NEWNS) != 0) return fail("cannot make a mount namespace for read-only devices", errno);
+  if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) return fail("cannot make the mounts private", errno);
+  for (size_t i = 0; i < sizeof(HOST_DEVICES) / sizeof(HOST_DEVICES[0]); i++) {
+    const char *dev = HOST_DEVICES[i];
+    struct statvfs fs;
+    if (statvfs(dev, &fs) != 0) {
+      if (errno == ENOENT) continue;
+      return fail("cannot read the mount flags of a device", errno);
+    }
+    /* A remount must repeat the flags a less privileged mount namespace may have locked. */
+    unsigned long keep = MS_NOSUID;
+    if (fs.f_flag & ST_NODEV) keep |= MS_NODEV;
+    if (fs.f_flag & ST_NOEXEC) keep |= MS_NOEXEC;
+    if (fs.f_flag & ST_NOATIME) keep |= MS_NOATIME;
+    if (fs.f_flag & ST_NODIRATIME) keep |= MS_NODIRATIME;
+    if (fs.f_flag & ST_RELATIME) keep |= MS_RELATIME;
+    if (mount(dev, dev, NULL, MS_BIND, NULL) != 0 ||
+        mount(NULL, dev, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | keep, NULL) != 0) {
+      int err = errno;
+      fprintf(stderr, NAME ": cannot bind %s read-only: %s\n", dev, strerror(err));
+      return EXIT_SETUP;
+    }
+  }
   return 0;
 }
 
@@ -312,7 +355,7 @@ slow: /* kernels before 5.9 */
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: " NAME " [--seccomp BASE64 | --seccomp-fd N BASE64] -- COMMAND [ARG...]\n"
+  fprintf(stderr, "usage: " NAME " [--seccomp BASE64 | --seccomp-fd N BASE64 [--read-only-devices]] -- COMMAND [ARG...]\n"
                   "       " NAME " --landlock [--tree DIR]... [--file FILE]... [--read-tree DIR]... [--read-file FILE]... "
                   "[--no-network] [--seccomp BASE64] -- "
                   "COMMAND [ARG...]\n");
@@ -323,7 +366,7 @@ int main(int argc, char **argv) {
   const char *seccomp = NULL;
   const char *pass = NULL;
   int pass_fd = -1;
-  int landlock = 0, no_network = 0;
+  int landlock = 0, no_network = 0, devices = 0;
   struct paths trees = {calloc(argc, sizeof(char *)), 0}, files = {calloc(argc, sizeof(char *)), 0};
   struct paths read_trees = {calloc(argc, sizeof(char *)), 0}, read_files = {calloc(argc, sizeof(char *)), 0};
   if (trees.path == NULL || files.path == NULL || read_trees.path == NULL || read_files.path == NULL)
@@ -348,6 +391,8 @@ int main(int argc, char **argv) {
       read_files.path[read_files.n++] = argv[++i];
     } else if (strcmp(argv[i], "--no-network") == 0) {
       no_network = 1;
+    } else if (strcmp(argv[i], "--read-only-devices") == 0) {
+      devices = 1;
     } else {
       return usage();
     }
@@ -355,6 +400,7 @@ int main(int argc, char **argv) {
   if (i + 1 >= argc) return usage();
   if (!landlock && (trees.n > 0 || files.n > 0 || read_trees.n > 0 || read_files.n > 0 || no_network)) return usage();
   if (landlock && pass != NULL) return usage();
+  if (devices && pass == NULL) return usage();
   char **command = argv + i + 1;
 
   if (landlock) {
@@ -366,7 +412,8 @@ int main(int argc, char **argv) {
     if (status == 0 && seccomp != NULL) status = install_seccomp(seccomp);
     if (status != 0) return status;
   } else if (pass != NULL) {
-    int status = pass_seccomp(pass, pass_fd);
+    int status = devices ? read_only_devices() : 0;
+    if (status == 0) status = pass_seccomp(pass, pass_fd);
     if (status != 0) return status;
     close_from(3, pass_fd);
   } else {

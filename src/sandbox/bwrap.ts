@@ -8,6 +8,8 @@ export interface MountPlan {
   readOnly: string[];
   /** Missing protected paths inside writable roots: an empty read-only tmpfs, so they cannot be created. */
   masked: string[];
+  /** Missing repository files beside a `HEAD` (REPOSITORY_FILES): a read-only empty file, never a folder. */
+  maskedFiles: string[];
   /** Protected paths the sandbox cannot keep (a link the command could replace): the sandbox must not start. */
   unprotectable: string[];
   /** Extra read-write binds (the allowlist proxy's socket folder). */
@@ -38,19 +40,30 @@ export function writableRoots(
 }
 
 /**
- * What is at a protected path: nothing, an empty folder (a mount point some sandbox made), real content, a symbolic
- * link the command could remove or replace (ours, or in a folder without the sticky bit), or a link it cannot touch
- * (another user's, in a sticky folder such as /tmp).
+ * What is at a protected path: nothing, an empty folder (a mount point some sandbox made), an empty file (the same,
+ * for a file mask), real content, a symbolic link the command could remove or replace (ours, or in a folder without
+ * the sticky bit), or a link it cannot touch (another user's, in a sticky folder such as /tmp).
  */
-export type PathKind = 'missing' | 'empty' | 'present' | 'link' | 'foreign-link';
+export type PathKind = 'missing' | 'empty' | 'empty-file' | 'present' | 'link' | 'foreign-link';
 
 /**
  * A folder holding `HEAD` (with `objects` and `refs`) is a repository to git, bare: a command could make a writable
  * root one (`git init --bare .`) and plant a `core.fsmonitor` that git then runs outside, as for `.git`. A root
- * without `HEAD` keeps it from being made. A root that is such a repository already cannot be kept: git reads too
- * many of its files (config, hooks, commondir, info/, objects/info/alternates), so the sandbox refuses it.
+ * without `HEAD` keeps it from being made. A root that is such a repository already, of the server's user, cannot be
+ * kept: git reads too many of its files (config, hooks, commondir, info/, objects/info/alternates), so the sandbox
+ * refuses it.
  */
 const BARE_REPOSITORY_PARTS = ['objects', 'refs'] as const;
+
+/**
+ * Where a `HEAD` stands that is not part of such a repository of the server's user (another user's in a shared
+ * scratch root such as /tmp, whose content they may change at any time, or a lone file): what git would need to take
+ * the folder for a repository (`objects` and `refs`, or a `commondir` naming them elsewhere) and what it would run
+ * from one (`config`, `hooks`) stay as they are, read-only, and missing ones become empty read-only files. A file,
+ * not a folder: the mount point bubblewrap leaves on the host is then no part of a repository to git either (it
+ * wants folders it can enter), so the command can neither complete the repository nor give it a config.
+ */
+const REPOSITORY_FILES = [...BARE_REPOSITORY_PARTS, 'commondir', 'config', 'hooks'] as const;
 
 /**
  * What a container runtime keeps from its containers (runc's read-only and masked paths). It matters most with the
@@ -81,6 +94,11 @@ const KERNEL_MASKED = [
 export interface MountFacts {
   /** What is at a protected path. */
   kind: (path: string) => PathKind;
+  /**
+   * Whether what is at a path is another user's, in a sticky folder (a shared scratch root such as /tmp): theirs to
+   * keep or remove, never a reason to refuse a sandbox. Default: nothing is.
+   */
+  theirs?: (path: string) => boolean;
   /** Whether a kernel path exists here, and if so whether it is a folder. */
   kernelPath: (path: string) => 'file' | 'dir' | undefined;
   /** Folders of the server that no sandboxed command may change (its private root), wherever they lie. */
@@ -112,6 +130,7 @@ export function planMounts(roots: readonly string[], network: 'off' | 'on', fact
     writable: [],
     readOnly: [],
     masked: [],
+    maskedFiles: [],
     unprotectable: [],
     binds: [],
     kernelReadOnly: KERNEL_READ_ONLY.filter((path) => facts.kernelPath(path) !== undefined),
@@ -132,7 +151,10 @@ export function planMounts(roots: readonly string[], network: 'off' | 'on', fact
   for (const root of [...writable]) {
     const at = (name: string) => (root === '/' ? `/${name}` : `${root}/${name}`);
     const kindOf = (name: string) => facts.kind(at(name));
-    if (kindOf(BARE_REPOSITORY_MARK) === 'present' && BARE_REPOSITORY_PARTS.some((n) => kindOf(n) !== 'missing')) {
+    const ours = (name: string) => !(facts.theirs?.(at(name)) ?? false);
+    const head = kindOf(BARE_REPOSITORY_MARK);
+    const parts = BARE_REPOSITORY_PARTS.filter((n) => kindOf(n) !== 'missing' && kindOf(n) !== 'empty-file');
+    if (head === 'present' && parts.length > 0 && [BARE_REPOSITORY_MARK, ...parts].every(ours)) {
       plan.unprotectable.push(root);
       continue;
     }
@@ -140,8 +162,16 @@ export function planMounts(roots: readonly string[], network: 'off' | 'on', fact
       const kind = facts.kind(path);
       // Mounts follow links: a link the command could replace would leave the mount on its old target.
       if (kind === 'link') plan.unprotectable.push(path);
-      else if (kind === 'present') plan.readOnly.push(path);
+      else if (kind === 'present' || kind === 'empty-file') plan.readOnly.push(path);
       else if (kind !== 'foreign-link') plan.masked.push(path); // someone else's link: theirs, and not followed
+    }
+    if (head === 'missing' || head === 'empty') continue; // masked: no HEAD can be made, so no repository
+    for (const path of REPOSITORY_FILES.map(at)) {
+      const kind = facts.kind(path);
+      if (kind === 'link') plan.unprotectable.push(path);
+      else if (kind === 'present') plan.readOnly.push(path);
+      else if (kind === 'empty') plan.masked.push(path);
+      else if (kind !== 'foreign-link') plan.maskedFiles.push(path);
     }
   }
   for (const dir of facts.keepReadOnly ?? []) {
@@ -171,6 +201,7 @@ export function bwrapArgv(
   for (const path of plan.writable) args.push('--bind', path, path);
   for (const path of plan.readOnly) args.push('--ro-bind', path, path);
   for (const path of plan.masked) args.push('--perms', '555', '--tmpfs', path, '--remount-ro', path);
+  for (const path of plan.maskedFiles) args.push('--ro-bind', '/dev/null', path);
   for (const path of plan.binds) args.push('--bind', path, path);
   args.push('--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (plan.network === 'off') args.push('--unshare-net');

@@ -43,7 +43,7 @@ const notBuilt = (path: string) => `the sandbox's launcher ${path} is not built:
 
 /**
  * Is bubblewrap here and able to make the namespaces we use, and does our launcher install its seccomp filter in
- * there? `reason` says why not.
+ * there (and, for a root server, make the host's devices read-only for it)? `reason` says why not.
  */
 export function probeSandbox(
   pathVar = TRUSTED_PATH,
@@ -55,14 +55,22 @@ export function probeSandbox(
   if (exec === undefined) return { ok: false, reason: notBuilt(sandboxExec) };
   const probe = [bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--unshare-user', '--unshare-pid', '--unshare-net'];
   probe.push('--proc', '/proc', '--seccomp', String(SECCOMP_FD), '--', ...innerArgv(exec, 'off', ['true']));
-  const [command, ...args] = passSeccompArgv(exec, 'off', probe);
+  const [command, ...args] = passSeccompArgv(exec, 'off', probe, ownsDevices());
   const result = spawnSync(command!, args, { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
   if (result.status === 0) return { ok: true, bwrap };
   const detail = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
   if (detail.startsWith('unified-exec-sandbox-exec:'))
-    return { ok: false, reason: `the sandbox's seccomp filter cannot be installed here (${detail})` };
+    return {
+      ok: false,
+      reason: detail.includes('seccomp')
+        ? `the sandbox's seccomp filter cannot be installed here (${detail})`
+        : `the sandbox's launcher cannot make the host's devices read-only for it here (${detail})`,
+    };
   return { ok: false, reason: `bubblewrap cannot create namespaces here (${detail})` };
 }
+
+/** A root server's sandbox owns the host's device nodes: the launcher makes them read-only for it (see passSeccompArgv). */
+const ownsDevices = () => process.getuid?.() === 0;
 
 /** Can our launcher enter a Landlock domain here, with its filter? `reason` says why not. */
 export function probeLandlock(sandboxExec = SANDBOX_EXEC_PATH): { ok: true } | { ok: false; reason: string } {
@@ -140,15 +148,25 @@ function kernelPath(path: string): 'file' | 'dir' | undefined {
 function pathKind(path: string): PathKind {
   try {
     const stat = lstatSync(path);
-    if (stat.isSymbolicLink()) {
-      const folder = lstatSync(dirname(path));
-      const theirs = stat.uid !== process.getuid?.() && (folder.mode & 0o1000) !== 0;
-      return theirs ? 'foreign-link' : 'link';
-    }
-    return stat.isDirectory() && readdirSync(path).length === 0 ? 'empty' : 'present';
+    if (stat.isSymbolicLink()) return isTheirs(path, stat) ? 'foreign-link' : 'link';
+    if (stat.isDirectory()) return readdirSync(path).length === 0 ? 'empty' : 'present';
+    return stat.isFile() && stat.size === 0 ? 'empty-file' : 'present';
   } catch (error) {
     // Unreadable is not empty: bind it read-only as it is.
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'present';
+  }
+}
+
+/** Another user's entry in a sticky folder (such as /tmp): they may keep it, and we may not remove it. */
+function isTheirs(path: string, stat: { uid: number }): boolean {
+  return stat.uid !== process.getuid?.() && (lstatSync(dirname(path)).mode & 0o1000) !== 0;
+}
+
+function theirs(path: string): boolean {
+  try {
+    return isTheirs(path, lstatSync(path));
+  } catch {
+    return false;
   }
 }
 
@@ -232,7 +250,7 @@ export class SandboxLauncher {
       throw new Error(`the sandbox needs bubblewrap (bwrap), which is not installed: ${SANDBOX_HELP}`);
     const sandboxExec = this.launcherPath();
     const roots = writableRoots(policy, command.env.TMPDIR, realPath);
-    const plan = planMounts(roots, policy.network, { kind: pathKind, kernelPath, keepReadOnly: [stateRoot()] });
+    const plan = planMounts(roots, policy.network, { kind: pathKind, theirs, kernelPath, keepReadOnly: [stateRoot()] });
     const [unprotectable] = plan.unprotectable;
     if (unprotectable !== undefined) throw new Error(unprotectableReason(unprotectable));
     // The policy's filter goes on the whole sandbox; the command also gets a Landlock domain of its own.
@@ -250,16 +268,22 @@ export class SandboxLauncher {
       for (const name of PROXY_UNSET_ENV) delete env[name];
       Object.assign(env, proxyEnvironment(PROXY_PORT));
     }
-    for (const path of plan.masked) this.masks.use(path);
+    const masks = [...plan.masked, ...plan.maskedFiles];
+    for (const path of masks) this.masks.use(path);
     let released = false;
     return {
-      argv: passSeccompArgv(sandboxExec, filter, bwrapArgv(this.bwrap, plan, command.cwd, argv, SECCOMP_FD)),
+      argv: passSeccompArgv(
+        sandboxExec,
+        filter,
+        bwrapArgv(this.bwrap, plan, command.cwd, argv, SECCOMP_FD),
+        ownsDevices(),
+      ),
       env,
       supervisorDepth: 2,
       release: () => {
         if (released) return;
         released = true;
-        this.masks.release(plan.masked, this.bwrap);
+        this.masks.release(masks, this.bwrap);
       },
     };
   }

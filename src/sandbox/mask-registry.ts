@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readlinkSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readProcText } from '../linux/proc-read.js';
 import { ensurePrivateDir, stateRoot } from '../util/private-dir.js';
 
 /**
  * The empty folders bubblewrap makes on the host as mount points for masks (a missing `.git`, `.agents`, … inside a
- * writable root), and when they may go. In this process a count of the sessions using each; across processes (two
+ * writable root), and the empty files it makes for file masks (a missing `refs`, `config`, … beside a `HEAD`), and
+ * when they may go. In this process a count of the sessions using each; across processes (two
  * servers sharing /tmp or a workspace) a marker file per process in a folder of the user's, made before the sandbox
  * starts. The last user removes the folder, if it is still empty, no other live process has a marker for it, and no
  * sandbox on the machine has a mount on it: removing it under a starting sandbox would make that one fail to start.
@@ -56,12 +57,11 @@ export class MaskRegistry {
     const mounted = bwrap === undefined ? new Set<string>() : sandboxMountPoints(bwrap);
     for (const path of unused) {
       if (mounted.has(path)) continue;
-      for (const dir of [path, this.markers(path)]) {
-        try {
-          rmdirSync(dir); // only if still empty: someone may have made a real one meanwhile
-        } catch {
-          // not empty, or already gone
-        }
+      removeMountPoint(path);
+      try {
+        rmdirSync(this.markers(path));
+      } catch {
+        // not empty, or already gone
       }
     }
   }
@@ -117,6 +117,21 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes a mask's mount point if it is still what bubblewrap made: empty, and the server's user's (someone may have
+ * made a real one meanwhile; an empty folder another user had there was masked, and stays theirs).
+ */
+function removeMountPoint(path: string): void {
+  try {
+    const stat = lstatSync(path);
+    if (stat.uid !== process.getuid?.()) return;
+    if (stat.isDirectory()) rmdirSync(path);
+    else if (stat.isFile() && stat.size === 0) unlinkSync(path); // a file mask's
+  } catch {
+    // not empty, or already gone
   }
 }
 

@@ -36,10 +36,18 @@ export const SECCOMP_FD = 10;
 
 /**
  * `bwrapArgv` (a bubblewrap command line that reads its filter from SECCOMP_FD) started through the launcher `exec`,
- * which puts the filter for `network` there: bubblewrap then installs it on every process of the sandbox.
+ * which puts the filter for `network` there: bubblewrap then installs it on every process of the sandbox. With
+ * `readOnlyDevices` (a root server, whose sandbox owns the host's device nodes) the launcher first makes them
+ * read-only binds of themselves in a mount namespace of its own, so that the sandbox's /dev cannot change them.
  */
-export function passSeccompArgv(exec: string, network: SeccompNetwork, bwrapArgv: readonly string[]): string[] {
-  return [exec, '--seccomp-fd', String(SECCOMP_FD), programFor(network), '--', ...bwrapArgv];
+export function passSeccompArgv(
+  exec: string,
+  network: SeccompNetwork,
+  bwrapArgv: readonly string[],
+  readOnlyDevices = false,
+): string[] {
+  const devices = readOnlyDevices ? ['--read-only-devices'] : [];
+  return [exec, '--seccomp-fd', String(SECCOMP_FD), programFor(network), ...devices, '--', ...bwrapArgv];
 }
 
 /**

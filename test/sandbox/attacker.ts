@@ -19,12 +19,39 @@ export interface Server {
   stderr(): string;
 }
 
-/** `unified-exec mcp` with its defaults (workspace-write, network off, on-request) in `cwd`, run as `user`. */
-export async function startMcp(user: ServerUser, cwd: string, args: string[] = [], env: Record<string, string> = {}) {
-  const command =
+/**
+ * `unified-exec mcp` with its defaults (workspace-write, network off, on-request) in `cwd`, run as `user`. `mounts`:
+ * shell commands run as root just before, in a mount namespace of the server's own (a folder of the test's over /tmp,
+ * a device node of the test's over /dev/null), so that the machine's own stay untouched.
+ */
+export async function startMcp(
+  user: ServerUser,
+  cwd: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+  mounts?: string,
+) {
+  const serverCommand =
     user === 'root'
       ? { command: process.execPath, args: [CLI, 'mcp', ...args] }
       : nodeAsNobody('dist/cli/index.js', ['mcp', ...args]);
+  const command =
+    mounts === undefined
+      ? serverCommand
+      : {
+          command: 'unshare',
+          args: [
+            '-m',
+            '--propagation',
+            'private',
+            'sh',
+            '-c',
+            `set -e\n${mounts}\nexec "$@"`,
+            'mounts',
+            serverCommand.command,
+            ...serverCommand.args,
+          ],
+        };
   const transport = new StdioClientTransport({
     ...command,
     cwd,

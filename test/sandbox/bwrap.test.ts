@@ -59,6 +59,49 @@ describe('planMounts', () => {
     expect(bare.unprotectable).toEqual(['/w']);
   });
 
+  it("masks another user's bare repository in a shared scratch root instead of refusing the sandbox", () => {
+    const planted = ['/tmp/HEAD', '/tmp/objects', '/tmp/refs'];
+    const plan = planMounts(
+      ['/tmp'],
+      'off',
+      facts((path) => (planted.includes(path) ? 'present' : 'missing'), { theirs: (path) => planted.includes(path) }),
+    );
+    expect(plan.unprotectable).toEqual([]);
+    expect(plan.readOnly).toEqual(planted);
+    expect(plan.maskedFiles).toEqual(['/tmp/commondir', '/tmp/config', '/tmp/hooks']);
+    // One part of its own is no more the server's repository: masked all the same.
+    const mixed = planMounts(
+      ['/tmp'],
+      'off',
+      facts((path) => (['/tmp/HEAD', '/tmp/objects'].includes(path) ? 'present' : 'missing'), {
+        theirs: (path) => path === '/tmp/objects',
+      }),
+    );
+    expect(mixed.unprotectable).toEqual([]);
+    expect(mixed.maskedFiles).toEqual(['/tmp/refs', '/tmp/commondir', '/tmp/config', '/tmp/hooks']);
+  });
+
+  it('keeps what would complete a repository from being made beside a HEAD that stands, as files', () => {
+    // A lone HEAD, and the empty file a file mask left (an empty file is no part of a repository).
+    const kinds: Record<string, PathKind> = { '/w/HEAD': 'present', '/w/refs': 'empty-file' };
+    const plan = planMounts(
+      ['/w'],
+      'off',
+      facts((path) => kinds[path] ?? 'missing'),
+    );
+    expect(plan.unprotectable).toEqual([]);
+    expect(plan.readOnly).toEqual(['/w/HEAD']);
+    expect(plan.maskedFiles).toEqual(['/w/objects', '/w/refs', '/w/commondir', '/w/config', '/w/hooks']);
+    const link = planMounts(
+      ['/tmp'],
+      'off',
+      facts((path) => (path === '/tmp/HEAD' ? 'foreign-link' : 'missing')),
+    );
+    expect(link.maskedFiles).toEqual(['/tmp/objects', '/tmp/refs', '/tmp/commondir', '/tmp/config', '/tmp/hooks']);
+    const argv = bwrapArgv('bwrap', link, '/', ['true']).join(' ');
+    expect(argv).toContain('--ro-bind /dev/null /tmp/objects --ro-bind /dev/null /tmp/refs');
+  });
+
   it('protects the folders pinned between nested roots as it protects the roots', () => {
     const plan = planMounts(
       ['/tmp/a/ws', '/tmp'],
