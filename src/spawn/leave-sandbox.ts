@@ -84,8 +84,9 @@ export function systemShellProblem(
   }
   const isListed = listed.some((entry) => entry === shell || facts.realPath(entry) === real);
   if (!isListed) return 'it is not an installed shell: /etc/shells does not list it';
-  const writer = [dirname(shell), real, dirname(real)].map((path) => otherWriter(path, facts)).find(Boolean);
-  return writer;
+  // By real paths: a link's own mode says nothing (0777); who may replace it is who may write its real folder.
+  const folder = facts.realPath(dirname(shell)) ?? dirname(shell);
+  return [folder, real, dirname(real)].map((path) => otherWriter(path, facts)).find((why) => why !== undefined);
 }
 
 /** The shells /etc/shells lists (its text): absolute paths, comments and blank lines left out. */
