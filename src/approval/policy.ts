@@ -147,8 +147,7 @@ export class ApprovalCache {
 }
 
 // JSON keeps each argument whole and distinct (["a b"] is not ["a", "b"]); lone surrogates are escaped, not lost.
-const key = (run: ApprovedRun) =>
-  JSON.stringify([run.argv, run.cwd, run.escalated, run.tty, run.location ?? null]);
+const key = (run: ApprovedRun) => JSON.stringify([run.argv, run.cwd, run.escalated, run.tty, run.location ?? null]);
 
 /** The reply to a deny: a person's (with their words, if any), or one that nobody decided. */
 export function deniedMessage(decision: ApprovalDecision, escalated = false): string {

@@ -129,7 +129,7 @@ export class CommandGate {
  */
 function approvalRequest(call: GateCall): Omit<ApprovalRequest, 'escalated' | 'reason'> {
   const { plan } = call;
-  const programs = call.shell && plan.path !== undefined ? foundPrograms(plan) : [];
+  const programs = plan.path !== undefined ? foundPrograms(plan) : [];
   const warnings: string[] = [];
   const roots = plan.writableRoots;
   if (roots) {
@@ -153,7 +153,10 @@ function approvalRequest(call: GateCall): Omit<ApprovalRequest, 'escalated' | 'r
   };
 }
 
-/** The programs the plan's command line names, as its PATH (or its directory, for a name with a slash) finds them. */
+/**
+ * The programs the plan's command line names (a shell's `-c` script, from exec_command or an argv), as its PATH (or
+ * its directory, for a name with a slash) finds them.
+ */
 function foundPrograms(plan: CommandPlan): { name: string; path: string }[] {
   return programsOf(plan.argv).flatMap((name) => {
     const path = name.includes('/')

@@ -1,8 +1,8 @@
 /**
  * What a command let out of its sandbox may run. Inside the sandbox a command can write its writable roots (the
  * workspace, /tmp, $TMPDIR, the extra roots): a program it left there (a `git` in `node_modules/.bin`, a "shell" in
- * /tmp) must not be what runs outside, where a person approved something else. Pure: the file system is asked
- * through FileFacts, so the rules are tested on plain data.
+ * /tmp) must not be what runs outside, where a person approved something else. The rules are pure: they ask the
+ * file system through FileFacts (HOST_FILE_FACTS answers for this machine), so they are tested on plain data.
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, normalize } from 'node:path';
@@ -19,9 +19,7 @@ export interface FileFacts {
 }
 
 /** Names a person reads as a shell: a program so named in an argv runs its `-c` script like `shell` does. */
-export const SHELL_NAMES: ReadonlySet<string> = new Set(
-  'ash bash csh dash fish ksh mksh rbash sh tcsh yash zsh'.split(' '),
-);
+const SHELL_NAMES: ReadonlySet<string> = new Set('ash bash csh dash fish ksh mksh rbash sh tcsh yash zsh'.split(' '));
 
 const within = (path: string, root: string) => path === root || isInside(path, root);
 

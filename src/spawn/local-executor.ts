@@ -173,6 +173,8 @@ export class LocalExecutor implements Executor, ProcessSpawner {
       });
     }
     const { leaving } = request;
+    // Outside the sandbox, in the real directory: a link the agent points elsewhere after the question changes nothing.
+    if (leaving) cwd = HOST_FILE_FACTS.realPath(cwd) ?? cwd;
     const roots = leaving ? writableRoots(leaving.sandbox, env.TMPDIR, HOST_FILE_FACTS.realPath) : undefined;
     if (roots && env.PATH !== undefined) env.PATH = cleanPath(env.PATH, roots, HOST_FILE_FACTS);
     const argv = commandArgv(request.command);

@@ -170,7 +170,7 @@ export interface CommandRequest {
  * the program it resolved there by its path, and runs a command line only with a system shell (listed in
  * /etc/shells, or `configuredShell`; held by root or this user; outside those folders).
  */
-export interface CommandLeaving {
+interface CommandLeaving {
   sandbox: SandboxPolicy;
   /** The shell the server is configured with (the default of calls that name none). */
   configuredShell: string;

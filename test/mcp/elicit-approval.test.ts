@@ -48,7 +48,9 @@ describe('approvalMessage', () => {
     const lines = approvalMessage({
       ...request,
       shell: { login: false },
-      warnings: ['Warning: /w/run.sh lies in /w, which commands in the sandbox can write: the agent may have written it.'],
+      warnings: [
+        'Warning: /w/run.sh lies in /w, which commands in the sandbox can write: the agent may have written it.',
+      ],
       escalated: true,
       reason: 'escalation',
     }).split('\n');
