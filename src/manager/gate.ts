@@ -130,7 +130,7 @@ export class CommandGate {
 function approvalRequest(call: GateCall): Omit<ApprovalRequest, 'escalated' | 'reason'> {
   const { plan } = call;
   const programs = plan.path !== undefined ? foundPrograms(plan) : [];
-  const warnings: string[] = [];
+  const warnings = [...(plan.warnings ?? [])];
   const roots = plan.writableRoots;
   if (roots) {
     for (const path of [plan.argv[0]!, ...programs.map((p) => p.path)]) {

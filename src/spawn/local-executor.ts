@@ -1,9 +1,17 @@
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { commandArgv } from './command.js';
 import { PipeProcess } from './pipe-process.js';
 import { PtyProcess } from './pty-process.js';
 import { buildEnv, findProgram, policyKeeps } from './env.js';
-import { HOST_FILE_FACTS, cleanPath, isShellName, parseEtcShells, systemShellProblem } from './leave-sandbox.js';
+import {
+  HOST_FILE_FACTS,
+  cleanPath,
+  isShellName,
+  parseEtcShells,
+  systemShellProblem,
+  writableRootOf,
+} from './leave-sandbox.js';
 import { resolveWorkdir } from './resolve.js';
 import { ShellSnapshots, type LoginPlan } from './shell-snapshot.js';
 import {
@@ -193,6 +201,14 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     const plan: LocalPlan = { argv, cwd, env, ...(env.PATH !== undefined ? { path: env.PATH } : {}) };
     if (!leaving || !roots) return plan;
     plan.writableRoots = roots;
+    const { command } = request;
+    const home = env.HOME ?? homedir();
+    const profileIn = 'script' in command && command.login ? writableRootOf(home, roots, HOST_FILE_FACTS) : undefined;
+    if (profileIn !== undefined) {
+      plan.warnings = [
+        `Warning: this login shell first runs the login profile in ${home}, which lies in ${profileIn}: commands in the sandbox can write there, so the agent may have changed it.`,
+      ];
+    }
     if (isScript || isShellName(program)) {
       const configured = findProgram(leaving.configuredShell, env, cwd) ?? leaving.configuredShell;
       const problem = systemShellProblem(program, [...etcShells(), configured], roots, HOST_FILE_FACTS);

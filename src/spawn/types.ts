@@ -191,6 +191,8 @@ export interface CommandPlan {
   writableRoots?: readonly string[];
   /** Set when the command may not leave its sandbox as asked: why, and what to do instead. */
   refusal?: string;
+  /** What a person must read first about it (a login profile the sandbox let the agent change). */
+  warnings?: readonly string[];
 }
 
 /** A command as its executor started it. */

@@ -252,6 +252,46 @@ describe('the approval form', () => {
     expect(second).toContain('Terminal: yes: the agent can type into it while it runs');
   });
 
+  it('warns first when a program the command line names lies where the sandbox let the agent write', async () => {
+    const ws = workspace('root');
+    writeFileSync(join(ws, 'build.sh'), '#!/bin/sh\necho built\n');
+    chmodSync(join(ws, 'build.sh'), 0o755);
+    const c = await open(ws, approveAll);
+    const r = await c.call('exec_command', {
+      cmd: './build.sh',
+      login: false,
+      sandbox_permissions: 'require_escalated',
+    });
+    expect(textOf(r)).toContain('built');
+    const lines = formText(c.asked[0]!).split('\n');
+    expect(lines[0]).toBe(
+      `Warning: ${ws}/build.sh lies in ${ws}, which commands in the sandbox can write: the agent may have written it.`,
+    );
+    expect(lines[1]).toBe('Allow this command?');
+    expect(lines).toContain(`Programs: ./build.sh is ${ws}/build.sh`);
+  });
+
+  it('warns first when a login shell runs a profile in a home folder the sandbox let the agent write', async () => {
+    const ws = workspace('root');
+    const c = await open(ws, approveAll, [], { env: { HOME: ws } });
+    await c.call('exec_command', { cmd: 'git status', sandbox_permissions: 'require_escalated' });
+    await c.call('exec_command', { cmd: 'git status', login: false, sandbox_permissions: 'require_escalated' });
+    expect(formText(c.asked[0]!).split('\n')[0]).toBe(
+      `Warning: this login shell first runs the login profile in ${ws}, which lies in ${ws}: commands in the sandbox can write there, so the agent may have changed it.`,
+    );
+    expect(formText(c.asked[1]!).split('\n')[0]).toBe('Allow this command?');
+  });
+
+  it("the shell tool: the form shows the argv with its shell's path and the programs of its script", async () => {
+    const ws = workspace('root');
+    const c = await open(ws, approveAll, ['--tool', 'shell']);
+    await c.call('shell', { command: ['bash', '-lc', 'git status'], sandbox_permissions: 'require_escalated' });
+    const lines = formText(c.asked[0]!).split('\n');
+    expect(lines).toContain(`Runs: ${REAL_BASH} -lc 'git status'`);
+    expect(lines).toContain(`Programs: git is ${REAL_GIT}`);
+    expect(lines).toContain(`Directory: ${ws}`);
+  });
+
   it('approving git status for the session covers that run only: another shell, directory, login or terminal asks again', async () => {
     const ws = workspace('root');
     mkdirSync(join(ws, 'sub'));
