@@ -13,7 +13,7 @@
  * to a loose split of any other script (looseSplit). Scripts are read with bash's rules, also when run by zsh or sh.
  */
 
-import { ASSIGNMENT, PLAIN_WORD, parseShellScript, words } from './shell-script.js';
+import { ASSIGNMENT, PLAIN_WORD, SHELL_BUILTINS, parseShellScript, words } from './shell-script.js';
 
 /**
  * The simple commands an argv runs: for `bash|sh|zsh -c|-lc SCRIPT` those of the script (undefined when it is not
@@ -424,7 +424,27 @@ function isDangerousGit(args: readonly string[]): boolean {
  */
 export function commandLine(argv: readonly string[]): string {
   const script = shellScript(argv);
-  return script ?? argv.map(shellQuote).join(' ');
+  return script ?? quoteArgv(argv);
+}
+
+/** An argv as one shell-quoted line, every argument whole: `/usr/bin/bash -lc 'git status --short'`. */
+export function quoteArgv(argv: readonly string[]): string {
+  return argv.map(shellQuote).join(' ');
+}
+
+/**
+ * The programs a shell's script (`argv` is `shell -c|-lc SCRIPT`, any shell) names first in its simple commands,
+ * past wrappers (`env`, `nice` …), each once, in order: what PATH decides. Builtins, keywords and words that
+ * expand are left out (the shell does not look them up). Over-approximates like the danger check (a loose split of
+ * a script that is not plain), so a word that is only data may show; none is missed that the split can see.
+ */
+export function programsOf(argv: readonly string[]): string[] {
+  const script = looseShellScript(argv);
+  if (script === undefined) return [];
+  const names = (parseShellScript(script) ?? looseSplit(script))
+    .map((command) => unwrap(command)[0])
+    .filter((word): word is string => word !== undefined && !/[$`*?[~]/.test(word) && !SHELL_BUILTINS.has(word));
+  return [...new Set(names)];
 }
 
 function shellQuote(arg: string): string {

@@ -37,14 +37,32 @@ export type Assessment =
   | { action: 'ask'; escalated: boolean; reason: ApprovalReason }
   | { action: 'refuse'; message: string };
 
-/** What the person is asked about. */
-export interface ApprovalRequest {
-  /** The command line as the model wrote it (or the argv joined). */
-  command: string;
+/**
+ * What runs, exactly: what a person approves, and what an approval for the session is remembered by. Two calls that
+ * differ in any of these run something different.
+ */
+export interface ApprovedRun {
+  /** The argv as it will be executed, its program resolved to a path where the executor could (the shell included). */
   argv: readonly string[];
   cwd: string;
   /** True: run outside the sandbox. */
   escalated: boolean;
+  /** True: in a pseudo-terminal, which the agent can type into (write_stdin) while it runs. */
+  tty: boolean;
+  /** Where it runs, when not on this machine (`ws://10.0.0.2:8700`, `docker://web-1`). */
+  location?: string;
+}
+
+/** What the person is asked about. */
+export interface ApprovalRequest extends ApprovedRun {
+  /** The command line as the model wrote it (or its argv joined). */
+  command: string;
+  /** For a command line (argv is its shell's): whether the shell runs as a login shell, its profile first. */
+  shell?: { login: boolean };
+  /** Programs the command line names, found on its PATH (or beside its directory), by name, in order. */
+  programs?: readonly { name: string; path: string }[];
+  /** What the person must read first: a program that runs lies where the agent could have written it. */
+  warnings?: readonly string[];
   reason: ApprovalReason;
   /** The model's one-line reason, when it gave one. */
   justification?: string;
@@ -52,7 +70,7 @@ export interface ApprovalRequest {
   denial?: string;
 }
 
-/** approve: this once; approve-for-session: this and every identical call (same argv, cwd and escalation). */
+/** approve: this once; approve-for-session: this and every identical call (the same ApprovedRun). */
 export interface ApprovalDecision {
   decision: 'approve' | 'approve-for-session' | 'deny';
   /** The person's words, passed on to the model. */
@@ -79,6 +97,10 @@ const REFUSED_DANGEROUS =
 const REFUSED_ESCALATION =
   'Refused: running outside the sandbox needs approval, and the approval policy is `never`. Run it inside the sandbox (leave out sandbox_permissions), or ask the user to run it.';
 
+/** Whether a call leaves its sandbox: it asked to, and there is one to leave. */
+export const escalates = (sandboxed: boolean, permissions: SandboxPermissions) =>
+  sandboxed && permissions === 'require_escalated';
+
 /**
  * Whether a command runs as asked, needs a person's yes first, or is refused. `policy` undefined: approvals are off
  * and every command runs as asked. Escalation always goes through the policy: known-safe spares the question only
@@ -87,7 +109,7 @@ const REFUSED_ESCALATION =
  * files the sandbox hides). Dangerous commands always ask (never: refused).
  */
 export function assess(policy: ApprovalPolicy | undefined, call: AssessedCall): Assessment {
-  const escalated = call.sandboxed && call.permissions === 'require_escalated';
+  const escalated = escalates(call.sandboxed, call.permissions);
   if (policy === undefined) return { action: 'run', escalated };
   if (!escalated && isKnownSafeCommand(call.argv, call.sandboxed ? 'sandbox' : 'host')) {
     return { action: 'run', escalated };
@@ -107,24 +129,25 @@ export function assess(policy: ApprovalPolicy | undefined, call: AssessedCall): 
 }
 
 /**
- * Approvals a person gave "for this session": each is the exact call they saw, argv string for string, working
- * directory and escalation. Nothing looser: blanks a canonical form would fold are part of the program inside a
- * heredoc or a quote, so a call that differs anywhere is asked about again.
+ * Approvals a person gave "for this session": each is the exact run they saw (ApprovedRun): the argv string for
+ * string with its resolved program (the shell, `-c` or `-lc`), the working directory, escalation, terminal and place.
+ * Nothing looser: blanks a canonical form would fold are part of the program inside a heredoc or a quote, so a call
+ * that differs anywhere is asked about again.
  */
 export class ApprovalCache {
   private readonly approved = new Set<string>();
 
-  has(argv: readonly string[], cwd: string, escalated: boolean): boolean {
-    return this.approved.has(key(argv, cwd, escalated));
+  has(run: ApprovedRun): boolean {
+    return this.approved.has(key(run));
   }
 
-  add(argv: readonly string[], cwd: string, escalated: boolean): void {
-    this.approved.add(key(argv, cwd, escalated));
+  add(run: ApprovedRun): void {
+    this.approved.add(key(run));
   }
 }
 
 // JSON keeps each argument whole and distinct (["a b"] is not ["a", "b"]); lone surrogates are escaped, not lost.
-const key = (argv: readonly string[], cwd: string, escalated: boolean) => JSON.stringify([argv, cwd, escalated]);
+const key = (run: ApprovedRun) => JSON.stringify([run.argv, run.cwd, run.escalated, run.tty, run.location ?? null]);
 
 /** The reply to a deny: a person's (with their words, if any), or one that nobody decided. */
 export function deniedMessage(decision: ApprovalDecision, escalated = false): string {

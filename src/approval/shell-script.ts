@@ -19,6 +19,14 @@ export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 /** Words that open or close compound commands; a script using them is not a list of simple commands. */
 const RESERVED_WORDS = words('case coproc do done elif else esac fi for function if select then time until while');
 
+/**
+ * What bash runs itself, never from PATH: its builtins and keywords (`compgen -b`, `compgen -k`), also zsh's and
+ * dash's common ones.
+ */
+export const SHELL_BUILTINS = words(
+  '. : [ [[ ]] ! { } alias bg bind break builtin caller case cd command compgen complete compopt continue coproc declare dirs disown do done echo elif else enable esac eval exec exit export false fc fg fi for function getopts hash help history if in jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return select set shift shopt source suspend test then time times trap true type typeset ulimit umask unalias unset until wait while',
+);
+
 type Token = { word: string } | { op: '&&' | '||' | ';' | '|' | '\n' };
 
 /**

@@ -1,7 +1,10 @@
+import { resolve } from 'node:path';
+import { programsOf } from '../approval/command-safety.js';
 import {
   ApprovalCache,
   assess,
   deniedMessage,
+  escalates,
   type ApprovalHandler,
   type ApprovalPolicy,
   type ApprovalRequest,
@@ -9,14 +12,22 @@ import {
 } from '../approval/policy.js';
 import { describeDenial, type SandboxDenial } from '../sandbox/denial.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
+import { HOST_FILE_FACTS, writableRootOf } from '../spawn/leave-sandbox.js';
+import type { CommandPlan } from '../spawn/types.js';
+import { findExecutable } from '../util/executable.js';
 import { notApproved } from './errors.js';
 
 /** A command about to run, as the gate sees it. */
 export interface GateCall {
-  argv: readonly string[];
+  /** What runs, as its executor resolved it (Executor.check): the one source of what the person is shown. */
+  plan: CommandPlan;
   /** As the model wrote it, for the person asked. */
   command: string;
-  cwd: string;
+  /** For a command line: the plan's argv is its shell's, run as a login shell or not. */
+  shell?: { login: boolean };
+  tty: boolean;
+  /** Where it runs, when not on this machine. */
+  location?: string;
 }
 
 const APPROVAL_REASONS = {
@@ -41,24 +52,29 @@ export class CommandGate {
     private readonly onApproval: ApprovalHandler | undefined,
   ) {}
 
+  /** Whether a call with these permissions leaves the sandbox (when approved): its plan is made for outside. */
+  escalates(permissions: SandboxPermissions): boolean {
+    return escalates(this.sandbox !== undefined, permissions);
+  }
+
   /**
    * Applies the approval policy to a command about to start: resolves to the sandbox it runs in (undefined: outside
-   * one), or throws NOT_APPROVED with the reason (refused by policy, denied by the person, nobody to ask).
+   * one), or throws NOT_APPROVED with the reason (refused by policy or by what it would run, denied by the person,
+   * nobody to ask).
    */
   async admit(
     call: GateCall & { permissions: SandboxPermissions; justification?: string | undefined },
   ): Promise<SandboxPolicy | undefined> {
     const assessment = assess(this.policy, {
-      argv: call.argv,
+      argv: call.plan.argv,
       permissions: call.permissions,
       sandboxed: this.sandbox !== undefined,
     });
     if (assessment.action === 'refuse') throw notApproved(assessment.message);
+    if (assessment.escalated && call.plan.refusal !== undefined) throw notApproved(`Not run: ${call.plan.refusal}`);
     if (assessment.action === 'ask') {
       await this.ask({
-        command: call.command,
-        argv: call.argv,
-        cwd: call.cwd,
+        ...approvalRequest(call),
         escalated: assessment.escalated,
         reason: assessment.reason,
         ...(call.justification ? { justification: call.justification } : {}),
@@ -68,13 +84,19 @@ export class CommandGate {
   }
 
   /**
-   * A sandboxed run failed because of the sandbox. on-failure: ask to run it again outside (`retry`); otherwise, or
-   * when the answer is no, the line that tells the model what happened and what it can do.
+   * A sandboxed run failed because of the sandbox. on-failure: ask to run it again outside (`retry`), showing what
+   * would run there (`outside()`, the command planned for outside the sandbox); otherwise, or when the answer is no,
+   * the line that tells the model what happened and what it can do.
    */
-  async afterDenial(call: GateCall, denial: SandboxDenial): Promise<{ retry: true } | { retry: false; note: string }> {
+  async afterDenial(
+    outside: () => GateCall,
+    denial: SandboxDenial,
+  ): Promise<{ retry: true } | { retry: false; note: string }> {
     if (this.policy !== 'on-failure') return { retry: false, note: this.denialNote(denial) };
     try {
-      await this.ask({ ...call, escalated: true, reason: 'sandbox-denied', denial: denial.evidence });
+      const call = outside();
+      if (call.plan.refusal !== undefined) throw notApproved(`Not run: ${call.plan.refusal}`);
+      await this.ask({ ...approvalRequest(call), escalated: true, reason: 'sandbox-denied', denial: denial.evidence });
       return { retry: true };
     } catch (error) {
       return { retry: false, note: `${describeDenial(denial, 'asked')} ${(error as Error).message}` };
@@ -88,7 +110,7 @@ export class CommandGate {
 
   /** Resolves once the person (or an earlier approval for this session) said yes; throws NOT_APPROVED otherwise. */
   private async ask(request: ApprovalRequest): Promise<void> {
-    if (this.approved.has(request.argv, request.cwd, request.escalated)) return;
+    if (this.approved.has(request)) return;
     const decision = this.onApproval ? await this.onApproval(request) : undefined;
     if (decision === undefined) {
       throw notApproved(
@@ -96,8 +118,52 @@ export class CommandGate {
       );
     }
     if (decision.decision === 'deny') throw notApproved(deniedMessage(decision, request.escalated));
-    if (decision.decision === 'approve-for-session') this.approved.add(request.argv, request.cwd, request.escalated);
+    if (decision.decision === 'approve-for-session') this.approved.add(request);
   }
+}
+
+/**
+ * What the person is shown of `call`, from its plan: the argv that runs, the programs its command line names as its
+ * PATH finds them, and a warning for each of those (and the program itself) that lies where the sandbox being left
+ * lets commands write.
+ */
+function approvalRequest(call: GateCall): Omit<ApprovalRequest, 'escalated' | 'reason'> {
+  const { plan } = call;
+  const programs = plan.path !== undefined ? foundPrograms(plan) : [];
+  const warnings = [...(plan.warnings ?? [])];
+  const roots = plan.writableRoots;
+  if (roots) {
+    for (const path of [plan.argv[0]!, ...programs.map((p) => p.path)]) {
+      const root = writableRootOf(path, roots, HOST_FILE_FACTS);
+      if (root === undefined) continue;
+      warnings.push(
+        `Warning: ${path} lies in ${root}, which commands in the sandbox can write: the agent may have written it.`,
+      );
+    }
+  }
+  return {
+    command: call.command,
+    argv: plan.argv,
+    cwd: plan.cwd,
+    tty: call.tty,
+    ...(call.location !== undefined ? { location: call.location } : {}),
+    ...(call.shell ? { shell: call.shell } : {}),
+    ...(programs.length > 0 ? { programs } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
+}
+
+/**
+ * The programs the plan's command line names (a shell's `-c` script, from exec_command or an argv), as its PATH (or
+ * its directory, for a name with a slash) finds them.
+ */
+function foundPrograms(plan: CommandPlan): { name: string; path: string }[] {
+  return programsOf(plan.argv).flatMap((name) => {
+    const path = name.includes('/')
+      ? findExecutable(resolve(plan.cwd, name), undefined)
+      : findExecutable(name, plan.path);
+    return path === undefined ? [] : [{ name, path }];
+  });
 }
 
 /** The first line of a reply that ran again outside the sandbox. */

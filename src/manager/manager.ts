@@ -8,6 +8,7 @@ import { detectDenial } from '../sandbox/denial.js';
 import { SandboxLauncher } from '../sandbox/launcher.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import {
+  type CommandPlan,
   type CommandRequest,
   type Disposable,
   type ExecProcess,
@@ -16,7 +17,7 @@ import {
 } from '../spawn/types.js';
 import { MAX_OUTPUT_DELTAS, SEND_INPUT_WAIT_MS, SESSION_WARNING_THRESHOLD, STATE_PROBE_MS } from './constants.js';
 import { asSpawnFailed, cancelled, limitExceeded, shutDown, stdinClosed } from './errors.js';
-import { CommandGate, retriedNote } from './gate.js';
+import { CommandGate, retriedNote, type GateCall } from './gate.js';
 import { commandArgv } from '../spawn/command.js';
 import { LOST_EXIT_CODE } from '../spawn/process-core.js';
 import { ExecSession } from './exec-session.js';
@@ -107,13 +108,37 @@ function withSandboxBackend(settings: ResolvedSettings, injected: Executor | und
   }
 }
 
-/** What `executor` would find for `request` (see Executor.check), failures as SPAWN_FAILED errors. */
-function checkCommand(executor: Executor, request: CommandRequest): { cwd: string } {
+/**
+ * What `executor` would run for `request` (see Executor.check), failures as SPAWN_FAILED errors. An executor that
+ * cannot check here runs the argv and directory as asked; a command leaving the sandbox there may not name a shell
+ * of its own, which nothing here can check.
+ */
+function checkCommand(executor: Executor, request: CommandRequest): CommandPlan {
   try {
-    return executor.check?.(request) ?? { cwd: request.workdir ?? '' };
+    if (executor.check) return executor.check(request);
   } catch (err) {
     throw asSpawnFailed(err);
   }
+  const plan: CommandPlan = { argv: commandArgv(request.command), cwd: request.workdir ?? '' };
+  const { command, leaving } = request;
+  if (leaving && 'script' in command && command.shell !== leaving.configuredShell) {
+    return {
+      ...plan,
+      refusal: `the shell \`${command.shell}\` may not run a command outside the sandbox on ${executor.location ?? 'local'}: it cannot be checked from here, and a command leaving the sandbox there runs only with this server's configured shell. Leave \`shell\` out (this server's is ${leaving.configuredShell}), or run it inside the sandbox (leave out sandbox_permissions).`,
+    };
+  }
+  return plan;
+}
+
+/** What the gate is told of a planned command (GateCall): the plan, with what the plan does not say. */
+function gateCall(plan: CommandPlan, request: CommandRequest, command: string, location: string): GateCall {
+  return {
+    plan,
+    command,
+    tty: request.tty,
+    ...('script' in request.command ? { shell: { login: request.command.login } } : {}),
+    ...(location !== 'local' ? { location } : {}),
+  };
 }
 
 /** Whether a write is Ctrl-C to a process without a terminal that the executor can signal: SIGINT, not input. */
@@ -185,8 +210,12 @@ export class UnifiedExecManager {
       ...(req.tty ? terminalSize(req) : {}),
       shellSnapshot: this.settings.shellSnapshot,
     };
-    const { cwd } = checkCommand(where.executor, command);
-    const call = { argv: commandArgv(command.command), command: req.cmd, cwd };
+    // Planned for where it will run: a call that asks to leave the sandbox is checked as it would run outside.
+    const leaving = this.leaving();
+    const escalated = this.gate.escalates(req.sandboxPermissions);
+    const plan = checkCommand(where.executor, { ...command, ...(escalated && leaving ? { leaving } : {}) });
+    const { cwd } = plan;
+    const call = gateCall(plan, command, req.cmd, where.location);
     // As in Codex, `apply_patch <<'EOF'` is not run in a shell: the manager applies it, in the same sandbox.
     const patch = where.executor.appliesPatches ? patchRequest(req.cmd, cwd) : undefined;
     const sandbox = await this.gate.admit({
@@ -195,9 +224,14 @@ export class UnifiedExecManager {
       justification: req.justification,
     });
     if (options?.signal?.aborted) throw cancelled();
+    // The directory as checked: relative to nothing any more.
+    const checked = { ...command, workdir: cwd === '' ? command.workdir : cwd };
+    const outsideRequest: CommandRequest = { ...checked, ...(leaving ? { leaving } : {}) };
+    const outside = () => gateCall(checkCommand(where.executor, outsideRequest), command, req.cmd, where.location);
     if (patch) {
       return applyPatchCall(this.gate, {
         call,
+        outside,
         request: patch,
         sandbox,
         env: this.settings.env,
@@ -206,16 +240,17 @@ export class UnifiedExecManager {
       });
     }
     const run = { where, started, onOutput, signal: options?.signal };
-    // The directory as checked: relative to nothing any more.
-    const checked = { ...command, workdir: cwd === '' ? command.workdir : cwd };
-    const response = await this.start(req, { ...run, request: { ...checked, ...(sandbox ? { sandbox } : {}) } });
+    const response = await this.start(req, {
+      ...run,
+      request: sandbox ? { ...checked, sandbox } : outsideRequest,
+    });
     if (!response.sandboxDenial) return response;
-    const next = await this.gate.afterDenial(call, response.sandboxDenial);
+    const next = await this.gate.afterDenial(outside, response.sandboxDenial);
     if (!next.retry) {
       response.warnings.push(next.note);
       return response;
     }
-    const retried = await this.start(req, { ...run, request: checked, started: performance.now() });
+    const retried = await this.start(req, { ...run, request: outsideRequest, started: performance.now() });
     retried.warnings.unshift(retriedNote(response.sandboxDenial));
     return retried;
   }
@@ -237,18 +272,22 @@ export class UnifiedExecManager {
       env: this.settings.env ?? {},
       tty: false,
     };
-    const { cwd } = checkCommand(where.executor, command);
-    const call = { argv: req.command, command: commandLine(req.command), cwd };
+    const leaving = this.leaving();
+    const escalated = this.gate.escalates(req.sandboxPermissions);
+    const plan = checkCommand(where.executor, { ...command, ...(escalated && leaving ? { leaving } : {}) });
+    const { cwd } = plan;
+    const described = commandLine(req.command);
     const sandbox = await this.gate.admit({
-      ...call,
+      ...gateCall(plan, command, described, where.location),
       permissions: req.sandboxPermissions,
       justification: req.justification,
     });
     const checked = { ...command, workdir: cwd === '' ? command.workdir : cwd };
+    const outsideRequest: CommandRequest = { ...checked, ...(leaving ? { leaving } : {}) };
     const run = async (inside: SandboxPolicy | undefined) => {
       const { outcome, sandbox: laid } = await runToEnd(
         where.executor,
-        { ...checked, ...(inside ? { sandbox: inside } : {}) },
+        inside ? { ...checked, sandbox: inside } : outsideRequest,
         {
           ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
           ...(onOutput ? { onOutput } : {}),
@@ -260,10 +299,20 @@ export class UnifiedExecManager {
     const { response, laid } = await run(sandbox);
     const denial = detectDenial(laid, response.exitCode, response.output);
     if (!denial) return response;
-    const next = await this.gate.afterDenial(call, denial);
+    const outside = () => gateCall(checkCommand(where.executor, outsideRequest), command, described, where.location);
+    const next = await this.gate.afterDenial(outside, denial);
     if (next.retry) return (await run(undefined)).response;
     // The reply has no header lines: what the sandbox refused goes after the output.
     return { ...response, output: `${response.output.replace(/\n?$/, '\n')}${next.note}\n` };
+  }
+
+  /**
+   * What a command that leaves the sandbox is planned with (see CommandLeaving); undefined without a sandbox, where
+   * nothing is left and every command runs as planned.
+   */
+  private leaving(): CommandRequest['leaving'] {
+    const sandbox = this.gate.sandbox;
+    return sandbox ? { sandbox, configuredShell: this.settings.defaultShell } : undefined;
   }
 
   /**

@@ -84,6 +84,8 @@ export async function applyPatchCall(
   gate: CommandGate,
   run: {
     call: GateCall;
+    /** The command planned for outside the sandbox, for the on-failure question. */
+    outside: () => GateCall;
     request: PatchRequest;
     sandbox: SandboxPolicy | undefined;
     env: EnvPolicy | undefined;
@@ -98,7 +100,7 @@ export async function applyPatchCall(
   const attempt = async (sandbox: SandboxPolicy | undefined) => {
     const outcome = await exec({
       command: [process.execPath, PATCH_APPLIER_PATH],
-      cwd: run.call.cwd,
+      cwd: run.call.plan.cwd,
       input: JSON.stringify({ patch: run.request.patch, cwd: run.request.dir }),
       timeoutMs: APPLIER_TIMEOUT_MS,
       ...(run.env ? { env: run.env } : {}),
@@ -112,7 +114,7 @@ export async function applyPatchCall(
   const warnings: string[] = [];
   const denial = patchDenial(run.sandbox, outcome.exitCode, outcome.aggregatedOutput);
   if (denial) {
-    const next = await gate.afterDenial(run.call, denial);
+    const next = await gate.afterDenial(run.outside, denial);
     if (next.retry) {
       outcome = await attempt(undefined);
       warnings.push(retriedNote(denial));

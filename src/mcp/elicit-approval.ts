@@ -1,4 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { quoteArgv } from '../approval/command-safety.js';
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../approval/policy.js';
 
 /** The decisions offered, as the form's enum values and the titles a client shows. */
@@ -15,9 +16,28 @@ const WHY: Record<ApprovalRequest['reason'], string> = {
   'sandbox-denied': 'The sandbox refused this command; the agent asks to run it again outside the sandbox.',
 };
 
-/** The question as the person reads it. */
+/**
+ * The question as the person reads it: warnings first, the command as the agent wrote it, then exactly what runs
+ * (the argv with its program's path, the shell's login, the programs its PATH finds, the directory, a terminal the
+ * agent can type into, the place), then why they are asked.
+ */
 export function approvalMessage(request: ApprovalRequest): string {
-  const lines = [`Allow this command?`, '', `  ${request.command}`, '', `in ${request.cwd}`, WHY[request.reason]];
+  const lines = [...(request.warnings ?? []), 'Allow this command?', '', `  ${request.command}`, ''];
+  lines.push(`Runs: ${quoteArgv(request.argv)}`);
+  if (request.shell) {
+    lines.push(
+      request.shell.login
+        ? 'Login shell: yes (-lc): it runs your login profile first, which can change PATH'
+        : 'Login shell: no (-c)',
+    );
+  }
+  if (request.programs?.length) {
+    lines.push(`Programs: ${request.programs.map(({ name, path }) => `${name} is ${path}`).join(', ')}`);
+  }
+  lines.push(`Directory: ${request.cwd}`);
+  if (request.tty) lines.push('Terminal: yes: the agent can type into it while it runs');
+  if (request.location !== undefined) lines.push(`On: ${request.location}`);
+  lines.push(WHY[request.reason]);
   // A dangerous command can also ask to leave the sandbox: the person must see both.
   if (request.escalated && request.reason === 'dangerous') lines.push(WHY.escalation);
   if (request.denial) lines.push(`The sandbox said: ${request.denial}`);

@@ -122,16 +122,22 @@ export function buildEnv(
 export const DEFAULT_EXEC_PATH = '/bin:/usr/bin';
 
 /**
- * The file that argv[0] names for a program started in `cwd` with `env`: with a slash, that path (relative to `cwd`);
- * else searched on env.PATH (execvp's default when unset), not on this process's PATH. Throws an ENOENT error when
- * there is none, so a missing program fails the spawn instead of giving a child that prints "execvp failed".
+ * The file that argv[0] names for a program started in `cwd` with `env`, as an absolute path: with a slash, that path
+ * (relative to `cwd`); else searched on env.PATH (execvp's default when unset), not on this process's PATH.
+ * Undefined when there is none.
+ */
+export function findProgram(file: string, env: Readonly<Record<string, string>>, cwd: string): string | undefined {
+  return file.includes('/')
+    ? findExecutable(resolve(cwd, file), undefined)
+    : findExecutable(file, env.PATH ?? DEFAULT_EXEC_PATH);
+}
+
+/**
+ * findProgram, throwing an ENOENT error when there is none, so a missing program fails the spawn instead of giving a
+ * child that prints "execvp failed".
  */
 export function resolveProgram(file: string, env: Readonly<Record<string, string>>, cwd: string): string {
-  if (file.includes('/')) {
-    if (findExecutable(resolve(cwd, file), undefined) !== undefined) return file;
-  } else {
-    const found = findExecutable(file, env.PATH ?? DEFAULT_EXEC_PATH);
-    if (found !== undefined) return found;
-  }
+  const found = findProgram(file, env, cwd);
+  if (found !== undefined) return found;
   throw Object.assign(new Error(`could not start ${file}: no such executable`), { code: 'ENOENT' });
 }

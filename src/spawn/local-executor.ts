@@ -1,10 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { commandArgv } from './command.js';
 import { PipeProcess } from './pipe-process.js';
 import { PtyProcess } from './pty-process.js';
-import { buildEnv, policyKeeps } from './env.js';
+import { buildEnv, findProgram, policyKeeps } from './env.js';
+import {
+  HOST_FILE_FACTS,
+  cleanPath,
+  isShellName,
+  parseEtcShells,
+  systemShellProblem,
+  writableRootOf,
+} from './leave-sandbox.js';
 import { resolveWorkdir } from './resolve.js';
 import { ShellSnapshots, type LoginPlan } from './shell-snapshot.js';
 import {
+  type CommandPlan,
   type CommandRequest,
   type ExecProcess,
   type Executor,
@@ -15,7 +26,7 @@ import {
 } from './types.js';
 import { Watchdog } from '../linux/watchdog.js';
 import { SandboxLauncher } from '../sandbox/launcher.js';
-import { findExecutable } from '../util/executable.js';
+import { writableRoots } from '../sandbox/bwrap.js';
 
 export interface LocalExecutorOptions {
   /**
@@ -27,10 +38,9 @@ export interface LocalExecutorOptions {
   sandbox?: SandboxLauncher;
 }
 
-/** A command request as this machine runs it: the argv, the directory and the environment, all checked. */
-interface LocalPlan {
+/** A command request as this machine runs it: the argv (its program resolved), directory and environment, checked. */
+interface LocalPlan extends CommandPlan {
   argv: string[];
-  cwd: string;
   env: Record<string, string>;
 }
 
@@ -58,8 +68,9 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     }
   }
 
-  check(request: CommandRequest): { cwd: string } {
-    return { cwd: this.plan(request).cwd };
+  check(request: CommandRequest): CommandPlan {
+    const { env: _, ...plan } = this.plan(request);
+    return plan;
   }
 
   /**
@@ -141,7 +152,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
       process.once('exit', this.removeSnapshots);
     }
     return this.snapshots.plan({
-      shell: command.shell,
+      shell: plan.argv[0]!,
       env: plan.env,
       cwd: plan.cwd,
       ...(sandbox ? { sandbox } : {}),
@@ -155,18 +166,12 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     this.snapshots = undefined;
   };
 
-  /** The argv, directory and environment of `request`; throws a plain Error saying what is missing. */
+  /**
+   * The argv, directory and environment of `request`, its program resolved to the path that runs; throws a plain
+   * Error saying what is missing. A command leaving its sandbox gets the PATH and shell check of leave-sandbox.ts.
+   */
   private plan(request: CommandRequest): LocalPlan {
     const env = buildEnv(request.env);
-    const argv = commandArgv(request.command);
-    const program = argv[0]!;
-    if (!findExecutable(program, env.PATH)) {
-      throw new Error(
-        'script' in request.command
-          ? `shell \`${program}\` was not found or is not executable; pass an installed shell such as /bin/bash`
-          : `\`${program}\` was not found or is not executable`,
-      );
-    }
     let cwd: string;
     try {
       cwd = resolveWorkdir(request.workdir ?? request.defaultWorkdir, request.defaultWorkdir);
@@ -175,7 +180,43 @@ export class LocalExecutor implements Executor, ProcessSpawner {
         cause: err,
       });
     }
-    return { argv, cwd, env };
+    const { leaving } = request;
+    // Outside the sandbox, in the real directory: a link the agent points elsewhere after the question changes nothing.
+    if (leaving) cwd = HOST_FILE_FACTS.realPath(cwd) ?? cwd;
+    const roots = leaving ? writableRoots(leaving.sandbox, env.TMPDIR, HOST_FILE_FACTS.realPath) : undefined;
+    if (roots && env.PATH !== undefined) env.PATH = cleanPath(env.PATH, roots, HOST_FILE_FACTS);
+    const argv = commandArgv(request.command);
+    const given = argv[0]!;
+    const isScript = 'script' in request.command;
+    const program = findProgram(given, env, cwd);
+    if (program === undefined) {
+      const where = roots ? ' outside the folders the sandbox lets commands write' : '';
+      throw new Error(
+        isScript
+          ? `shell \`${given}\` was not found${where} or is not executable; pass an installed shell such as /bin/bash`
+          : `\`${given}\` was not found${where} or is not executable`,
+      );
+    }
+    argv[0] = program;
+    const plan: LocalPlan = { argv, cwd, env, ...(env.PATH !== undefined ? { path: env.PATH } : {}) };
+    if (!leaving || !roots) return plan;
+    plan.writableRoots = roots;
+    const { command } = request;
+    const home = env.HOME ?? homedir();
+    const profileIn = 'script' in command && command.login ? writableRootOf(home, roots, HOST_FILE_FACTS) : undefined;
+    if (profileIn !== undefined) {
+      plan.warnings = [
+        `Warning: this login shell first runs the login profile in ${home}, which lies in ${profileIn}: commands in the sandbox can write there, so the agent may have changed it.`,
+      ];
+    }
+    if (isScript || isShellName(program)) {
+      const configured = findProgram(leaving.configuredShell, env, cwd) ?? leaving.configuredShell;
+      const problem = systemShellProblem(program, [...etcShells(), configured], roots, HOST_FILE_FACTS);
+      if (problem !== undefined) {
+        plan.refusal = `the shell \`${given}\`${given === program ? '' : ` (${program})`} may not run a command outside the sandbox: ${problem}. Outside the sandbox a command runs only with an installed system shell: leave \`shell\` out (this server's is ${leaving.configuredShell}), or name one that /etc/shells lists, such as /bin/bash; or run it inside the sandbox (leave out sandbox_permissions).`;
+      }
+    }
+    return plan;
   }
 
   private startProcess(options: SpawnOptions): ExecProcess {
@@ -191,4 +232,13 @@ function insideSandbox(options: SpawnOptions): SpawnOptions {
   const { arg0, ...rest } = options;
   if (arg0 === undefined || arg0 === options.argv[0]) return rest;
   return { ...rest, argv: ['/bin/bash', '-c', 'exec -a "$0" "$@"', arg0, ...options.argv] };
+}
+
+/** The shells /etc/shells lists (none when it cannot be read). */
+function etcShells(): string[] {
+  try {
+    return parseEtcShells(readFileSync('/etc/shells', 'utf8'));
+  } catch {
+    return [];
+  }
 }

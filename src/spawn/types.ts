@@ -157,6 +157,42 @@ export interface CommandRequest {
   sandbox?: SandboxPolicy;
   /** A login command line may run through a snapshot of the login profile, taken once (default false). */
   shellSnapshot?: boolean;
+  /**
+   * Set for a command let out of a sandbox (escalated): see CommandLeaving. Absent: it runs where `sandbox` says,
+   * with the environment as built.
+   */
+  leaving?: CommandLeaving;
+}
+
+/**
+ * A command let out of `sandbox`, which it asked to leave. Nothing that sandbox let commands write may decide what
+ * runs outside it: the executor drops those folders (and relative or empty entries) from the command's PATH, runs
+ * the program it resolved there by its path, and runs a command line only with a system shell (listed in
+ * /etc/shells, or `configuredShell`; held by root or this user; outside those folders).
+ */
+interface CommandLeaving {
+  sandbox: SandboxPolicy;
+  /** The shell the server is configured with (the default of calls that name none). */
+  configuredShell: string;
+}
+
+/**
+ * What a command request will run, as its executor resolved it (the same resolution it starts the command with):
+ * what a person approves, and what an approval for the session is remembered by.
+ */
+export interface CommandPlan {
+  /** The argv as it will be executed: argv[0] the program's path where this executor resolved it. */
+  argv: readonly string[];
+  /** The working directory; '' where an executor elsewhere resolves it on its side. */
+  cwd: string;
+  /** The PATH the command starts with, when known here: where the programs a command line names are found. */
+  path?: string;
+  /** The folders the sandbox being left lets commands write (resolved): what runs from them, the agent may have made. */
+  writableRoots?: readonly string[];
+  /** Set when the command may not leave its sandbox as asked: why, and what to do instead. */
+  refusal?: string;
+  /** What a person must read first about it (a login profile the sandbox let the agent change). */
+  warnings?: readonly string[];
 }
 
 /** A command as its executor started it. */
@@ -179,11 +215,11 @@ export interface ProcessSpawner {
 /** Where commands run: this machine, an exec-server, a container. Every way of running a command goes through one. */
 export interface Executor {
   /**
-   * What a command asking for `request` would find before it starts, checked without starting it: its working
-   * directory as this executor will resolve it (shown when approval is asked), or a SPAWN_FAILED error when it
-   * cannot start here (no such shell or directory). Absent: the directory as asked, checked only by `start`.
+   * What a command asking for `request` would run, checked without starting it: its argv and working directory as
+   * this executor will resolve them (shown when approval is asked), or a SPAWN_FAILED error when it cannot start
+   * here (no such shell or directory). Absent: the argv and directory as asked, checked only by `start`.
    */
-  check?(request: CommandRequest): { cwd: string };
+  check?(request: CommandRequest): CommandPlan;
   /** Gets ready to start `request` (the sandbox's proxy, a login snapshot); awaited before `start`, outside its limit. */
   prepare?(request: CommandRequest): Promise<void>;
   /**

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { commandArgv, commandLine, isDangerousCommand, isKnownSafeCommand } from '../../src/approval/command-safety.js';
+import {
+  commandArgv,
+  commandLine,
+  isDangerousCommand,
+  isKnownSafeCommand,
+  programsOf,
+  quoteArgv,
+} from '../../src/approval/command-safety.js';
 import { parseShellScript } from '../../src/approval/shell-script.js';
 
 const bash = (script: string): string[] => ['bash', '-lc', script];
@@ -523,5 +530,32 @@ describe('commandLine', () => {
 
   it('shows a shell outside the standard bin directories with its whole argv', () => {
     expect(commandLine(['/tmp/bash', '-lc', 'ls'])).toBe('/tmp/bash -lc ls');
+  });
+});
+
+describe('programsOf', () => {
+  it('names the first word of each simple command of a shell’s script, past wrappers, once each', () => {
+    expect(
+      programsOf(['/usr/bin/bash', '-lc', 'git status --short && env FOO=1 nice -n 5 make test | tee log; git log']),
+    ).toEqual(['git', 'make', 'tee']);
+  });
+
+  it('leaves out builtins, keywords and words that expand, and reads a script that is not plain loosely', () => {
+    expect(programsOf(['bash', '-c', 'cd sub && echo hi > out.txt && if true; then ./build.sh; fi; $CC x.c'])).toEqual([
+      './build.sh',
+    ]);
+  });
+
+  it('names nothing for an argv that is no shell’s script', () => {
+    expect(programsOf(['git', 'status'])).toEqual([]);
+  });
+});
+
+describe('quoteArgv', () => {
+  it('quotes each argument that needs it, whole', () => {
+    expect(quoteArgv(['/usr/bin/bash', '-lc', "git status --short && echo 'it''s'"])).toBe(
+      `/usr/bin/bash -lc 'git status --short && echo '\\''it'\\'''\\''s'\\'''`,
+    );
+    expect(quoteArgv(['echo', 'a b', ''])).toBe("echo 'a b' ''");
   });
 });

@@ -4,6 +4,7 @@ import {
   assess,
   deniedMessage,
   type ApprovalPolicy,
+  type ApprovedRun,
   type Assessment,
   type SandboxPermissions,
 } from '../../src/approval/policy.js';
@@ -115,40 +116,50 @@ describe('assess without a sandbox', () => {
 describe('ApprovalCache', () => {
   const script = (indent: string) =>
     bash(["python3 - <<'EOF'", 'for i in range(2):', "    print('loop')", `${indent}print('done')`, 'EOF'].join('\n'));
+  const run = (argv: readonly string[], cwd = '/w', escalated = true, more: Partial<ApprovedRun> = {}) => ({
+    argv,
+    cwd,
+    escalated,
+    tty: false,
+    ...more,
+  });
 
-  it('remembers the exact call: argv, working directory and escalation', () => {
+  it('remembers the exact run: argv, working directory, escalation, terminal and place', () => {
     const cache = new ApprovalCache();
-    cache.add(script(''), '/w', true);
-    expect(cache.has(script(''), '/w', true)).toBe(true);
+    cache.add(run(script('')));
+    expect(cache.has(run(script('')))).toBe(true);
   });
 
   it('does not cover the same script indented differently inside its heredoc', () => {
     const cache = new ApprovalCache();
-    cache.add(script(''), '/w', true);
-    expect(cache.has(script('    '), '/w', true)).toBe(false);
+    cache.add(run(script('')));
+    expect(cache.has(run(script('    ')))).toBe(false);
   });
 
-  it('does not cover any other difference in blanks, shell, flags, directory or escalation', () => {
+  it('does not cover any other difference in blanks, shell, flags, directory, escalation, terminal or place', () => {
     const cache = new ApprovalCache();
-    cache.add(bash('rm -rf build'), '/w', false);
-    for (const [argv, cwd, escalated] of [
-      [bash('rm  -rf build'), '/w', false],
-      [bash('rm -rf build '), '/w', false],
-      [['bash', '-c', 'rm -rf build'], '/w', false],
-      [['zsh', '-lc', 'rm -rf build'], '/w', false],
-      [['rm', '-rf', 'build'], '/w', false],
-      [bash('rm -rf build'), '/w/sub', false],
-      [bash('rm -rf build'), '/w', true],
-    ] as const) {
-      expect(cache.has(argv, cwd, escalated), JSON.stringify([argv, cwd, escalated])).toBe(false);
+    cache.add(run(bash('rm -rf build'), '/w', false));
+    for (const other of [
+      run(bash('rm  -rf build'), '/w', false),
+      run(bash('rm -rf build '), '/w', false),
+      run(['/usr/bin/bash', '-c', 'rm -rf build'], '/w', false),
+      run(['/usr/bin/zsh', '-lc', 'rm -rf build'], '/w', false),
+      run(['/tmp/x/bash', '-lc', 'rm -rf build'], '/w', false),
+      run(['rm', '-rf', 'build'], '/w', false),
+      run(bash('rm -rf build'), '/w/sub', false),
+      run(bash('rm -rf build'), '/w', true),
+      run(bash('rm -rf build'), '/w', false, { tty: true }),
+      run(bash('rm -rf build'), '/w', false, { location: 'docker://web-1' }),
+    ]) {
+      expect(cache.has(other), JSON.stringify(other)).toBe(false);
     }
   });
 
   it('keeps arguments apart: one argument with a space is not two', () => {
     const cache = new ApprovalCache();
-    cache.add(['echo', 'a b'], '/w', false);
-    expect(cache.has(['echo', 'a', 'b'], '/w', false)).toBe(false);
-    expect(cache.has(['echo', 'a b'], '/w', false)).toBe(true);
+    cache.add(run(['echo', 'a b']));
+    expect(cache.has(run(['echo', 'a', 'b']))).toBe(false);
+    expect(cache.has(run(['echo', 'a b']))).toBe(true);
   });
 });
 

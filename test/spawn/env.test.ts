@@ -187,7 +187,7 @@ describe('resolveProgram', () => {
   it("searches the environment's PATH, falls back to execvp's default, and takes paths relative to cwd", () => {
     expect(resolveProgram('sh', { PATH: '/nonexistent:/bin' }, '/')).toBe('/bin/sh');
     expect(resolveProgram('sh', {}, '/')).toBe('/bin/sh');
-    expect(resolveProgram('./sh', {}, '/bin')).toBe('./sh');
+    expect(resolveProgram('./sh', {}, '/bin')).toBe('/bin/sh');
     expect(() => resolveProgram('sh', { PATH: '/nonexistent' }, '/')).toThrow(
       expect.objectContaining({ code: 'ENOENT' }),
     );

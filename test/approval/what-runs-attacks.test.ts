@@ -1,0 +1,314 @@
+// What a person approves is what runs: attacks on the approval form, run against the real server (the built CLI's
+// `mcp` over stdio, its defaults: workspace-write, on-request) with the real MCP SDK client, whose person approves
+// whatever it is shown and keeps the form's text. Each planted program writes a marker into a folder outside every
+// writable root: the marker can only appear if the program ran outside the sandbox.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { TRUSTED_PATH, findExecutable } from '../../src/util/executable.js';
+import { connectApprovalClient, decide, formText, type Answer } from '../helpers/approval-client.js';
+import { CANNOT_SWITCH_USER, NOBODY, removeMountPoint } from '../helpers/nobody.js';
+import { textOf } from '../reliability/harness.js';
+import { BACKENDS } from '../sandbox/sandbox-helpers.js';
+
+type User = 'root' | 'nobody';
+const users: User[] = CANNOT_SWITCH_USER === undefined ? ['root', 'nobody'] : ['root'];
+const REAL_GIT = findExecutable('git', TRUSTED_PATH)!;
+const REAL_BASH = findExecutable('bash', TRUSTED_PATH)!;
+
+const made: string[] = [];
+afterAll(() => {
+  for (const path of made.splice(0)) rmSync(path, { recursive: true, force: true });
+  removeMountPoint();
+});
+
+/** A fresh folder of `user`'s own under `parent` (made by the test, removed after the file). */
+function folder(user: User, parent: string, prefix: string): string {
+  const dir = mkdtempSync(join(parent, prefix));
+  made.push(dir);
+  chmodSync(dir, 0o755);
+  if (user === 'nobody') execFileSync('chown', [`${NOBODY}:${NOBODY}`, dir]);
+  return dir;
+}
+
+/** A workspace of `user`'s (a git repository with one untracked file), outside /tmp. */
+function workspace(user: User): string {
+  const ws = folder(user, '/var/tmp', 'ue-what-runs-ws-');
+  execFileSync('git', ['init', '-q', ws]);
+  writeFileSync(join(ws, 'untracked.txt'), 'x\n');
+  if (user === 'nobody') execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, ws]);
+  return ws;
+}
+
+/**
+ * A program at `path` that leaves `marker` and then does what `then` says (a shell line): what an agent would plant
+ * in a folder the sandbox lets it write. Owned by `user`, as one the agent made would be.
+ */
+function plant(user: User, path: string, marker: string, then: string): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, `#!/bin/sh\ntouch '${marker}' 2>/dev/null\n${then}\n`);
+  chmodSync(path, 0o755);
+  if (user === 'nobody') execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, join(path, '..')]);
+}
+
+/** Where a marker goes: a folder outside every writable root, which the server's user may write (unsandboxed). */
+const markerIn = (user: User) => join(folder(user, '/var/tmp', 'ue-what-runs-marker-'), 'ran-outside');
+
+function useClients() {
+  const clients: { client: Client }[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.client.close()));
+  });
+  return async (...args: Parameters<typeof connectApprovalClient>) => {
+    const c = await connectApprovalClient(...args);
+    clients.push(c);
+    return c;
+  };
+}
+
+const approveAll = decide('approve');
+
+describe.each(BACKENDS)('a planted shell asking to leave the sandbox, on $backend', ({ backend, skip }) => {
+  if (skip) {
+    it.skip(`skipped: ${skip}`, () => undefined);
+    return;
+  }
+  const open = useClients();
+  const args = ['--sandbox-backend', backend];
+
+  describe.each(users)('served as %s', (user) => {
+    it('exec_command with `shell` in the workspace: refused before anyone is asked, and it does not run', async () => {
+      const ws = workspace(user);
+      const marker = markerIn(user);
+      const shell = join(ws, 'tools', 'bash');
+      plant(user, shell, marker, 'exec /bin/bash "$@"');
+      const c = await open(ws, approveAll, args, { user });
+      const r = await c.call('exec_command', {
+        cmd: 'git status --short',
+        shell,
+        sandbox_permissions: 'require_escalated',
+        justification: 'see what changed',
+      });
+      expect(existsSync(marker)).toBe(false);
+      expect(c.asked).toHaveLength(0);
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toContain(
+        `Not run: the shell \`${shell}\` may not run a command outside the sandbox: it lies in ${ws}, which commands in the sandbox can write.`,
+      );
+      expect(textOf(r)).toMatch(/leave `shell` out .* or name one that \/etc\/shells lists/);
+    });
+
+    it('exec_command with `shell` in a folder of /tmp: refused, and it does not run', async () => {
+      const ws = workspace(user);
+      const marker = markerIn(user);
+      const shell = join(folder(user, '/tmp', 'ue-what-runs-x-'), 'bash');
+      plant(user, shell, marker, 'exec /bin/bash "$@"');
+      const c = await open(ws, approveAll, args, { user });
+      const r = await c.call('exec_command', {
+        cmd: 'git status --short',
+        shell,
+        login: false,
+        sandbox_permissions: 'require_escalated',
+      });
+      expect(existsSync(marker)).toBe(false);
+      expect(c.asked).toHaveLength(0);
+      expect(textOf(r)).toContain(`it lies in /tmp, which commands in the sandbox can write`);
+    });
+
+    it('the shell tool: an argv whose program is a planted shell is refused the same way', async () => {
+      const ws = workspace(user);
+      const marker = markerIn(user);
+      const shell = join(ws, 'tools', 'bash');
+      plant(user, shell, marker, 'exec /bin/bash "$@"');
+      const c = await open(ws, approveAll, [...args, '--tool', 'shell'], { user });
+      const r = await c.call('shell', {
+        command: [shell, '-c', 'git status --short'],
+        sandbox_permissions: 'require_escalated',
+      });
+      expect(existsSync(marker)).toBe(false);
+      expect(c.asked).toHaveLength(0);
+      expect(textOf(r)).toContain(`Not run: the shell \`${shell}\` may not run a command outside the sandbox`);
+    });
+
+    it('on-failure: after the sandbox refused the planted shell, it is not run again outside', async () => {
+      const ws = workspace(user);
+      const marker = markerIn(user);
+      const shell = join(ws, 'tools', 'bash');
+      // In the sandbox the marker's folder is read-only: the planted program's write is what the sandbox refuses.
+      plant(user, shell, marker, `touch '${marker}'`);
+      const c = await open(ws, approveAll, [...args, '--ask-for-approval', 'on-failure'], { user });
+      const r = await c.call('exec_command', { cmd: 'git status --short', shell, login: false });
+      expect(existsSync(marker)).toBe(false);
+      expect(c.asked).toHaveLength(0);
+      expect(textOf(r)).toMatch(
+        /Sandbox: a write outside the writable roots was refused .* Running it outside the sandbox was not approved\. Not run: the shell `[^`]+` may not run a command outside the sandbox: it lies in /,
+      );
+    });
+  });
+});
+
+describe.each(users)('a planted git first on the server’s PATH, served as %s', (user) => {
+  const open = useClients();
+  /** The server started as `npx unified-exec` starts it: the workspace's node_modules/.bin first on PATH. */
+  const serve = async (ws: string, marker: string, args: string[] = []) => {
+    const bin = join(ws, 'node_modules', '.bin');
+    plant(user, join(bin, 'git'), marker, 'echo planted git ran');
+    return open(ws, approveAll, args, { user, env: { PATH: `${bin}:${process.env.PATH}` } });
+  };
+
+  it('exec_command: after approval the real git runs, not the planted one, and the form named its path', async () => {
+    const ws = workspace(user);
+    const marker = markerIn(user);
+    const c = await serve(ws, marker);
+    const r = await c.call('exec_command', {
+      cmd: 'git status --short',
+      login: false,
+      sandbox_permissions: 'require_escalated',
+    });
+    expect(existsSync(marker)).toBe(false);
+    expect(textOf(r)).toContain('Process exited with code 0');
+    expect(textOf(r)).toContain('?? untracked.txt');
+    expect(textOf(r)).not.toContain('planted git ran');
+    expect(c.asked).toHaveLength(1);
+    expect(formText(c.asked[0]!).split('\n')).toContain(`Programs: git is ${REAL_GIT}`);
+  });
+
+  it('exec_command as a login shell (through its profile snapshot): the real git runs', async () => {
+    const ws = workspace(user);
+    const marker = markerIn(user);
+    const c = await serve(ws, marker);
+    const r = await c.call('exec_command', { cmd: 'git status --short', sandbox_permissions: 'require_escalated' });
+    expect(existsSync(marker)).toBe(false);
+    expect(textOf(r)).toContain('?? untracked.txt');
+    expect(formText(c.asked[0]!).split('\n')).toContain(`Programs: git is ${REAL_GIT}`);
+  });
+
+  it('the shell tool: the argv’s program is resolved without the planted folder, and the form shows its path', async () => {
+    const ws = workspace(user);
+    const marker = markerIn(user);
+    const c = await serve(ws, marker, ['--tool', 'shell']);
+    const r = await c.call('shell', {
+      command: ['git', 'status', '--short'],
+      sandbox_permissions: 'require_escalated',
+    });
+    expect(existsSync(marker)).toBe(false);
+    expect(textOf(r)).toContain('?? untracked.txt');
+    expect(formText(c.asked[0]!).split('\n')).toContain(`Runs: ${REAL_GIT} status --short`);
+  });
+
+  it('inside the sandbox the planted git still runs, sandboxed, and cannot write outside', async () => {
+    const ws = workspace(user);
+    const marker = markerIn(user);
+    const c = await serve(ws, marker);
+    const r = await c.call('exec_command', { cmd: 'git status --short', login: false });
+    expect(textOf(r)).toContain('planted git ran');
+    expect(existsSync(marker)).toBe(false);
+    expect(c.asked).toHaveLength(0);
+  });
+});
+
+describe('the approval form', () => {
+  const open = useClients();
+
+  it('names the shell and the whole argv, the directory and login', async () => {
+    const ws = workspace('root');
+    const sub = join(ws, 'sub');
+    mkdirSync(sub);
+    const c = await open(ws, approveAll);
+    await c.call('exec_command', {
+      cmd: 'git status --short',
+      shell: 'bash',
+      workdir: 'sub',
+      sandbox_permissions: 'require_escalated',
+      justification: 'see what changed',
+    });
+    await c.call('exec_command', {
+      cmd: 'git status --short',
+      shell: 'bash',
+      login: false,
+      tty: true,
+      sandbox_permissions: 'require_escalated',
+    });
+    expect(c.asked).toHaveLength(2);
+    expect(formText(c.asked[0]!).split('\n')).toEqual([
+      'Allow this command?',
+      '',
+      '  git status --short',
+      '',
+      `Runs: ${REAL_BASH} -lc 'git status --short'`,
+      'Login shell: yes (-lc): it runs your login profile first, which can change PATH',
+      `Programs: git is ${REAL_GIT}`,
+      `Directory: ${sub}`,
+      'The agent asks to run this command outside the sandbox (full access to your files and network).',
+      "The agent's reason: see what changed",
+    ]);
+    const second = formText(c.asked[1]!).split('\n');
+    expect(second).toContain(`Runs: ${REAL_BASH} -c 'git status --short'`);
+    expect(second).toContain('Login shell: no (-c)');
+    expect(second).toContain(`Directory: ${ws}`);
+    expect(second).toContain('Terminal: yes: the agent can type into it while it runs');
+  });
+
+  it('warns first when a program the command line names lies where the sandbox let the agent write', async () => {
+    const ws = workspace('root');
+    writeFileSync(join(ws, 'build.sh'), '#!/bin/sh\necho built\n');
+    chmodSync(join(ws, 'build.sh'), 0o755);
+    const c = await open(ws, approveAll);
+    const r = await c.call('exec_command', {
+      cmd: './build.sh',
+      login: false,
+      sandbox_permissions: 'require_escalated',
+    });
+    expect(textOf(r)).toContain('built');
+    const lines = formText(c.asked[0]!).split('\n');
+    expect(lines[0]).toBe(
+      `Warning: ${ws}/build.sh lies in ${ws}, which commands in the sandbox can write: the agent may have written it.`,
+    );
+    expect(lines[1]).toBe('Allow this command?');
+    expect(lines).toContain(`Programs: ./build.sh is ${ws}/build.sh`);
+  });
+
+  it('warns first when a login shell runs a profile in a home folder the sandbox let the agent write', async () => {
+    const ws = workspace('root');
+    const c = await open(ws, approveAll, [], { env: { HOME: ws } });
+    await c.call('exec_command', { cmd: 'git status', sandbox_permissions: 'require_escalated' });
+    await c.call('exec_command', { cmd: 'git status', login: false, sandbox_permissions: 'require_escalated' });
+    expect(formText(c.asked[0]!).split('\n')[0]).toBe(
+      `Warning: this login shell first runs the login profile in ${ws}, which lies in ${ws}: commands in the sandbox can write there, so the agent may have changed it.`,
+    );
+    expect(formText(c.asked[1]!).split('\n')[0]).toBe('Allow this command?');
+  });
+
+  it("the shell tool: the form shows the argv with its shell's path and the programs of its script", async () => {
+    const ws = workspace('root');
+    const c = await open(ws, approveAll, ['--tool', 'shell']);
+    await c.call('shell', { command: ['bash', '-lc', 'git status'], sandbox_permissions: 'require_escalated' });
+    const lines = formText(c.asked[0]!).split('\n');
+    expect(lines).toContain(`Runs: ${REAL_BASH} -lc 'git status'`);
+    expect(lines).toContain(`Programs: git is ${REAL_GIT}`);
+    expect(lines).toContain(`Directory: ${ws}`);
+  });
+
+  it('approving git status for the session covers that run only: another shell, directory, login or terminal asks again', async () => {
+    const ws = workspace('root');
+    mkdirSync(join(ws, 'sub'));
+    const answers: ElicitResult[] = [{ action: 'accept', content: { decision: 'approve-for-session' } }];
+    const answer: Answer = () => answers.shift() ?? { action: 'decline' };
+    const c = await open(ws, answer);
+    const base = { cmd: 'git status', shell: 'bash', login: false, sandbox_permissions: 'require_escalated' };
+    expect(textOf(await c.call('exec_command', base))).toContain('Process exited with code 0');
+    expect(c.asked).toHaveLength(1);
+    // The same run, the shell named by its path: the same program runs, so it is not asked again.
+    expect(textOf(await c.call('exec_command', { ...base, shell: REAL_BASH }))).toContain('Process exited with code 0');
+    expect(c.asked).toHaveLength(1);
+    for (const other of [{ shell: 'zsh' }, { shell: 'sh' }, { workdir: 'sub' }, { login: true }, { tty: true }]) {
+      const r = await c.call('exec_command', { ...base, ...other });
+      expect(r.isError, JSON.stringify(other)).toBe(true);
+      expect(textOf(r)).toMatch(/Not run: nobody approved this command/);
+    }
+    expect(c.asked).toHaveLength(6);
+  });
+});
