@@ -5,7 +5,7 @@
 
 import { log, writeTo } from './log.js';
 import { exitOnSignals } from './signals.js';
-import { noAuthWarning, resolveTokenAuth, type TokenAuth } from './token-auth.js';
+import { hideTokenFiles, noAuthWarning, resolveTokenAuth, type TokenAuth } from './token-auth.js';
 import { UsageError } from './usage-error.js';
 
 /** Where an exec-server token comes from when no --token-file is given. */
@@ -67,6 +67,7 @@ export async function runExecServer(options: ExecServerCommandOptions): Promise<
   }
   const { auth } = options;
   if (auth.from === 'none') log(noAuthWarning());
+  hideTokenFiles(auth, process.cwd());
   const { listenWebSocket } = await import('../exec-server/ws-transport.js');
   const { execServerHints } = await import('./exec-server-hints.js');
   const listener = await listenWebSocket(server, {

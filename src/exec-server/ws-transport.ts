@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { EXEC_SERVER_MAX_MESSAGE_BYTES } from './protocol.js';
 import type { ExecServer } from './server.js';
+import { refuseSandboxedPeers } from '../linux/sandboxed-peer.js';
 
 export interface WebSocketListenOptions {
   host: string;
@@ -61,6 +62,8 @@ export async function listenWebSocket(server: ExecServer, options: WebSocketList
     response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
     response.end("Connection header did not include 'upgrade'");
   });
+  // A command the server runs sandboxed must not reach the server, token or not.
+  refuseSandboxedPeers(http, (line) => server.log(line));
   http.on('upgrade', (request, socket, head) => {
     socket.on('error', () => undefined);
     const refused = refusal(request.headers, options.token);

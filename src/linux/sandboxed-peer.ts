@@ -1,0 +1,114 @@
+/**
+ * Who is at the other end of a TCP connection this process accepted, and is it sandboxed? A listening server of
+ * ours (serve's MCP endpoint and live view, exec-server) refuses a connection made by a process that is confined
+ * beyond the server (see confinedBeyond): every sandboxed command is, and so is anything it starts, however it
+ * leaves the session (setsid, a double fork, a cleared environment); none can undo it.
+ *
+ * Why here and not in the kernel: Landlock can refuse a TCP connect per port, but only as an allow-list, so refusing
+ * one port takes a rule for each of the 65 534 others: measured 100-190 ms to build per sandbox (a sandboxed spawn
+ * takes 5 ms on Landlock) and 13 ms to enter even when built once, and it would refuse that port on every other host
+ * too. The check here reads /proc once per accepted local connection instead (see docs/sandbox.md for the figures).
+ */
+import { readdirSync } from 'node:fs';
+import type { Server as NetServer, Socket } from 'node:net';
+import { readProcLink } from './proc-read.js';
+import { confinedBeyond, findPeerSocket, readConfinement, type Confinement } from './tcp-table.js';
+
+export type PeerVerdict =
+  | { refused: false }
+  | {
+      refused: true;
+      /** Why, for the server's log line. */
+      reason: string;
+    };
+
+export interface AcceptedConnection {
+  localAddress?: string | undefined;
+  localPort?: number | undefined;
+  remoteAddress?: string | undefined;
+  remotePort?: number | undefined;
+}
+
+/** Does process `pid` hold socket `link` (`socket:[inode]`) open? False when its fds cannot be listed. */
+function holds(pid: number, link: string): boolean {
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false; // gone, or not ours to look into
+  }
+  return fds.some((fd) => readProcLink(`/proc/${pid}/fd/${fd}`) === link);
+}
+
+/** Processes that held a connection let in lately (the client, mostly): looked at first next time. */
+const recentHolders: number[] = [];
+const RECENT_HOLDERS = 8;
+
+/**
+ * Which process holds socket `inode`: a confined one if any does (all of them are looked at: a socket can be shared),
+ * else the first other one found, recent holders first. Reading every process's fds costs 12 ms with 80 processes
+ * and 43 ms with 280, and the status files 10 times less: confined processes are few, and the client is found among
+ * the recent holders, so a connection costs about one status file per process.
+ */
+function holderOf(inode: number, own: Confinement): { pid: number; confined: boolean } | undefined {
+  const link = `socket:[${inode}]`;
+  const others: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    const confinement = readConfinement(pid);
+    if (confinement === undefined) continue;
+    if (!confinedBeyond(confinement, own)) others.push(pid);
+    else if (holds(pid, link)) return { pid, confined: true };
+  }
+  const recent = recentHolders.filter((pid) => others.includes(pid));
+  for (const pid of [...recent, ...others]) {
+    if (!holds(pid, link)) continue;
+    if (!recent.includes(pid)) recentHolders.unshift(pid);
+    recentHolders.length = Math.min(recentHolders.length, RECENT_HOLDERS);
+    return { pid, confined: false };
+  }
+  return undefined;
+}
+
+/**
+ * Judges an accepted connection: let in unless a process of this machine confined beyond `own` (default: this
+ * process) holds its other end, or a local one of this user's whose holder cannot be told (its process closed the
+ * socket before it was accepted: fail closed).
+ */
+export function judgePeer(connection: AcceptedConnection, own: Confinement | undefined = ownConfinement()): PeerVerdict {
+  const { localAddress, localPort, remoteAddress, remotePort } = connection;
+  if (localAddress === undefined || localPort === undefined || remoteAddress === undefined || remotePort === undefined)
+    return { refused: true, reason: 'the connection had no addresses (already closed)' };
+  const peer = findPeerSocket({ localAddress, localPort, remoteAddress, remotePort });
+  // Another machine, or a network namespace of its own (a sandbox with the network off has nothing to reach us by).
+  if (peer === undefined || own === undefined) return { refused: false };
+  // A sandbox runs as the server's user (bubblewrap maps it to itself; Landlock keeps it, with no capability to
+  // change it): another user's socket is no sandbox of ours.
+  if (peer.uid !== process.getuid?.()) return { refused: false };
+  const from = `${remoteAddress}:${remotePort}`;
+  if (peer.inode === 0) return { refused: true, reason: `${from} closed its socket before it was accepted` };
+  const holder = holderOf(peer.inode, own);
+  if (holder === undefined) return { refused: true, reason: `no process holding ${from} could be found` };
+  if (holder.confined) return { refused: true, reason: `${from} belongs to process ${holder.pid}, which runs in a sandbox` };
+  return { refused: false };
+}
+
+let own: Confinement | undefined;
+/** This process's confinement, read once: it only ever grows, and never by anything this process does later. */
+function ownConfinement(): Confinement | undefined {
+  return (own ??= readConfinement('self'));
+}
+
+/**
+ * Closes, before a byte of it is read, every connection `server` accepts from a sandboxed process (judgePeer), and
+ * says so with `log`. Runs ahead of the server's own connection handlers.
+ */
+export function refuseSandboxedPeers(server: NetServer, log: (line: string) => void): void {
+  server.prependListener('connection', (socket: Socket) => {
+    const verdict = judgePeer(socket);
+    if (!verdict.refused) return;
+    log(`refused a connection: ${verdict.reason}; no process in a sandbox may use this server`);
+    socket.destroy();
+  });
+}
