@@ -40,6 +40,7 @@ function setUp(user: ServerUser) {
   mkdirSync(join(dir, 'outside'));
   writeFileSync(join(dir, 'token'), `${TOKEN}\n`, { mode: 0o600 });
   copyFileSync(join(ROOT, 'test/fixtures/self-approve.mjs'), join(dir, 'attack.mjs'));
+  copyFileSync(join(ROOT, 'test/fixtures/token-probe.mjs'), join(dir, 'probe.mjs'));
   folderOf(user, dir); // hands what was made in it to the user
   return { dir, ws: join(dir, 'ws'), tokenFile: join(dir, 'token'), marker: join(dir, 'outside/marker') };
 }
@@ -62,9 +63,13 @@ async function personClient(url: string) {
   );
   const run = async (cmd: string) =>
     textOf(
-      await client.callTool({ name: 'exec_command', arguments: { cmd, login: false, yield_time_ms: 30_000 } }, undefined, {
-        timeout: 60_000,
-      }),
+      await client.callTool(
+        { name: 'exec_command', arguments: { cmd, login: false, yield_time_ms: 30_000 } },
+        undefined,
+        {
+          timeout: 60_000,
+        },
+      ),
     );
   return { client, asked, run };
 }
@@ -79,9 +84,21 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
   const loopback = useLoopbackServer();
 
   describe.each(users)('served as %s', (user) => {
-    const serve = async (host: string, ws: string, tokenFile: string) => {
+    const serve = async (host: string, ws: string, tokenFile: string, more: string[] = []) => {
       const env: Record<string, string> = user === 'nobody' ? { HOME: '/nonexistent' } : {};
-      const args = ['--sandbox', 'workspace-write', '--host', host, '--token-file', tokenFile, '--cwd', ws, '--network', 'on'];
+      const args = [
+        '--sandbox',
+        'workspace-write',
+        '--host',
+        host,
+        '--token-file',
+        tokenFile,
+        '--cwd',
+        ws,
+        '--network',
+        'on',
+        ...more,
+      ];
       const server = await startServe(['--sandbox-backend', backend, ...args], env, launcherFor(user));
       servers.push(server);
       const person = await personClient(server.url);
@@ -89,18 +106,24 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
       return { server, person };
     };
 
-    it.skipIf(skip !== undefined && !process.env.CI).each(['::', '0.0.0.0'])(
+    it.skipIf(skip !== undefined && !process.env.CI).each(['::', '0.0.0.0', '::1'])(
       'cannot reach the server listening on %s to approve its own escalation',
       async (host) => {
         const { dir, ws, tokenFile, marker } = setUp(user);
         const { server, person } = await serve(host, ws, tokenFile);
-        const targets = host === '::' ? ['127.0.0.1', '[::1]'] : ['127.0.0.1', ...(ownAddress ? [ownAddress] : [])];
+        const targets = {
+          '::': ['127.0.0.1', '[::1]'],
+          '0.0.0.0': ['127.0.0.1', ...(ownAddress ? [ownAddress] : [])],
+          '::1': ['[::1]'],
+        }[host]!;
         const attack = (target: string, token: string) =>
-          person.run(`${process.execPath} ${join(dir, 'attack.mjs')} http://${target}:${server.port}/mcp ${token} ${marker}`);
+          person.run(
+            `${process.execPath} ${join(dir, 'attack.mjs')} http://${target}:${server.port}/mcp ${token} ${marker}`,
+          );
 
         // The token file: covered on bubblewrap (by /dev/null, on a mount without devices); on Landlock readable, and
         // the connection is what is refused.
-        const fromFile = await attack('127.0.0.1', `@${tokenFile}`);
+        const fromFile = await attack(targets[0]!, `@${tokenFile}`);
         expect(fromFile).toMatch(backend === 'bwrap' ? /TOKEN_UNREADABLE EACCES/ : /REFUSED/);
         // A token that leaked some other way gets it no further, at any of the server's addresses.
         for (const target of targets) expect(await attack(target, TOKEN), target).toMatch(/REFUSED/);
@@ -113,6 +136,22 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
           `${process.execPath} -e "fetch('http://127.0.0.1:${loopback.port}/').then(r => r.text()).then(console.log)"`,
         );
         expect(other).toContain('hello');
+      },
+      120_000,
+    );
+
+    it.skipIf(skip !== undefined && !process.env.CI)(
+      "cannot reach the live view's API, which can type into every tty session",
+      async () => {
+        const { dir, ws, tokenFile } = setUp(user);
+        const { server, person } = await serve('127.0.0.1', ws, tokenFile, ['--view-input']);
+        const api = `http://127.0.0.1:${server.port}/view/api/sessions`;
+        const probe = (token: string) => person.run(`${process.execPath} ${join(dir, 'probe.mjs')} ${api} ${token}`);
+        expect(await probe(`@${tokenFile}`)).toMatch(backend === 'bwrap' ? /TOKEN_UNREADABLE EACCES/ : /REFUSED/);
+        expect(await probe(TOKEN)).toMatch(/REFUSED/);
+        // The person's page still gets in.
+        const response = await fetch(api, { headers: { authorization: `Bearer ${TOKEN}` } });
+        expect(response.status).toBe(200);
       },
       120_000,
     );
