@@ -29,13 +29,13 @@ export interface AcceptedConnection {
   remotePort?: number | undefined;
 }
 
-/** Does process `pid` hold socket `link` (`socket:[inode]`) open? False when its fds cannot be listed. */
-function holds(pid: number, link: string): boolean {
+/** Does process `pid` hold socket `link` (`socket:[inode]`) open? Undefined when its fds cannot be listed. */
+function holds(pid: number, link: string): boolean | undefined {
   let fds: string[];
   try {
     fds = readdirSync(`/proc/${pid}/fd`);
   } catch {
-    return false; // gone, or not ours to look into
+    return undefined; // gone, or not ours to look into (another user's, made non-dumpable, another user namespace's)
   }
   return fds.some((fd) => readProcLink(`/proc/${pid}/fd/${fd}`) === link);
 }
@@ -44,39 +44,52 @@ function holds(pid: number, link: string): boolean {
 const recentHolders: number[] = [];
 const RECENT_HOLDERS = 8;
 
+/** Who holds the other end: a process (confined or not), or nobody we can see; `hidden`: a confined process might. */
+type Holder = { pid: number; confined: boolean } | { pid: undefined; hidden: boolean };
+
 /**
  * Which process holds socket `inode`: a confined one if any does (all of them are looked at: a socket can be shared),
  * else the first other one found, recent holders first. Reading every process's fds costs 12 ms with 80 processes
  * and 43 ms with 280, and the status files 10 times less: confined processes are few, and the client is found among
  * the recent holders, so a connection costs about one status file per process.
  */
-function holderOf(inode: number, own: Confinement): { pid: number; confined: boolean } | undefined {
+function holderOf(inode: number, own: Confinement): Holder {
   const link = `socket:[${inode}]`;
   const others: number[] = [];
+  let hidden = false;
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const pid = Number(name);
     const confinement = readConfinement(pid);
     if (confinement === undefined) continue;
-    if (!confinedBeyond(confinement, own)) others.push(pid);
-    else if (holds(pid, link)) return { pid, confined: true };
+    if (!confinedBeyond(confinement, own)) {
+      others.push(pid);
+      continue;
+    }
+    const held = holds(pid, link);
+    if (held === true) return { pid, confined: true };
+    if (held === undefined) hidden = true;
   }
   const recent = recentHolders.filter((pid) => others.includes(pid));
   for (const pid of [...recent, ...others]) {
-    if (!holds(pid, link)) continue;
+    if (holds(pid, link) !== true) continue;
     if (!recent.includes(pid)) recentHolders.unshift(pid);
     recentHolders.length = Math.min(recentHolders.length, RECENT_HOLDERS);
     return { pid, confined: false };
   }
-  return undefined;
+  return { pid: undefined, hidden };
 }
 
 /**
  * Judges an accepted connection: let in unless a process of this machine confined beyond `own` (default: this
- * process) holds its other end, or a local one of this user's whose holder cannot be told (its process closed the
- * socket before it was accepted: fail closed).
+ * process) holds its other end, or may (a confined process whose files cannot be listed, when no process that can
+ * be looked into holds it), or a local socket of this user's has no holder left (its process closed it before it
+ * was accepted): where it cannot be told, it is refused.
  */
-export function judgePeer(connection: AcceptedConnection, own: Confinement | undefined = ownConfinement()): PeerVerdict {
+export function judgePeer(
+  connection: AcceptedConnection,
+  own: Confinement | undefined = ownConfinement(),
+): PeerVerdict {
   const { localAddress, localPort, remoteAddress, remotePort } = connection;
   if (localAddress === undefined || localPort === undefined || remoteAddress === undefined || remotePort === undefined)
     return { refused: true, reason: 'the connection had no addresses (already closed)' };
@@ -89,9 +102,14 @@ export function judgePeer(connection: AcceptedConnection, own: Confinement | und
   const from = `${remoteAddress}:${remotePort}`;
   if (peer.inode === 0) return { refused: true, reason: `${from} closed its socket before it was accepted` };
   const holder = holderOf(peer.inode, own);
-  if (holder === undefined) return { refused: true, reason: `no process holding ${from} could be found` };
-  if (holder.confined) return { refused: true, reason: `${from} belongs to process ${holder.pid}, which runs in a sandbox` };
-  return { refused: false };
+  if (holder.pid !== undefined)
+    return holder.confined
+      ? { refused: true, reason: `${from} belongs to process ${holder.pid}, which runs in a sandbox` }
+      : { refused: false };
+  // Held by a process this one may not look into: that is no sandbox of ours unless a confined process is hidden so.
+  return holder.hidden
+    ? { refused: true, reason: `${from} may belong to a sandboxed process whose files cannot be listed` }
+    : { refused: false };
 }
 
 let own: Confinement | undefined;

@@ -43,7 +43,7 @@ export function tableAddress(field: string, littleEndian = endianness() === 'LE'
 /** The longest run of two or more zero groups as `::` (RFC 5952), as Node's remoteAddress has it. */
 function compressIpv6(groups: string[]): string {
   let best = { at: -1, length: 1 };
-  for (let i = 0; i < groups.length; ) {
+  for (let i = 0; i < groups.length;) {
     let j = i;
     while (j < groups.length && groups[j] === '0') j++;
     if (j - i > best.length) best = { at: i, length: j - i };
