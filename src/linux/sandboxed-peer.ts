@@ -11,8 +11,9 @@
  */
 import { readdirSync } from 'node:fs';
 import type { Server as NetServer, Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { readProcLink } from './proc-read.js';
-import { confinedBeyond, findPeerSocket, readConfinement, type Confinement } from './tcp-table.js';
+import { confinedBeyond, findPeerSocket, plainAddress, readConfinement, type Confinement } from './tcp-table.js';
 
 export type PeerVerdict =
   | { refused: false }
@@ -123,6 +124,12 @@ function ownConfinement(): Confinement | undefined {
  * says so with `log`. Runs ahead of the server's own connection handlers.
  */
 export function refuseSandboxedPeers(server: NetServer, log: (line: string) => void): void {
+  let port: number | undefined;
+  server.on('listening', () => {
+    const address = server.address();
+    if (address !== null && typeof address === 'object') guardedPorts.add((port = address.port));
+  });
+  server.on('close', () => port !== undefined && guardedPorts.delete(port));
   server.prependListener('connection', (socket: Socket) => {
     const verdict = judgePeer(socket);
     if (!verdict.refused) return;
@@ -130,3 +137,21 @@ export function refuseSandboxedPeers(server: NetServer, log: (line: string) => v
     socket.destroy();
   });
 }
+
+/** The ports of this process's servers that refuse sandboxed peers. */
+const guardedPorts = new Set<number>();
+
+/**
+ * Would a connection to `address`:`port` reach one of this process's guarded servers? Any address of this machine
+ * counts (loopback, the wildcard, an interface's). The allowlist proxy asks before it connects on a sandboxed
+ * command's behalf: such a connection is the proxy's own, and the check at accept would let it in.
+ */
+export function isGuardedEndpoint(address: string, port: number): boolean {
+  if (!guardedPorts.has(port)) return false;
+  const plain = plainAddress(address);
+  if (plain === '0.0.0.0' || plain === '::' || plain === '::1' || plain.startsWith('127.')) return true;
+  return Object.values(networkInterfaces()).some((list) => list?.some((i) => plainAddress(i.address) === plain));
+}
+
+/** Whether any of this process's servers refuses sandboxed peers on `port`. */
+export const isGuardedPort = (port: number): boolean => guardedPorts.has(port);

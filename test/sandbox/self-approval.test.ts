@@ -155,5 +155,26 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
       },
       120_000,
     );
+
+    // The allowlist runs on bubblewrap only (the Landlock backend refuses it at the call).
+    if (backend === 'bwrap')
+      it.skipIf(skip !== undefined && !process.env.CI)(
+        'cannot reach the server through the domain allowlist proxy, with localhost allowed',
+        async () => {
+          const { ws, tokenFile } = setUp(user);
+          const allow = ['--allowed-domain', 'localhost', '--allowed-domain', '127.0.0.1'];
+          const { server, person } = await serve('127.0.0.1', ws, tokenFile, ['--network', 'off', ...allow]);
+          const get = (host: string) =>
+            `curl -s -o /dev/null -w "${host} %{http_code}\n" -H "authorization: Bearer ${TOKEN}" http://${host}:${server.port}/view/api/sessions`;
+          const out = await person.run(
+            [get('127.0.0.1'), get('localhost'), `curl -s http://127.0.0.1:${loopback.port}/`].join('; '),
+          );
+          // The proxy refuses to dial the server's own port (502); other loopback servers stay allowed.
+          expect(out).toContain('127.0.0.1 502');
+          expect(out).toContain('localhost 502');
+          expect(out).toContain('hello');
+        },
+        120_000,
+      );
   });
 });
