@@ -127,6 +127,17 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
         expect(fromFile).toMatch(backend === 'bwrap' ? /TOKEN_UNREADABLE EACCES/ : /REFUSED/);
         // A token that leaked some other way gets it no further, at any of the server's addresses.
         for (const target of targets) expect(await attack(target, TOKEN), target).toMatch(/REFUSED/);
+        // Out of the session's process tree (setsid, a double fork) and without its environment (the session's tag),
+        // it is still a sandboxed process.
+        const escaped = await person.run(
+          [
+            'out=$(mktemp)', // Landlock makes nothing new directly in the workspace
+            `setsid -f env -i ${process.execPath} ${join(dir, 'attack.mjs')} http://${targets[0]}:${server.port}/mcp ${TOKEN} ${marker} > "$out" 2>&1`,
+            'for i in $(seq 300); do [ -s "$out" ] && break; sleep 0.1; done',
+            'cat "$out"',
+          ].join('\n'),
+        );
+        expect(escaped).toMatch(/REFUSED/);
         expect(existsSync(marker)).toBe(false);
         expect(person.asked).toEqual([]);
         expect(server.stderr()).toMatch(/refused a connection: .* runs in a sandbox/);
