@@ -15,7 +15,7 @@ import { networkInterfaces } from 'node:os';
 import { readProcLink } from './proc-read.js';
 import { confinedBeyond, findPeerSocket, plainAddress, readConfinement, type Confinement } from './tcp-table.js';
 
-export type PeerVerdict =
+type PeerVerdict =
   | { refused: false }
   | {
       refused: true;
@@ -23,7 +23,7 @@ export type PeerVerdict =
       reason: string;
     };
 
-export interface AcceptedConnection {
+interface AcceptedConnection {
   localAddress?: string | undefined;
   localPort?: number | undefined;
   remoteAddress?: string | undefined;
@@ -87,7 +87,7 @@ function holderOf(inode: number, own: Confinement): Holder {
  * be looked into holds it), or a local socket of this user's has no holder left (its process closed it before it
  * was accepted): where it cannot be told, it is refused.
  */
-export function judgePeer(
+function judgePeer(
   connection: AcceptedConnection,
   own: Confinement | undefined = ownConfinement(),
 ): PeerVerdict {
