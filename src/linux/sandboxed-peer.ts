@@ -87,10 +87,7 @@ function holderOf(inode: number, own: Confinement): Holder {
  * be looked into holds it), or a local socket of this user's has no holder left (its process closed it before it
  * was accepted): where it cannot be told, it is refused.
  */
-function judgePeer(
-  connection: AcceptedConnection,
-  own: Confinement | undefined = ownConfinement(),
-): PeerVerdict {
+function judgePeer(connection: AcceptedConnection, own: Confinement | undefined = ownConfinement()): PeerVerdict {
   const { localAddress, localPort, remoteAddress, remotePort } = connection;
   if (localAddress === undefined || localPort === undefined || remoteAddress === undefined || remotePort === undefined)
     return { refused: true, reason: 'the connection had no addresses (already closed)' };
@@ -131,7 +128,12 @@ export function refuseSandboxedPeers(server: NetServer, log: (line: string) => v
   });
   server.on('close', () => port !== undefined && guardedPorts.delete(port));
   server.prependListener('connection', (socket: Socket) => {
-    const verdict = judgePeer(socket);
+    let verdict: PeerVerdict;
+    try {
+      verdict = judgePeer(socket);
+    } catch (error) {
+      verdict = { refused: true, reason: `its process could not be looked up (${(error as Error).message})` };
+    }
     if (!verdict.refused) return;
     log(`refused a connection: ${verdict.reason}; no process in a sandbox may use this server`);
     socket.destroy();
