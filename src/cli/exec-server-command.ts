@@ -6,7 +6,7 @@
 import type { ExecServerSettings } from './cli-settings.js';
 import { log, writeTo } from './log.js';
 import { exitOnSignals } from './signals.js';
-import { noAuthWarning, resolveTokenAuth, type TokenAuth } from './token-auth.js';
+import { hideTokenFiles, noAuthWarning, resolveTokenAuth, type TokenAuth } from './token-auth.js';
 import { UsageError } from './usage-error.js';
 
 /** Where an exec-server token comes from when no --token-file is given. */
@@ -68,6 +68,7 @@ export async function runExecServer(options: ExecServerCommandOptions): Promise<
   }
   const { auth } = options;
   if (auth.from === 'none') log(noAuthWarning());
+  hideTokenFiles(auth, process.cwd());
   const { listenWebSocket } = await import('../exec-server/ws-transport.js');
   const { execServerHints } = await import('./exec-server-hints.js');
   const listener = await listenWebSocket(server, {

@@ -8,7 +8,7 @@ import { log, writeTo } from './log.js';
 import { TOKEN_ENV, type ServeAuth } from './serve-auth.js';
 import { policyLine } from './server-policy.js';
 import { exitOnSignals } from './signals.js';
-import { noAuthWarning } from './token-auth.js';
+import { hideTokenFiles, noAuthWarning } from './token-auth.js';
 
 /** The line under the URL: what a client needs to get in. A token made at start is only ever printed on stdout. */
 function authLine(auth: ServeAuth): string {
@@ -30,6 +30,7 @@ export async function serve(
 ): Promise<void> {
   const { auth } = options;
   if (auth.from === 'none') log(noAuthWarning());
+  hideTokenFiles(auth, options.managerOptions.cwd ?? process.cwd());
   const server = await startHttpServer({
     host: options.host,
     port: options.port,

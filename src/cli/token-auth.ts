@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
-import { userInfo } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { isLoopbackHost } from '../mcp/request-guard.js';
 import { UsageError } from './usage-error.js';
 import { MIN_TOKEN_BYTES } from '../mcp/defaults.js';
+import { clientConfigFiles, hideFromSandboxes } from '../sandbox/secret-files.js';
 
 /**
  * Whom a listening server (`serve`, `exec-server`) lets in. Loopback is no boundary between local users (any of
@@ -124,6 +125,16 @@ function checkToken(source: string, token: string): string {
     );
   }
   return token;
+}
+
+/**
+ * Keeps every file that may hold the token out of this server's sandboxes: its --token-file, and the clients'
+ * configs that may store it (`workspace`: where a project's .mcp.json would be).
+ */
+export function hideTokenFiles(auth: TokenAuth, workspace: string): void {
+  if (auth.from === 'none') return;
+  const configs = clientConfigFiles(homedir(), process.env.CODEX_HOME, resolve(workspace));
+  hideFromSandboxes([...(auth.from === 'file' ? [auth.path] : []), ...configs]);
 }
 
 /** What a server started with --no-auth says on stderr. */

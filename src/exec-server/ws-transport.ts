@@ -7,6 +7,7 @@ import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from '../net/defa
 import { sameToken } from '../net/same-token.js';
 import { EXEC_SERVER_MAX_MESSAGE_BYTES } from './protocol.js';
 import type { ExecServer } from './server.js';
+import { refuseSandboxedPeers } from '../linux/sandboxed-peer.js';
 
 export interface WebSocketListenOptions {
   host: string;
@@ -71,6 +72,8 @@ export async function listenWebSocket(server: ExecServer, options: WebSocketList
       response.end("Connection header did not include 'upgrade'");
     },
   );
+  // A command the server runs sandboxed must not reach the server, token or not.
+  refuseSandboxedPeers(http, (line) => server.log(line));
   const gate = limitConnections(http, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, (line) => server.log(line));
   http.on('upgrade', (request, socket, head) => {
     socket.on('error', () => undefined);

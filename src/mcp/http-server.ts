@@ -19,6 +19,7 @@ import { policyFor, type HttpRoutes } from './http-routes.js';
 import type { McpServerOptions } from './server.js';
 import { ClientRegistry } from './client-registry.js';
 import { requestIdsOf } from './open-calls.js';
+import { refuseSandboxedPeers } from '../linux/sandboxed-peer.js';
 
 /** Generous for write_stdin payloads, small enough that a hostile body cannot balloon memory. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -103,6 +104,8 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       });
     },
   );
+  // Before anything else looks at a connection: a sandboxed command holding the token must not get in either.
+  refuseSandboxedPeers(httpServer, log);
   const gate = limitConnections(httpServer, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -18,6 +18,8 @@ export interface MountPlan {
   kernelReadOnly: string[];
   /** The kernel's files and folders under /proc and /sys that are hidden (those that exist here). */
   kernelMasked: { path: string; dir: boolean }[];
+  /** Files holding a token of this server (hideFromSandboxes), by their real paths: covered by an empty file. */
+  secrets: string[];
   network: 'off' | 'on';
 }
 
@@ -103,6 +105,8 @@ export interface MountFacts {
   kernelPath: (path: string) => 'file' | 'dir' | undefined;
   /** Folders of the server that no sandboxed command may change (its private root), wherever they lie. */
   keepReadOnly?: readonly string[];
+  /** Regular files no command may read, resolved (links followed); those that do not exist are left out. */
+  secrets?: readonly string[];
 }
 
 /** The folders strictly between `outer` and `inner` (inner inside outer), outermost first. */
@@ -138,6 +142,7 @@ export function planMounts(roots: readonly string[], network: 'off' | 'on', fact
       const at = facts.kernelPath(path);
       return at === undefined ? [] : [{ path, dir: at === 'dir' }];
     }),
+    secrets: [...new Set(facts.secrets ?? [])],
     network,
   };
   const writable = new Set(roots);
@@ -203,6 +208,9 @@ export function bwrapArgv(
   for (const path of plan.masked) args.push('--perms', '555', '--tmpfs', path, '--remount-ro', path);
   for (const path of plan.maskedFiles) args.push('--ro-bind', '/dev/null', path);
   for (const path of plan.binds) args.push('--bind', path, path);
+  // After the writable binds, which would cover them: a token file in /tmp or the workspace stays hidden, and the
+  // mount moves with it if its folder is renamed (a hard link to it across the mount is refused: EXDEV).
+  for (const path of plan.secrets) args.push('--ro-bind', '/dev/null', path);
   args.push('--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (plan.network === 'off') args.push('--unshare-net');
   args.push('--proc', '/proc');

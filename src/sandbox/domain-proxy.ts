@@ -1,9 +1,11 @@
 import { chmod, rm } from 'node:fs/promises';
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { connect as tcpConnect, isIP, type Socket } from 'node:net';
+import { lookup } from 'node:dns';
+import { Socket, connect as tcpConnect, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Listeners, type Disposable } from '../util/listeners.js';
 import { HOST_NAME, matchesDomain, validateDomainPattern } from './domain-match.js';
+import { isGuardedEndpoint, isGuardedPort } from '../linux/sandboxed-peer.js';
 
 /** How many blocked requests `blocked` keeps (the newest). */
 export const MAX_BLOCKED_KEPT = 100;
@@ -198,7 +200,7 @@ export class DomainProxy {
 
   /** A TCP connection that fails with ETIMEDOUT if not connected within UPSTREAM_CONNECT_TIMEOUT_MS. */
   private dial(host: string, port: number): Socket {
-    const socket = (this.options.connect ?? ((h, p) => tcpConnect({ host: h, port: p })))(host, port);
+    const socket = (this.options.connect ?? guardedConnect)(host, port);
     const timer = setTimeout(
       () => socket.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })),
       UPSTREAM_CONNECT_TIMEOUT_MS,
@@ -260,6 +262,24 @@ function sendText(res: ServerResponse, status: number, body: string): void {
 function rawResponse(status: number, reason: string, body: string): string {
   const denied = status === 403 ? `${DENIED_HEADER}: domain\r\n` : '';
   return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\n${denied}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/**
+ * A TCP connection to host:port, refused (EACCES) when the name leads to a server of this process that refuses
+ * sandboxed peers (serve's MCP endpoint, an exec-server): allowing `localhost` must not open the way to them.
+ */
+function guardedConnect(host: string, port: number): Socket {
+  if (!isGuardedPort(port)) return tcpConnect({ host, port });
+  const socket = new Socket();
+  lookup(host, { all: true }, (error, addresses) => {
+    if (error) return void socket.destroy(error);
+    if (addresses.some(({ address }) => isGuardedEndpoint(address, port))) {
+      const refused = new Error(`${host}:${port} is this server's own endpoint`);
+      return void socket.destroy(Object.assign(refused, { code: 'EACCES' }));
+    }
+    socket.connect({ host: addresses[0]!.address, port });
+  });
+  return socket;
 }
 
 function unreachable(target: Target, error: Error & { code?: string }): string {

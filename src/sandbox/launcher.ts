@@ -7,6 +7,7 @@ import { MaskRegistry } from './mask-registry.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
 import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
 import { landlockGrantArgs, planLandlock, planReads, type EntryType } from './landlock.js';
+import { hiddenFiles } from './secret-files.js';
 import { isNetworkRestricted, isSandboxed, type SandboxBackend, type SandboxPolicy } from './policy.js';
 import type { SeccompNetwork } from './seccomp.js';
 import {
@@ -145,6 +146,14 @@ function kernelPath(path: string): 'file' | 'dir' | undefined {
   return kernelPaths.get(path);
 }
 
+const isFile = (path: string) => {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
 function pathKind(path: string): PathKind {
   try {
     const stat = lstatSync(path);
@@ -250,7 +259,12 @@ export class SandboxLauncher {
       throw new Error(`the sandbox needs bubblewrap (bwrap), which is not installed: ${SANDBOX_HELP}`);
     const sandboxExec = this.launcherPath();
     const roots = writableRoots(policy, command.env.TMPDIR, realPath);
-    const plan = planMounts(roots, policy.network, { kind: pathKind, theirs, kernelPath, keepReadOnly: [stateRoot()] });
+    const secrets = hiddenFiles().flatMap((path) => {
+      const real = realPath(path);
+      return real !== undefined && isFile(real) ? [real] : [];
+    });
+    const facts = { kind: pathKind, theirs, kernelPath, keepReadOnly: [stateRoot()], secrets };
+    const plan = planMounts(roots, policy.network, facts);
     const [unprotectable] = plan.unprotectable;
     if (unprotectable !== undefined) throw new Error(unprotectableReason(unprotectable));
     // The policy's filter goes on the whole sandbox; the command also gets a Landlock domain of its own.

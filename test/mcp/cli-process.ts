@@ -81,9 +81,18 @@ export function killLeftoverServes(): void {
   liveServes.clear();
 }
 
+/** How to start the CLI with `argv` (its arguments after the script): by default this node on the checkout's build. */
+export type CliLauncher = (argv: string[]) => { command: string; args: string[] };
+const directly: CliLauncher = (argv) => ({ command: process.execPath, args: [CLI, ...argv] });
+
 /** `unified-exec serve --port 0 ...args`, resolved once it printed the URL it listens on. */
-export function startServe(args: string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...unsandboxed(args)], {
+export function startServe(
+  args: string[] = [],
+  env: Record<string, string> = {},
+  launch: CliLauncher = directly,
+): Promise<ServeProcess> {
+  const { command, args: argv } = launch(['serve', '--port', '0', ...unsandboxed(args)]);
+  const child = spawn(command, argv, {
     cwd: ROOT,
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

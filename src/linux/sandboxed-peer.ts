@@ -1,0 +1,159 @@
+/**
+ * Who is at the other end of a TCP connection this process accepted, and is it sandboxed? A listening server of
+ * ours (serve's MCP endpoint and live view, exec-server) refuses a connection made by a process that is confined
+ * beyond the server (see confinedBeyond): every sandboxed command is, and so is anything it starts, however it
+ * leaves the session (setsid, a double fork, a cleared environment); none can undo it.
+ *
+ * Why here and not in the kernel: Landlock can refuse a TCP connect per port, but only as an allow-list, so refusing
+ * one port takes a rule for each of the 65 534 others: measured 100-190 ms to build per sandbox (a sandboxed spawn
+ * takes 5 ms on Landlock) and 13 ms to enter even when built once, and it would refuse that port on every other host
+ * too. The check here reads /proc once per accepted local connection instead (see docs/sandbox.md for the figures).
+ */
+import { readdirSync } from 'node:fs';
+import type { Server as NetServer, Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { readProcLink } from './proc-read.js';
+import { confinedBeyond, findPeerSocket, plainAddress, readConfinement, type Confinement } from './tcp-table.js';
+
+type PeerVerdict =
+  | { refused: false }
+  | {
+      refused: true;
+      /** Why, for the server's log line. */
+      reason: string;
+    };
+
+interface AcceptedConnection {
+  localAddress?: string | undefined;
+  localPort?: number | undefined;
+  remoteAddress?: string | undefined;
+  remotePort?: number | undefined;
+}
+
+/** Does process `pid` hold socket `link` (`socket:[inode]`) open? Undefined when its fds cannot be listed. */
+function holds(pid: number, link: string): boolean | undefined {
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return undefined; // gone, or not ours to look into (another user's, made non-dumpable, another user namespace's)
+  }
+  return fds.some((fd) => readProcLink(`/proc/${pid}/fd/${fd}`) === link);
+}
+
+/** Processes that held a connection let in lately (the client, mostly): looked at first next time. */
+const recentHolders: number[] = [];
+const RECENT_HOLDERS = 8;
+
+/** Who holds the other end: a process (confined or not), or nobody we can see; `hidden`: a confined process might. */
+type Holder = { pid: number; confined: boolean } | { pid: undefined; hidden: boolean };
+
+/**
+ * Which process holds socket `inode`: a confined one if any does (all of them are looked at: a socket can be shared),
+ * else the first other one found, recent holders first. Reading every process's fds costs 12 ms with 80 processes
+ * and 43 ms with 280, and the status files 10 times less: confined processes are few, and the client is found among
+ * the recent holders, so a connection costs about one status file per process.
+ */
+function holderOf(inode: number, own: Confinement): Holder {
+  const link = `socket:[${inode}]`;
+  const others: number[] = [];
+  let hidden = false;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    const confinement = readConfinement(pid);
+    if (confinement === undefined) continue;
+    if (!confinedBeyond(confinement, own)) {
+      others.push(pid);
+      continue;
+    }
+    const held = holds(pid, link);
+    if (held === true) return { pid, confined: true };
+    if (held === undefined) hidden = true;
+  }
+  const recent = recentHolders.filter((pid) => others.includes(pid));
+  for (const pid of [...recent, ...others]) {
+    if (holds(pid, link) !== true) continue;
+    if (!recent.includes(pid)) recentHolders.unshift(pid);
+    recentHolders.length = Math.min(recentHolders.length, RECENT_HOLDERS);
+    return { pid, confined: false };
+  }
+  return { pid: undefined, hidden };
+}
+
+/**
+ * Judges an accepted connection: let in unless a process of this machine confined beyond `own` (default: this
+ * process) holds its other end, or may (a confined process whose files cannot be listed, when no process that can
+ * be looked into holds it), or a local socket of this user's has no holder left (its process closed it before it
+ * was accepted): where it cannot be told, it is refused.
+ */
+function judgePeer(connection: AcceptedConnection, own: Confinement | undefined = ownConfinement()): PeerVerdict {
+  const { localAddress, localPort, remoteAddress, remotePort } = connection;
+  if (localAddress === undefined || localPort === undefined || remoteAddress === undefined || remotePort === undefined)
+    return { refused: true, reason: 'the connection had no addresses (already closed)' };
+  const peer = findPeerSocket({ localAddress, localPort, remoteAddress, remotePort });
+  // Another machine, or a network namespace of its own (a sandbox with the network off has nothing to reach us by).
+  if (peer === undefined || own === undefined) return { refused: false };
+  // A sandbox runs as the server's user (bubblewrap maps it to itself; Landlock keeps it, with no capability to
+  // change it): another user's socket is no sandbox of ours.
+  if (peer.uid !== process.getuid?.()) return { refused: false };
+  const from = `${remoteAddress}:${remotePort}`;
+  if (peer.inode === 0) return { refused: true, reason: `${from} closed its socket before it was accepted` };
+  const holder = holderOf(peer.inode, own);
+  if (holder.pid !== undefined)
+    return holder.confined
+      ? { refused: true, reason: `${from} belongs to process ${holder.pid}, which runs in a sandbox` }
+      : { refused: false };
+  // Held by a process this one may not look into: that is no sandbox of ours unless a confined process is hidden so.
+  return holder.hidden
+    ? { refused: true, reason: `${from} may belong to a sandboxed process whose files cannot be listed` }
+    : { refused: false };
+}
+
+let own: Confinement | undefined;
+/** This process's confinement, read once: it only ever grows, and never by anything this process does later. */
+function ownConfinement(): Confinement | undefined {
+  return (own ??= readConfinement('self'));
+}
+
+/**
+ * Closes, before a byte of it is read, every connection `server` accepts from a sandboxed process (judgePeer), and
+ * says so with `log`. Runs ahead of the server's own connection handlers.
+ */
+export function refuseSandboxedPeers(server: NetServer, log: (line: string) => void): void {
+  let port: number | undefined;
+  server.on('listening', () => {
+    const address = server.address();
+    if (address !== null && typeof address === 'object') guardedPorts.add((port = address.port));
+  });
+  server.on('close', () => port !== undefined && guardedPorts.delete(port));
+  server.prependListener('connection', (socket: Socket) => {
+    let verdict: PeerVerdict;
+    try {
+      verdict = judgePeer(socket);
+    } catch (error) {
+      verdict = { refused: true, reason: `its process could not be looked up (${(error as Error).message})` };
+    }
+    if (!verdict.refused) return;
+    log(`refused a connection: ${verdict.reason}; no process in a sandbox may use this server`);
+    socket.destroy();
+  });
+}
+
+/** The ports of this process's servers that refuse sandboxed peers. */
+const guardedPorts = new Set<number>();
+
+/**
+ * Would a connection to `address`:`port` reach one of this process's guarded servers? Any address of this machine
+ * counts (loopback, the wildcard, an interface's). The allowlist proxy asks before it connects on a sandboxed
+ * command's behalf: such a connection is the proxy's own, and the check at accept would let it in.
+ */
+export function isGuardedEndpoint(address: string, port: number): boolean {
+  if (!guardedPorts.has(port)) return false;
+  const plain = plainAddress(address);
+  if (plain === '0.0.0.0' || plain === '::' || plain === '::1' || plain.startsWith('127.')) return true;
+  return Object.values(networkInterfaces()).some((list) => list?.some((i) => plainAddress(i.address) === plain));
+}
+
+/** Whether any of this process's servers refuses sandboxed peers on `port`. */
+export const isGuardedPort = (port: number): boolean => guardedPorts.has(port);

@@ -1,0 +1,191 @@
+// A sandboxed command against the server that runs it: the real built `serve --network on` (its token in a
+// --token-file), an MCP SDK client as the person's, and a command that takes the token, connects back to the server
+// as an MCP client that can be asked, asks to run `touch MARKER` outside the sandbox and approves itself. On both
+// backends, served as root and as nobody, at the server's IPv4 and IPv6 loopback and its machine's own address.
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { CANNOT_SWITCH_USER, nodeAsNobody, removeMountPoint } from '../helpers/nobody.js';
+import { type CliLauncher, ROOT, killLeftoverServes, startServe, type ServeProcess } from '../mcp/cli-process.js';
+import { textOf } from '../reliability/harness.js';
+import { folderOf, type ServerUser } from './attacker.js';
+import { BACKENDS, useLoopbackServer } from './sandbox-helpers.js';
+
+const users: ServerUser[] = CANNOT_SWITCH_USER === undefined ? ['root', 'nobody'] : ['root'];
+const TOKEN = 'self-approval-token-0123456789abcdef';
+const cleanup: string[] = [];
+afterAll(() => {
+  killLeftoverServes();
+  for (const path of cleanup) rmSync(path, { recursive: true, force: true });
+  removeMountPoint();
+});
+
+/** This machine's own IPv4 address on a real interface (what `--host 0.0.0.0` also listens on), if it has one. */
+const ownAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i?.family === 'IPv4' && !i.internal)?.address;
+
+/**
+ * A folder of `user`'s: the workspace `ws`, the token file (mode 600), the attack script, and `outside`, where the
+ * marker would go: writable by the server's user, not by its sandbox.
+ */
+function setUp(user: ServerUser) {
+  const dir = folderOf(user, mkdtempSync('/var/tmp/ue-self-approval-'));
+  cleanup.push(dir);
+  mkdirSync(join(dir, 'ws'));
+  mkdirSync(join(dir, 'outside'));
+  writeFileSync(join(dir, 'token'), `${TOKEN}\n`, { mode: 0o600 });
+  copyFileSync(join(ROOT, 'test/fixtures/self-approve.mjs'), join(dir, 'attack.mjs'));
+  copyFileSync(join(ROOT, 'test/fixtures/token-probe.mjs'), join(dir, 'probe.mjs'));
+  folderOf(user, dir); // hands what was made in it to the user
+  return { dir, ws: join(dir, 'ws'), tokenFile: join(dir, 'token'), marker: join(dir, 'outside/marker') };
+}
+
+const launcherFor = (user: ServerUser): CliLauncher | undefined =>
+  user === 'root' ? undefined : (argv) => nodeAsNobody('dist/cli/index.js', argv);
+
+/** The person's client: the SDK over HTTP with the token, able to be asked; every form it gets is recorded. */
+async function personClient(url: string) {
+  const client = new Client({ name: 'person', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  const asked: unknown[] = [];
+  client.setRequestHandler(ElicitRequestSchema, (request) => {
+    asked.push(request);
+    return { action: 'decline' };
+  });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    }),
+  );
+  const run = async (cmd: string) =>
+    textOf(
+      await client.callTool(
+        { name: 'exec_command', arguments: { cmd, login: false, yield_time_ms: 30_000 } },
+        undefined,
+        {
+          timeout: 60_000,
+        },
+      ),
+    );
+  return { client, asked, run };
+}
+
+describe.each(BACKENDS)('on $backend, a sandboxed command against its own server', ({ backend, skip }) => {
+  const servers: ServeProcess[] = [];
+  const clients: Client[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
+  });
+  const loopback = useLoopbackServer();
+
+  describe.each(users)('served as %s', (user) => {
+    const serve = async (host: string, ws: string, tokenFile: string, more: string[] = []) => {
+      const env: Record<string, string> = user === 'nobody' ? { HOME: '/nonexistent' } : {};
+      const args = [
+        '--sandbox',
+        'workspace-write',
+        '--host',
+        host,
+        '--token-file',
+        tokenFile,
+        '--cwd',
+        ws,
+        '--network',
+        'on',
+        ...more,
+      ];
+      const server = await startServe(['--sandbox-backend', backend, ...args], env, launcherFor(user));
+      servers.push(server);
+      const person = await personClient(server.url);
+      clients.push(person.client);
+      return { server, person };
+    };
+
+    it.skipIf(skip !== undefined && !process.env.CI).each(['::', '0.0.0.0', '::1'])(
+      'cannot reach the server listening on %s to approve its own escalation',
+      async (host) => {
+        const { dir, ws, tokenFile, marker } = setUp(user);
+        const { server, person } = await serve(host, ws, tokenFile);
+        const targets = {
+          '::': ['127.0.0.1', '[::1]'],
+          '0.0.0.0': ['127.0.0.1', ...(ownAddress ? [ownAddress] : [])],
+          '::1': ['[::1]'],
+        }[host]!;
+        const attack = (target: string, token: string) =>
+          person.run(
+            `${process.execPath} ${join(dir, 'attack.mjs')} http://${target}:${server.port}/mcp ${token} ${marker}`,
+          );
+
+        // The token file: covered on bubblewrap (by /dev/null, on a mount without devices); on Landlock readable, and
+        // the connection is what is refused.
+        const fromFile = await attack(targets[0]!, `@${tokenFile}`);
+        expect(fromFile).toMatch(backend === 'bwrap' ? /TOKEN_UNREADABLE EACCES/ : /REFUSED/);
+        // A token that leaked some other way gets it no further, at any of the server's addresses.
+        for (const target of targets) expect(await attack(target, TOKEN), target).toMatch(/REFUSED/);
+        // Out of the session's process tree (setsid, a double fork) and without its environment (the session's tag),
+        // it is still a sandboxed process.
+        const escaped = await person.run(
+          [
+            'out=$(mktemp)', // Landlock makes nothing new directly in the workspace
+            `setsid -f env -i ${process.execPath} ${join(dir, 'attack.mjs')} http://${targets[0]}:${server.port}/mcp ${TOKEN} ${marker} > "$out" 2>&1`,
+            'for i in $(seq 300); do [ -s "$out" ] && break; sleep 0.1; done',
+            'cat "$out"',
+          ].join('\n'),
+        );
+        expect(escaped).toMatch(/REFUSED/);
+        expect(existsSync(marker)).toBe(false);
+        expect(person.asked).toEqual([]);
+        expect(server.stderr()).toMatch(/refused a connection: .* runs in a sandbox/);
+
+        // The person's client still works, and the sandbox still reaches other loopback servers.
+        const other = await person.run(
+          `${process.execPath} -e "fetch('http://127.0.0.1:${loopback.port}/').then(r => r.text()).then(console.log)"`,
+        );
+        expect(other).toContain('hello');
+      },
+      120_000,
+    );
+
+    it.skipIf(skip !== undefined && !process.env.CI)(
+      "cannot reach the live view's API, which can type into every tty session",
+      async () => {
+        const { dir, ws, tokenFile } = setUp(user);
+        const { server, person } = await serve('127.0.0.1', ws, tokenFile, ['--view-input']);
+        const api = `http://127.0.0.1:${server.port}/view/api/sessions`;
+        const probe = (token: string) => person.run(`${process.execPath} ${join(dir, 'probe.mjs')} ${api} ${token}`);
+        expect(await probe(`@${tokenFile}`)).toMatch(backend === 'bwrap' ? /TOKEN_UNREADABLE EACCES/ : /REFUSED/);
+        expect(await probe(TOKEN)).toMatch(/REFUSED/);
+        // The person's page still gets in.
+        const response = await fetch(api, { headers: { authorization: `Bearer ${TOKEN}` } });
+        expect(response.status).toBe(200);
+      },
+      120_000,
+    );
+
+    // The allowlist runs on bubblewrap only (the Landlock backend refuses it at the call).
+    if (backend === 'bwrap')
+      it.skipIf(skip !== undefined && !process.env.CI)(
+        'cannot reach the server through the domain allowlist proxy, with localhost allowed',
+        async () => {
+          const { ws, tokenFile } = setUp(user);
+          const allow = ['--allowed-domain', 'localhost', '--allowed-domain', '127.0.0.1'];
+          const { server, person } = await serve('127.0.0.1', ws, tokenFile, ['--network', 'off', ...allow]);
+          const get = (host: string) =>
+            `curl -s -o /dev/null -w "${host} %{http_code}\n" -H "authorization: Bearer ${TOKEN}" http://${host}:${server.port}/view/api/sessions`;
+          const out = await person.run(
+            [get('127.0.0.1'), get('localhost'), `curl -s http://127.0.0.1:${loopback.port}/`].join('; '),
+          );
+          // The proxy refuses to dial the server's own port (502); other loopback servers stay allowed.
+          expect(out).toContain('127.0.0.1 502');
+          expect(out).toContain('localhost 502');
+          expect(out).toContain('hello');
+        },
+        120_000,
+      );
+  });
+});
