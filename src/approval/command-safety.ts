@@ -336,7 +336,7 @@ function wrapperOf(command: readonly string[]): Wrapper | undefined {
 
 /** `/`, a top-level directory, a home directory, or everything here (`*`), with or without a trailing `/`, `/*`. */
 function isRootLikePath(path: string): boolean {
-  const p = path.replace(/(\/[*.]?)+$/, '');
+  const p = withoutTrailingSlashes(path);
   return (
     p === '' ||
     p === '*' ||
@@ -346,6 +346,17 @@ function isRootLikePath(path: string): boolean {
     /^\/[^/]+$/.test(p) ||
     /^\/home\/[^/]+$/.test(p)
   );
+}
+
+/** `path` without its trailing `/`, `/*` and `/.` steps, scanned from the end (a regex would rescan a run of slashes
+ * from each of them). */
+function withoutTrailingSlashes(path: string): string {
+  let end = path.length;
+  for (;;) {
+    if (path[end - 1] === '/') end -= 1;
+    else if (path[end - 2] === '/' && (path[end - 1] === '*' || path[end - 1] === '.')) end -= 2;
+    else return path.slice(0, end);
+  }
 }
 
 /** rm recursive and forced, or either on a root-like target, or told not to protect `/`. */

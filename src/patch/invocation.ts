@@ -27,5 +27,12 @@ export function parseInvocation(command: string): PatchInvocation | undefined {
   if (end < 0) return undefined; // an unterminated heredoc is the shell's to report
   if (lines.slice(end + 1).some((line) => line.trim() !== '')) return undefined;
   const cd = head[1] ?? head[2] ?? head[3];
-  return { patch: lines.slice(0, end).join('\n').replace(/\n+$/, ''), ...(cd !== undefined ? { cd } : {}) };
+  return { patch: withoutFinalNewlines(lines.slice(0, end).join('\n')), ...(cd !== undefined ? { cd } : {}) };
+}
+
+/** `text` without the newlines it ends with; an index scan, as `/\n+$/` is tried at every newline of a long run. */
+function withoutFinalNewlines(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x0a) end--;
+  return text.slice(0, end);
 }

@@ -15,8 +15,8 @@ const CURSOR_ADDRESS = /\x1b\[\d+(?:;\d*)?[Hf]|\x1b\[\d+d/;
 /** Escape sequences and control characters that show nothing: what is left once they go is what a person reads. */
 // eslint-disable-next-line no-control-regex -- they are made of control characters
 const INVISIBLE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-B]|[=>78])|[\x00-\x08\x0b-\x1f]/g;
-/** The same, at the end of a text: the controls that open a drawing (a clear, hiding the cursor) belong to it. */
-const TRAILING_INVISIBLE = new RegExp(`(?:${INVISIBLE.source})+$`);
+/** One of them, matched only where it is told to start. */
+const INVISIBLE_AT = new RegExp(INVISIBLE.source, 'y');
 
 /** Where `text` first addresses the cursor (see above), or -1. Pure. */
 export function firstCursorAddress(text: string): number {
@@ -36,6 +36,25 @@ export function splitCursorDrawing(text: string, rows: number): { drawn: boolean
   let lineFeeds = 0;
   for (let i = text.indexOf('\n', at); i >= 0 && lineFeeds < rows; i = text.indexOf('\n', i + 1)) lineFeeds++;
   if (lineFeeds >= rows) return { drawn: false, text };
-  const before = text.slice(0, at).replace(TRAILING_INVISIBLE, '');
+  const before = text.slice(0, trailingInvisibleStart(text.slice(0, at)));
   return { drawn: true, text: before.replace(INVISIBLE, '').trim() === '' ? '' : before };
+}
+
+/**
+ * Where the run of invisible controls that ends `text` begins (its length when there is none): the controls that
+ * open a drawing (a clear, hiding the cursor) belong to it. A forward scan, one control or character at a time: a
+ * regex anchored with `$` is tried again from every control of a long run (80 kB of them took seconds).
+ */
+function trailingInvisibleStart(text: string): number {
+  let runStart = 0;
+  for (let at = 0; at < text.length;) {
+    INVISIBLE_AT.lastIndex = at;
+    if (INVISIBLE_AT.test(text)) {
+      at = INVISIBLE_AT.lastIndex;
+    } else {
+      at++;
+      runStart = at;
+    }
+  }
+  return runStart;
 }
