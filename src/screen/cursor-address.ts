@@ -36,25 +36,38 @@ export function splitCursorDrawing(text: string, rows: number): { drawn: boolean
   let lineFeeds = 0;
   for (let i = text.indexOf('\n', at); i >= 0 && lineFeeds < rows; i = text.indexOf('\n', i + 1)) lineFeeds++;
   if (lineFeeds >= rows) return { drawn: false, text };
-  const before = text.slice(0, trailingInvisibleStart(text.slice(0, at)));
-  return { drawn: true, text: before.replace(INVISIBLE, '').trim() === '' ? '' : before };
+  const before = text.slice(0, at);
+  const { trailingStart, visible } = scanControls(before);
+  return { drawn: true, text: visible ? before.slice(0, trailingStart) : '' };
 }
 
+const ESC = 0x1b;
+const TAB = 0x09;
+const LINE_FEED = 0x0a;
+const SPACE = 0x20;
+
 /**
- * Where the run of invisible controls that ends `text` begins (its length when there is none): the controls that
- * open a drawing (a clear, hiding the cursor) belong to it. A forward scan, one control or character at a time: a
- * regex anchored with `$` is tried again from every control of a long run (80 kB of them took seconds).
+ * One pass over `text`, a control or a character at a time (the regex only where an escape begins):
+ * where the run of invisible controls that ends it begins, and whether anything but whitespace shows before. A regex
+ * anchored with `$` was tried again from every control of a long run (80 kB of them took seconds), and one more
+ * replaced each control of 1 MiB of them one by one.
  */
-function trailingInvisibleStart(text: string): number {
-  let runStart = 0;
+function scanControls(text: string): { trailingStart: number; visible: boolean } {
+  let trailingStart = 0;
+  let visible = false;
   for (let at = 0; at < text.length;) {
-    INVISIBLE_AT.lastIndex = at;
-    if (INVISIBLE_AT.test(text)) {
+    const code = text.charCodeAt(at);
+    if (code === ESC) {
+      INVISIBLE_AT.lastIndex = at;
+      INVISIBLE_AT.test(text); // a sequence, or the lone ESC: a control either way
       at = INVISIBLE_AT.lastIndex;
+    } else if (code < SPACE && code !== TAB && code !== LINE_FEED) {
+      at++;
     } else {
       at++;
-      runStart = at;
+      trailingStart = at;
+      if (!visible && code !== SPACE && code !== TAB && code !== LINE_FEED) visible = !/\s/.test(text[at - 1]!);
     }
   }
-  return runStart;
+  return { trailingStart, visible };
 }
