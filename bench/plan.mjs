@@ -3,6 +3,7 @@
  * figure's rows are computed from a worker's result, and the targets they are held to.
  */
 import { summarize, median, percentile, round } from './lib/stats.mjs';
+import { ADVERSARIAL_INPUTS } from './lib/workloads.mjs';
 
 export const DRIVERS = {
   raw: { module: 'raw', label: 'raw node-pty (floor)', params: {} },
@@ -105,6 +106,19 @@ const openRow = (results) => {
     teardownMs: teardown.length ? round(median(teardown), 1) : undefined,
   };
 };
+
+/** Figure 17: the worst lag of the run (the target), with its p99, the slowest `echo` and how many ran. */
+const adversarialRow = (results) => ({
+  value: round(Math.max(...results.map((r) => r.lag.max)), 2),
+  unit: 'ms',
+  better: 'lower',
+  n: results.length,
+  p99: round(median(results.map((r) => r.lag.p99)), 2),
+  echoMaxMs: round(Math.max(...results.map((r) => r.echoMaxMs)), 1),
+  echoes: results[0].echoes,
+  seconds: round(median(results.map((r) => r.ms / 1000)), 2),
+  outcome: results[0].outcome,
+});
 
 const lagRow = (results) => ({
   value: round(median(results.map((r) => r.lag.p99)), 2),
@@ -842,6 +856,22 @@ export function figures(quick) {
       id: 'backends-rt',
       title: "16b. The sandbox's backends, round trip: bash -i `echo hi`, unsandboxed, on bubblewrap, on Landlock",
       ...backends('roundTrip', { repl: 'bash', iterations: q(100, 20), warmup: 5 }),
+    },
+    {
+      id: 'adversarial',
+      title:
+        '17. Event-loop lag while one client sends an input that once froze the server (at its size limit) and another runs `echo` every 10 ms',
+      figure: 'adversarialLag',
+      valueLabel: 'lag max',
+      row: adversarialRow,
+      noFloor: true,
+      variants: Object.entries(ADVERSARIAL_INPUTS).map(([input, { label }]) => ({
+        key: input,
+        driver: 'ue-input-wait',
+        params: { input, gapMs: 10 },
+        note: label,
+      })),
+      targets: Object.keys(ADVERSARIAL_INPUTS).map((variant) => ({ variant, op: '<=', value: 50 })),
     },
   ].map((f) => ({ ...f, variants: f.variants.filter((v) => !(quick && v.skipQuick)) }));
 }

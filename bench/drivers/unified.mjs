@@ -11,6 +11,7 @@ import { cpuMsSince, idleCpuMs, sampleRss, settledMemory, settledRss } from '../
 import { profileHome } from '../lib/login-profile.mjs';
 import { pagerCommand, pagerFile, scrolledReply } from '../lib/pager.mjs';
 import {
+  ADVERSARIAL_INPUTS,
   BASH,
   LOGIN_COMMAND,
   REPLS,
@@ -354,6 +355,47 @@ export async function lagFlood({ sessions, bytes, returnOn }) {
   await shutdownManager(manager);
   const received = results.reduce((sum, r) => sum + r.bytes, 0);
   return { ms, received, lag: lagOf(histogram) };
+}
+
+/**
+ * Figure 17: one client (a manager of its own, as each MCP client has) sends an input that once froze the server,
+ * while another runs `echo` every `gapMs`; the event-loop lag over the whole, and the slowest `echo`.
+ */
+export async function adversarialLag({ input, gapMs }) {
+  const { cmd, tty } = ADVERSARIAL_INPUTS[input];
+  const attacker = newManager('input-wait');
+  const victim = newManager('input-wait');
+  const histogram = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+  histogram.enable();
+  const t0 = performance.now();
+  let done = false;
+  const attack = runAdversarial(attacker, cmd, tty).finally(() => (done = true));
+  const echoMs = [];
+  while (!done) {
+    const before = performance.now();
+    await victim.execCommand({ cmd: 'echo hi', ...BASH, yieldTimeMs: 10_000 });
+    echoMs.push(performance.now() - before);
+    await idle(gapMs);
+  }
+  const outcome = await attack;
+  const ms = performance.now() - t0;
+  histogram.disable();
+  await shutdownManager(attacker);
+  await shutdownManager(victim);
+  return { ms, lag: lagOf(histogram), echoes: echoMs.length, echoMaxMs: Math.max(...echoMs), outcome };
+}
+
+/** Runs an adversarial `cmd` to its end (a refused patch is an answer too); what came back, in a word. */
+async function runAdversarial(manager, cmd, tty) {
+  try {
+    let res = await manager.execCommand({ cmd, ...BASH, tty, yieldTimeMs: 30_000 });
+    while (res.exitCode === undefined) {
+      res = await manager.writeStdin({ sessionId: res.sessionId, chars: '', yieldTimeMs: 30_000 });
+    }
+    return `exit ${res.exitCode}`;
+  } catch (error) {
+    return error.code ?? 'error';
+  }
 }
 
 /**

@@ -66,3 +66,26 @@ export const sandboxPolicy = (workspace) => ({
 
 /** bash as the session shell, no login profile: measures the library, not the user's dotfiles. */
 export const BASH = { shell: '/bin/bash', login: false };
+
+/**
+ * Inputs that once held the server's event loop (figure 17), each at the size limit it can meet: a `cmd` as long as
+ * an HTTP body (4 MiB), and a session's unread output (1 MiB). `cmd`: what the attacking client sends; `tty`: run
+ * on a terminal, so the screen and the cursor scanners read it.
+ */
+export const ADVERSARIAL_INPUTS = {
+  'heredoc-blank-lines': {
+    label: '`apply_patch` heredoc of 4 MiB of blank lines, then a line',
+    cmd: `apply_patch <<'EOF'\n${'\n'.repeat(4 * 1024 * 1024 - 32)}x\nEOF\n`,
+    tty: false,
+  },
+  'controls-then-cursor': {
+    label: '1 MiB of `\\x01`, a letter, then a cursor address',
+    cmd: `head -c 1048576 /dev/zero | tr '\\0' '\\1'; printf 'x\\033[2;1H'`,
+    tty: true,
+  },
+  'rep-flood': {
+    label: '`\\e[?1049h`, then 1 MiB of `a\\e[30000000b` (xterm REP)',
+    cmd: `printf '\\033[?1049h'; yes 'a\x1b[30000000b' | tr -d '\\n' | head -c 1048576; sleep 0.5`,
+    tty: true,
+  },
+};

@@ -101,7 +101,8 @@ function operandsOf(args: readonly string[], valueLetters: string, valueLongs: r
 
 // ── known-safe ───────────────────────────────────────────────────────────────────────────────────────────────────
 
-type ArgsRule = (args: readonly string[]) => boolean;
+/** Whether a call is dangerous (or safe) given its arguments; `nesting`: how deep it is read (see MAX_NESTING). */
+type ArgsRule = (args: readonly string[], nesting?: number) => boolean;
 const anyArgs: ArgsRule = () => true;
 
 const UNSAFE_FIND_OPTIONS = words('-exec -execdir -ok -okdir -delete -fls -fprint -fprint0 -fprintf');
@@ -179,6 +180,7 @@ const HOST_UNSAFE = words('git');
 
 /** True when every simple command `argv` runs is known to be read-only and harmless in `scope`; unknown ⇒ false. */
 export function isKnownSafeCommand(argv: readonly string[], scope: SafetyScope): boolean {
+  if (tooLongToRead(argv)) return false;
   const commands = commandArgv(argv);
   return commands !== undefined && commands.every((command) => isSafeSimple(command, scope));
 }
@@ -200,6 +202,7 @@ const LOOSE_SHELLS = words('bash dash ksh sh zsh');
 /** Words that may stand before a command in a script the loose split cuts up. */
 const LOOSE_KEYWORDS = words('! { } do elif else if then time until while');
 const FIND_EXEC_ACTIONS = words('-exec -execdir -ok -okdir');
+const FIND_EXEC_ENDS = words('; + \\;');
 const GIT_GLOBAL_OPTIONS_WITH_VALUE = words('-C -c --config-env --git-dir --namespace --super-prefix --work-tree');
 const WHOLE_TREE_PATHSPECS = words('. ./ :/ :(top) *');
 const SYSTEMCTL_POWER_VERBS = words('halt kexec poweroff reboot');
@@ -256,26 +259,55 @@ const DANGER_RULES: ReadonlyMap<string, ArgsRule> = new Map([
  * words that are only data (`echo "x; rm -rf /" > f`).
  */
 export function isDangerousCommand(argv: readonly string[]): boolean {
-  const script = looseShellScript(argv);
-  if (script === undefined) return isDangerousSimple(argv);
-  // A nested script is shorter than the one holding it, so the recursion ends.
-  return (parseShellScript(script) ?? looseSplit(script)).some(isDangerousSimple);
+  // Too long to be run (see MAX_READ_BYTES): asked about rather than read.
+  return tooLongToRead(argv) || isDangerousAt(argv, 0);
 }
 
-function isDangerousSimple(command: readonly string[]): boolean {
+/**
+ * The longest command the approval reads, in bytes: Linux's limit on one argument (MAX_ARG_STRLEN), so `bash -lc`
+ * cannot run a longer script anyway. Reading is linear, but a script of many small commands costs about a
+ * microsecond a byte, and a 10 MiB message is ten seconds of the server's loop.
+ */
+const MAX_READ_BYTES = 128 * 1024;
+/**
+ * How many shells, evals and `find -exec`s deep a command is read for danger: each level reads again what it runs,
+ * and `eval eval … rm` (20 000 of them) held the server for minutes, then overflowed the stack. Past it, dangerous.
+ */
+const MAX_NESTING = 8;
+
+function tooLongToRead(argv: readonly string[]): boolean {
+  let bytes = 0;
+  for (const arg of argv) if ((bytes += arg.length) > MAX_READ_BYTES) return true;
+  return false;
+}
+
+function isDangerousAt(argv: readonly string[], nesting: number): boolean {
+  if (nesting > MAX_NESTING) return true;
+  const script = looseShellScript(argv);
+  if (script === undefined) return isDangerousSimple(argv, nesting);
+  return (parseShellScript(script) ?? looseSplit(script)).some((command) => isDangerousSimple(command, nesting));
+}
+
+function isDangerousSimple(command: readonly string[], nesting: number): boolean {
+  if (nesting > MAX_NESTING) return true;
   const inner = unwrap(command);
-  if (looseShellScript(inner) !== undefined) return isDangerousCommand(inner);
+  if (looseShellScript(inner) !== undefined) return isDangerousAt(inner, nesting + 1);
   const [argv0, ...args] = inner;
   if (argv0 === undefined) return false;
   // A program named by a variable or a substitution (`$x -rf dir`, `$(echo rm) -rf dir`, which the loose split cuts
   // before its arguments) could be any: dangerous when its arguments would make one of them so.
-  if (/[$`]/.test(argv0)) return [...ARGUMENT_RULES.values()].some((rule) => rule(args));
-  if (argv0.startsWith('-')) return [...ARGUMENT_RULES.values()].some((rule) => rule(inner));
+  if (/[$`]/.test(argv0)) return [...ARGUMENT_RULES.values()].some((rule) => rule(args, nesting));
+  if (argv0.startsWith('-')) return [...ARGUMENT_RULES.values()].some((rule) => rule(inner, nesting));
   const name = programName(argv0);
   // eval's words, joined, are a command line of their own (`eval "rm -rf x"`); shorter than its script, so it ends.
-  if (name === 'eval') return isDangerousCommand(['sh', '-c', args.join(' ')]);
+  if (name === 'eval') {
+    // `eval eval x` runs what `eval x` runs: the leading ones are read as one level.
+    let first = 0;
+    while (args[first] === 'eval') first++;
+    return isDangerousAt(['sh', '-c', args.slice(first).join(' ')], nesting + 1);
+  }
   const rule = DANGER_RULES.get(name) ?? (name.startsWith('mkfs') ? always : undefined);
-  return rule !== undefined && rule(args);
+  return rule !== undefined && rule(args, nesting);
 }
 
 /** The script of any shell given `-c` (in any option cluster: `-c`, `-lc`, `-ec` ...), wherever the shell lives. */
@@ -312,11 +344,12 @@ function looseSplit(script: string): string[][] {
 
 /** The command a wrapper (`env FOO=1 nice -n 5 rm ...`) runs; the command itself when it is not one. */
 function unwrap(command: readonly string[]): readonly string[] {
-  let current = command;
-  for (let wrapper = wrapperOf(current); wrapper !== undefined; wrapper = wrapperOf(current)) {
-    let i = 1;
-    while (i < current.length) {
-      const arg = current[i] ?? '';
+  // Moves a start index and copies once: a copy per wrapper made `nice nice … ls` cost its square.
+  let start = 0;
+  for (let wrapper = wrapperAt(command, start); wrapper !== undefined; wrapper = wrapperAt(command, start)) {
+    let i = start + 1;
+    while (i < command.length) {
+      const arg = command[i] ?? '';
       if (arg === '--') {
         i++;
         break;
@@ -325,18 +358,18 @@ function unwrap(command: readonly string[]): readonly string[] {
       else if (arg.startsWith('-') || (wrapper.assignments === true && ASSIGNMENT.test(arg))) i++;
       else break;
     }
-    current = current.slice(i + (wrapper.leadingOperands ?? 0));
+    start = i + (wrapper.leadingOperands ?? 0);
   }
-  return current;
+  return start === 0 ? command : command.slice(start);
 }
 
-function wrapperOf(command: readonly string[]): Wrapper | undefined {
-  return command[0] === undefined ? undefined : WRAPPERS.get(programName(command[0]));
+function wrapperAt(command: readonly string[], at: number): Wrapper | undefined {
+  return command[at] === undefined ? undefined : WRAPPERS.get(programName(command[at]));
 }
 
 /** `/`, a top-level directory, a home directory, or everything here (`*`), with or without a trailing `/`, `/*`. */
 function isRootLikePath(path: string): boolean {
-  const p = path.replace(/(\/[*.]?)+$/, '');
+  const p = withoutTrailingSlashes(path);
   return (
     p === '' ||
     p === '*' ||
@@ -346,6 +379,17 @@ function isRootLikePath(path: string): boolean {
     /^\/[^/]+$/.test(p) ||
     /^\/home\/[^/]+$/.test(p)
   );
+}
+
+/** `path` without its trailing `/`, `/*` and `/.` steps, scanned from the end (a regex would rescan a run of slashes
+ * from each of them). */
+function withoutTrailingSlashes(path: string): string {
+  let end = path.length;
+  for (;;) {
+    if (path[end - 1] === '/') end -= 1;
+    else if (path[end - 2] === '/' && (path[end - 1] === '*' || path[end - 1] === '.')) end -= 2;
+    else return path.slice(0, end);
+  }
 }
 
 /** rm recursive and forced, or either on a root-like target, or told not to protect `/`. */
@@ -364,14 +408,17 @@ function isRecursiveOnRootLike(args: readonly string[]): boolean {
 }
 
 /** find running a dangerous command (-exec ... ;), or deleting from a root-like starting point. */
-function isDangerousFind(args: readonly string[]): boolean {
+function isDangerousFind(args: readonly string[], nesting = 0): boolean {
   // -delete removes what it finds, the whole tree below the starting points: `rm -rf` by another name.
   if (args.includes('-delete')) return true;
-  return args.some((action, i) => {
-    if (!FIND_EXEC_ACTIONS.has(action)) return false;
-    const end = args.findIndex((a, j) => j > i && (a === ';' || a === '+' || a === '\\;'));
-    return isDangerousSimple(args.slice(i + 1, end < 0 ? undefined : end));
-  });
+  for (let i = 0; i < args.length; i++) {
+    if (!FIND_EXEC_ACTIONS.has(args[i]!)) continue;
+    let end = i + 1;
+    while (end < args.length && !FIND_EXEC_ENDS.has(args[end]!)) end++;
+    if (isDangerousSimple(args.slice(i + 1, end), nesting + 1)) return true;
+    i = end; // the action's command is read; a later -exec begins after its end
+  }
+  return false;
 }
 
 /** The subcommand and its arguments, after git's global options (which `-C dir`, `-c k=v` ... must not hide). */

@@ -12,6 +12,8 @@ export function words(list: string): ReadonlySet<string> {
 /** Characters that mean themselves in an unquoted bash word (no globbing, expansion, redirection or syntax). */
 const PLAIN_CHARS = String.raw`A-Za-z0-9_\-./,:+=@%^\]`;
 const PLAIN_CHAR = new RegExp(`^[${PLAIN_CHARS}]$`);
+/** Whether each ASCII character is plain, looked up by code: the tokenizer reads a run of them without a regex each. */
+const PLAIN_CODES = Uint8Array.from({ length: 128 }, (_, code) => (PLAIN_CHAR.test(String.fromCharCode(code)) ? 1 : 0));
 /** A word that needs no quoting; commandLine quotes every other. */
 export const PLAIN_WORD = new RegExp(`^[${PLAIN_CHARS}]+$`);
 /** `NAME=value` before a command sets a variable for it (or for the shell). */
@@ -99,8 +101,12 @@ function tokenize(script: string): Token[] | undefined {
       }
     } else if (c === '[' && word === undefined && isBoundary(script.charAt(i + 1))) {
       word = '['; // the `[` command; a `[` inside a word would be a glob
-    } else if (PLAIN_CHAR.test(c)) {
-      word = (word ?? '') + c;
+    } else if (PLAIN_CODES[script.charCodeAt(i)] === 1) {
+      // The whole run at once: a character at a time made a 1 MiB word cost half a second.
+      let end = i + 1;
+      while (PLAIN_CODES[script.charCodeAt(end)] === 1) end++;
+      word = (word ?? '') + script.slice(i, end);
+      i = end - 1;
     } else {
       return undefined;
     }

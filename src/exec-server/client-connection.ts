@@ -11,6 +11,7 @@ import { RpcError, invalidRequest } from './rpc-error.js';
 import { AfterReply, METHOD_TABLE } from './methods.js';
 import { initializeParams } from './schemas.js';
 import type { ExecServerSession, SessionSink } from './session.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../util/json-depth.js';
 
 /** One client's byte pipe: a WebSocket, or stdin/stdout. */
 export interface Transport {
@@ -68,6 +69,8 @@ export class ClientConnection implements SessionSink {
 
   /** One incoming message (a WebSocket frame, a line on stdin). */
   receive(text: string): void {
+    // JSON.parse is slow on deep nesting (a microsecond a level): refused before it runs.
+    if (nestsDeeperThan(text)) return this.unparsable(`nested deeper than ${MAX_JSON_DEPTH} levels`);
     let message: unknown;
     try {
       message = JSON.parse(text);

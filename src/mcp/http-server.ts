@@ -20,6 +20,8 @@ import type { McpServerOptions } from './server.js';
 import { ClientRegistry } from './client-registry.js';
 import { requestIdsOf } from './open-calls.js';
 import { refuseSandboxedPeers } from '../linux/sandboxed-peer.js';
+import { TOO_DEEP } from './line-guard.js';
+import { nestsDeeperThan } from '../util/json-depth.js';
 
 /** Generous for write_stdin payloads, small enough that a hostile body cannot balloon memory. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -215,8 +217,13 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<
     }
     chunks.push(chunk);
   }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (nestsDeeperThan(text)) {
+    sendJsonRpcError(res, 400, -32700, `Parse error: ${TOO_DEEP}`);
+    return INVALID;
+  }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(text);
   } catch {
     sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
     return INVALID;

@@ -5,6 +5,7 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import { scanTopLevelId } from '../util/json-id-scanner.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../util/json-depth.js';
 import { JsonLineFramer } from '../util/json-lines.js';
 
 /** Longest MCP stdio message taken, in bytes: the SDK's own default. 1 MiB of `chars` escaped as JSON fits. */
@@ -16,6 +17,8 @@ export const MCP_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 export type LineVerdict = { pass: true; message: JSONRPCMessage } | { pass: false; reply?: string };
 
 const example = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
+/** Why a message nested too deep is refused (see MAX_JSON_DEPTH); the HTTP server says the same. */
+export const TOO_DEEP = `the message nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`;
 
 function errorReply(code: number, message: string, id?: unknown): string {
   const valid = RequestIdSchema.safeParse(id);
@@ -33,6 +36,9 @@ export function findRequestId(text: string): unknown {
 /** What to do with one line of stdin (no newline). Pure, so each kind of garbage is tested with plain strings. */
 export function checkLine(line: string): LineVerdict {
   if (line.trim() === '') return { pass: false }; // blank lines between messages are harmless: skip them
+  if (nestsDeeperThan(line)) {
+    return { pass: false, reply: errorReply(ErrorCode.ParseError, `Parse error: ${TOO_DEEP}`, scanTopLevelId(line)) };
+  }
   let value: unknown;
   try {
     value = JSON.parse(line);

@@ -22,10 +22,33 @@ export function parseInvocation(command: string): PatchInvocation | undefined {
   const head = HEAD.exec(command);
   if (!head) return undefined;
   const delimiter = head[4] ?? head[5] ?? head[6]!;
-  const lines = command.slice(head[0].length).split('\n');
-  const end = lines.indexOf(delimiter);
-  if (end < 0) return undefined; // an unterminated heredoc is the shell's to report
-  if (lines.slice(end + 1).some((line) => line.trim() !== '')) return undefined;
+  const body = head[0].length;
+  const end = delimiterLine(command, body, delimiter);
+  if (end === undefined) return undefined; // an unterminated heredoc is the shell's to report
+  if (command.slice(end.after).trim() !== '') return undefined;
   const cd = head[1] ?? head[2] ?? head[3];
-  return { patch: lines.slice(0, end).join('\n').replace(/\n+$/, ''), ...(cd !== undefined ? { cd } : {}) };
+  const patch = withoutFinalNewlines(command.slice(body, Math.max(body, end.start - 1)));
+  return { patch, ...(cd !== undefined ? { cd } : {}) };
+}
+
+/**
+ * The first line of `text` from `from` on that is exactly `delimiter`: where it starts and where the text after it
+ * (past its newline) starts. Line by line with indexOf, no array of lines: 10 MiB of blank lines is one pass.
+ */
+function delimiterLine(text: string, from: number, delimiter: string): { start: number; after: number } | undefined {
+  for (let start = from; start <= text.length;) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    if (end - start === delimiter.length && text.startsWith(delimiter, start)) return { start, after: end + 1 };
+    if (newline < 0) return undefined;
+    start = newline + 1;
+  }
+  return undefined;
+}
+
+/** `text` without the newlines it ends with; an index scan, as `/\n+$/` is tried at every newline of a long run. */
+function withoutFinalNewlines(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x0a) end--;
+  return text.slice(0, end);
 }

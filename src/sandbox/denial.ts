@@ -18,9 +18,11 @@ const LANDLOCK_WRITE = /Permission denied|\bEACCES\b/;
 const NETWORK =
   /Network is unreachable|\bENETUNREACH\b|Could not resolve host|Temporary failure in name resolution|Name or service not known|\bEAI_AGAIN\b|getaddrinfo ENOTFOUND|Couldn't connect to server|Connection refused|\bECONNREFUSED\b|Failed to establish a new connection|Cannot assign requested address/;
 // The seccomp filter answers socket calls EPERM while the network is off: only where the line shows a socket call
-// (bash's /dev/tcp, node's `connect EPERM`, python's urlopen), since EPERM alone has many causes.
+// (bash's /dev/tcp, node's `connect EPERM`, python's urlopen), since EPERM alone has many causes. bash's path is
+// `/dev/tcp/HOST/PORT`: its two steps are matched without crossing a `/`, as `\S+` would rescan a long run of
+// `/dev/tcp/` from each one.
 const SOCKET_EPERM =
-  /\b(socket|connect|bind|listen|accept|sendto): (Operation not permitted|Permission denied)|\/dev\/(tcp|udp)\/\S+: Operation not permitted|\b(connect|bind|listen) EPERM\b|urlopen error \[Errno 1\]/;
+  /\b(socket|connect|bind|listen|accept|sendto): (Operation not permitted|Permission denied)|\/dev\/(tcp|udp)\/[^\s/]+\/[^\s/]+: Operation not permitted|\b(connect|bind|listen) EPERM\b|urlopen error \[Errno 1\]/;
 // The proxy's own answer, or curl's report of it for HTTPS (a 403 to CONNECT can only come from the proxy).
 const DOMAIN = /unified-exec sandbox: network access to \S+ is blocked|CONNECT tunnel failed, response 403/;
 

@@ -15,8 +15,8 @@ const CURSOR_ADDRESS = /\x1b\[\d+(?:;\d*)?[Hf]|\x1b\[\d+d/;
 /** Escape sequences and control characters that show nothing: what is left once they go is what a person reads. */
 // eslint-disable-next-line no-control-regex -- they are made of control characters
 const INVISIBLE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-B]|[=>78])|[\x00-\x08\x0b-\x1f]/g;
-/** The same, at the end of a text: the controls that open a drawing (a clear, hiding the cursor) belong to it. */
-const TRAILING_INVISIBLE = new RegExp(`(?:${INVISIBLE.source})+$`);
+/** One of them, matched only where it is told to start. */
+const INVISIBLE_AT = new RegExp(INVISIBLE.source, 'y');
 
 /** Where `text` first addresses the cursor (see above), or -1. Pure. */
 export function firstCursorAddress(text: string): number {
@@ -36,6 +36,38 @@ export function splitCursorDrawing(text: string, rows: number): { drawn: boolean
   let lineFeeds = 0;
   for (let i = text.indexOf('\n', at); i >= 0 && lineFeeds < rows; i = text.indexOf('\n', i + 1)) lineFeeds++;
   if (lineFeeds >= rows) return { drawn: false, text };
-  const before = text.slice(0, at).replace(TRAILING_INVISIBLE, '');
-  return { drawn: true, text: before.replace(INVISIBLE, '').trim() === '' ? '' : before };
+  const before = text.slice(0, at);
+  const { trailingStart, visible } = scanControls(before);
+  return { drawn: true, text: visible ? before.slice(0, trailingStart) : '' };
+}
+
+const ESC = 0x1b;
+const TAB = 0x09;
+const LINE_FEED = 0x0a;
+const SPACE = 0x20;
+
+/**
+ * One pass over `text`, a control or a character at a time (the regex only where an escape begins):
+ * where the run of invisible controls that ends it begins, and whether anything but whitespace shows before. A regex
+ * anchored with `$` was tried again from every control of a long run (80 kB of them took seconds), and one more
+ * replaced each control of 1 MiB of them one by one.
+ */
+function scanControls(text: string): { trailingStart: number; visible: boolean } {
+  let trailingStart = 0;
+  let visible = false;
+  for (let at = 0; at < text.length;) {
+    const code = text.charCodeAt(at);
+    if (code === ESC) {
+      INVISIBLE_AT.lastIndex = at;
+      INVISIBLE_AT.test(text); // a sequence, or the lone ESC: a control either way
+      at = INVISIBLE_AT.lastIndex;
+    } else if (code < SPACE && code !== TAB && code !== LINE_FEED) {
+      at++;
+    } else {
+      at++;
+      trailingStart = at;
+      if (!visible && code !== SPACE && code !== TAB && code !== LINE_FEED) visible = !/\s/.test(text[at - 1]!);
+    }
+  }
+  return { trailingStart, visible };
 }

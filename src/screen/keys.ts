@@ -81,6 +81,8 @@ function ctrl(char: string): string | undefined {
  * ESC then the key). Names are case-insensitive. Throws, listing the names it knows, for any other.
  */
 export function keyBytes(name: string, modes: KeyModes): string {
+  // Each `Alt-` is read again below: a name of 10 MiB of them cost its square, then overflowed the stack.
+  if (name.length > MAX_KEY_NAME_CHARS) throw unknownKey(`${name.slice(0, MAX_KEY_NAME_CHARS)}…`);
   const modifier = /^(ctrl|c|alt|m|meta)-(.+)$/i.exec(name);
   if (modifier) {
     const [, mod = '', rest = ''] = modifier;
@@ -95,7 +97,14 @@ export function keyBytes(name: string, modes: KeyModes): string {
     const fixed = FIXED[canonical];
     if (fixed !== undefined) return fixed;
   }
-  throw new Error(
+  throw unknownKey(name);
+}
+
+/** The longest key name read: real ones (`Alt-Ctrl-PageDown`) are short. */
+const MAX_KEY_NAME_CHARS = 64;
+
+function unknownKey(name: string): Error {
+  return new Error(
     `unknown key ${JSON.stringify(name)}: use one of ${KEY_NAMES.join(', ')}, Ctrl-<letter or @[\\]^_?>, or Alt-<key>`,
   );
 }

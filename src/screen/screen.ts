@@ -17,6 +17,33 @@ export interface ScreenSnapshot {
 }
 
 /**
+ * The emulator parses each write whole before the event loop runs again, and yields between writes once it has
+ * parsed for ~12 ms; a control such as a full reset costs a whole screen's work for two bytes, so writes are cut to
+ * this size and a flood of them cannot hold the loop for long.
+ */
+const WRITE_SLICE_BYTES = 256;
+
+/**
+ * Controls whose work grows with their count (xterm loops once per line, tab stop or character), with the count past
+ * which the screen cannot change more: inserting, deleting or scrolling lines (IL, DL, SU, SD) past the screen's rows
+ * clears it just the same, moving by tab stops (CHT, CBT) stops at its edge, and repeating the previous character
+ * (REP) past its cells only scrolls it again. `\e[30000000b` took xterm seconds, `\e[2000000000S` hours.
+ */
+const COUNTED_CONTROLS: readonly { final: string; limit: (cols: number, rows: number) => number }[] = [
+  ...['L', 'M', 'S', 'T'].map((final) => ({ final, limit: (_cols: number, rows: number) => rows })),
+  ...['I', 'Z'].map((final) => ({ final, limit: (cols: number) => cols })),
+  { final: 'b', limit: (cols: number, rows: number) => cols * rows },
+];
+
+/** xterm's own parser hook, which hands its handlers the parameters themselves rather than a copy. */
+interface CoreParserHook {
+  registerCsiHandler(
+    id: { final: string },
+    handler: (params: { length: number; params: Int32Array }) => boolean,
+  ): unknown;
+}
+
+/**
  * A terminal emulator with no display (@xterm/headless), fed the same bytes as a session's output buffer, that can
  * say what is on screen. It keeps no scrollback: only the visible rows, so its memory does not grow with output.
  */
@@ -27,12 +54,14 @@ export class Screen {
 
   constructor(cols: number, rows: number) {
     this.terminal = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true });
+    this.boundCountedControls();
   }
 
   /** Output of the program, in the order it came; a UTF-8 character may be split across writes. */
   write(data: Uint8Array | string): void {
-    this.pending++;
-    this.terminal.write(data, () => this.pending--);
+    if (typeof data === 'string' || data.length <= WRITE_SLICE_BYTES) return this.writeSlice(data);
+    for (let at = 0; at < data.length; at += WRITE_SLICE_BYTES)
+      this.writeSlice(data.subarray(at, at + WRITE_SLICE_BYTES));
   }
 
   resize(cols: number, rows: number): void {
@@ -60,5 +89,33 @@ export class Screen {
 
   dispose(): void {
     this.terminal.dispose();
+  }
+
+  private writeSlice(data: Uint8Array | string): void {
+    this.pending++;
+    this.terminal.write(data, () => this.pending--);
+  }
+
+  /**
+   * Clamps the count of each control in COUNTED_CONTROLS to its limit for the current size, before xterm's own
+   * handler runs. Through xterm's core hook, whose handlers share the parameters; without it (another xterm), the
+   * public hook sees only a copy, and a control over its limit is then ignored instead.
+   */
+  private boundCountedControls(): void {
+    const core = (this.terminal as unknown as { _core?: Partial<CoreParserHook> })._core;
+    for (const { final, limit } of COUNTED_CONTROLS) {
+      const max = () => limit(this.terminal.cols, this.terminal.rows);
+      if (typeof core?.registerCsiHandler === 'function') {
+        core.registerCsiHandler({ final }, (params) => {
+          if (params.length > 0 && params.params[0]! > max()) params.params[0] = max();
+          return false; // xterm's handler runs next, with the clamped count
+        });
+      } else {
+        this.terminal.parser.registerCsiHandler({ final }, (params) => {
+          const first = params[0];
+          return (Array.isArray(first) ? first[0]! : (first ?? 0)) > max();
+        });
+      }
+    }
   }
 }

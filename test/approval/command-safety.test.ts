@@ -492,6 +492,22 @@ const NOT_DANGEROUS: string[][] = [
 ];
 
 describe('isDangerousCommand', () => {
+  it('reads eval, shells and find -exec at most 8 deep, and answers dangerous past that', () => {
+    expect(isDangerousCommand(['bash', '-lc', `${'eval '.repeat(20_000)}rm -rf /`])).toBe(true);
+    expect(isDangerousCommand(['bash', '-lc', `${'eval '.repeat(20_000)}ls`])).toBe(false); // leading evals: one level
+    expect(isDangerousCommand(['bash', '-lc', `${'eval nice '.repeat(4)}ls`])).toBe(false);
+    expect(isDangerousCommand(['bash', '-lc', `${'eval nice '.repeat(20)}ls`])).toBe(true);
+    expect(isDangerousCommand(['find', ...Array<string[]>(20).fill(['.', '-exec', 'find']).flat(), '.'])).toBe(true);
+    expect(isDangerousCommand(['find', '.', '-exec', 'echo', '-exec', 'rm', '-rf', '/', ';'])).toBe(false);
+  });
+
+  it('asks about a command too long to run (over 128 KiB) without reading it; it is never known-safe', () => {
+    const script = `ls ${'a'.repeat(128 * 1024)}`;
+    expect(isDangerousCommand(['bash', '-lc', script])).toBe(true);
+    expect(isKnownSafeCommand(['bash', '-lc', script], 'sandbox')).toBe(false);
+    expect(isDangerousCommand(['bash', '-lc', `ls ${'a'.repeat(1000)}`])).toBe(false);
+  });
+
   it.each(DANGEROUS)('flags %j', (...argv) => {
     expect(isDangerousCommand(argv)).toBe(true);
   });

@@ -35,6 +35,17 @@ describe('checkLine', () => {
   });
 });
 
+describe('checkLine on deep nesting', () => {
+  it('refuses a message nested deeper than 128 levels before JSON.parse, with its id', () => {
+    const deep = `{"jsonrpc":"2.0","id":7,"method":"x","params":${'['.repeat(5_000_000)}}`;
+    const start = performance.now();
+    expect(parsed(deep)).toMatchObject({ id: 7, error: { code: -32700 } });
+    expect(performance.now() - start).toBeLessThan(2_000); // JSON.parse alone took ~4 s
+    const shallow = `{"jsonrpc":"2.0","id":8,"method":"x","params":{"a":${'['.repeat(100)}${']'.repeat(100)}}}`;
+    expect(checkLine(shallow)).toMatchObject({ pass: true });
+  });
+});
+
 describe('findRequestId', () => {
   const cut = (text: string) => text + 'x'.repeat(100); // the rest of a message past the kept prefix
 

@@ -5,6 +5,15 @@ const normal = { applicationCursorKeys: false };
 const app = { applicationCursorKeys: true };
 
 describe('keyBytes', () => {
+  it('refuses a name longer than any key at once, naming only its start (10 MiB of `Alt-` overflowed the stack)', () => {
+    const start = performance.now();
+    expect(() => keyBytes(`${'Alt-'.repeat(2_500_000)}x`, { applicationCursorKeys: false })).toThrow(
+      /^unknown key "(Alt-){16}…"/,
+    );
+    expect(performance.now() - start).toBeLessThan(1_000);
+    expect(keyBytes('Alt-Alt-x', { applicationCursorKeys: false })).toBe('\x1b\x1bx');
+  });
+
   it('sends cursor keys as a shell expects them, or in application mode as full-screen programs ask', () => {
     expect(keyBytes('Up', normal)).toBe('\x1b[A');
     expect(keyBytes('Up', app)).toBe('\x1bOA');

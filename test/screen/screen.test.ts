@@ -14,6 +14,42 @@ const newScreen = (cols = 20, rows = 5) => {
 };
 afterEach(() => screens.splice(0).forEach((s) => s.dispose()));
 
+describe('Screen on controls whose work grows with their count', () => {
+  it('fills the screen for a repeat far past its cells, at once', async () => {
+    const screen = newScreen(10, 3);
+    const start = performance.now();
+    screen.write('\x1b[?1049ha\x1b[30000000b');
+    const shot = await screen.snapshot();
+    expect(performance.now() - start).toBeLessThan(1_000); // seconds before the clamp
+    // Clamped to the screen's 30 cells, after the first `a`: full rows that scrolled, and 1 on the last row, as on a
+    // real terminal (30 000 001 characters are 1 past a multiple of 10).
+    expect(shot.lines).toEqual(['aaaaaaaaaa', 'aaaaaaaaaa', 'a']);
+  });
+
+  it('keeps a repeat within a row exact', async () => {
+    const screen = newScreen(10, 3);
+    screen.write('ab\x1b[3bc');
+    expect((await screen.snapshot()).lines[0]).toBe('abbbbc');
+  });
+
+  it.each([
+    ['scrolling up', 'S'],
+    ['scrolling down', 'T'],
+    ['inserting lines', 'L'],
+    ['deleting lines', 'M'],
+  ])('clears the screen when %s far past its rows', async (_, final) => {
+    const screen = newScreen(10, 3);
+    screen.write(`one\r\ntwo\r\nthree\x1b[H\x1b[2000000000${final}`);
+    expect((await screen.snapshot()).lines).toEqual(['', '', '']);
+  });
+
+  it('moves by tab stops no further than the edge', async () => {
+    const screen = newScreen(20, 2);
+    screen.write('\x1b[2000000000I|\r\n\x1b[2000000000Z|');
+    expect((await screen.snapshot()).lines).toEqual([`${' '.repeat(19)}|`, '|']);
+  });
+});
+
 describe('Screen on written bytes', () => {
   it('shows the text and the cursor of the normal screen', async () => {
     const screen = newScreen();
