@@ -165,7 +165,7 @@ const guardedPorts = new Set<number>();
 /**
  * Would a connection to `address`:`port` reach one of this process's guarded servers? Any address of this machine
  * counts (loopback, the wildcard, an interface's). The allowlist proxy asks before it connects on a sandboxed
- * command's behalf: such a connection is the proxy's own, and the check at accept would let it in.
+ * command's behalf: such a connection is the proxy's own, and the server's check would let it in.
  */
 export function isGuardedEndpoint(address: string, port: number): boolean {
   if (!guardedPorts.has(port)) return false;
