@@ -72,13 +72,14 @@ export async function listenWebSocket(server: ExecServer, options: WebSocketList
       response.end("Connection header did not include 'upgrade'");
     },
   );
-  // A command the server runs sandboxed must not reach the server, token or not.
-  refuseSandboxedPeers(http, (line) => server.log(line));
+  // A command the server runs sandboxed must not reach the server, even with the token: judged once it shows.
+  const peers = refuseSandboxedPeers(http, (line) => server.log(line));
   const gate = limitConnections(http, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, (line) => server.log(line));
   http.on('upgrade', (request, socket, head) => {
     socket.on('error', () => undefined);
     const refused = refusal(request.headers, options.token);
     if (refused !== undefined) return reject(socket, refused.status, refused.text);
+    if (!peers.admits(request.socket)) return;
     // From here its connection is never closed to make room for another (with --no-auth: once past the Origin check).
     gate.authenticate(request.socket);
     wss.handleUpgrade(request, socket, head, (ws) => attach(server, ws, request));

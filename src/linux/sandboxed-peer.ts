@@ -7,7 +7,8 @@
  * Why here and not in the kernel: Landlock can refuse a TCP connect per port, but only as an allow-list, so refusing
  * one port takes a rule for each of the 65 534 others: measured 100-190 ms to build per sandbox (a sandboxed spawn
  * takes 5 ms on Landlock) and 13 ms to enter even when built once, and it would refuse that port on every other host
- * too. The check here reads /proc once per accepted local connection instead (see docs/sandbox.md for the figures).
+ * too. The check here reads /proc once per connection that carried the token instead (see docs/sandbox.md for the
+ * figures).
  */
 import { readdirSync } from 'node:fs';
 import type { Server as NetServer, Socket } from 'node:net';
@@ -82,10 +83,10 @@ function holderOf(inode: number, own: Confinement): Holder {
 }
 
 /**
- * Judges an accepted connection: let in unless a process of this machine confined beyond `own` (default: this
+ * Judges a connection: let in unless a process of this machine confined beyond `own` (default: this
  * process) holds its other end, or may (a confined process whose files cannot be listed, when no process that can
- * be looked into holds it), or a local socket of this user's has no holder left (its process closed it before it
- * was accepted): where it cannot be told, it is refused.
+ * be looked into holds it), or a local socket of this user's has no holder left (its process closed it before its
+ * request was answered): where it cannot be told, it is refused.
  */
 function judgePeer(connection: AcceptedConnection, own: Confinement | undefined = ownConfinement()): PeerVerdict {
   const { localAddress, localPort, remoteAddress, remotePort } = connection;
@@ -98,7 +99,7 @@ function judgePeer(connection: AcceptedConnection, own: Confinement | undefined 
   // change it): another user's socket is no sandbox of ours.
   if (peer.uid !== process.getuid?.()) return { refused: false };
   const from = `${remoteAddress}:${remotePort}`;
-  if (peer.inode === 0) return { refused: true, reason: `${from} closed its socket before it was accepted` };
+  if (peer.inode === 0) return { refused: true, reason: `${from} closed its socket before its request was answered` };
   const holder = holderOf(peer.inode, own);
   if (holder.pid !== undefined)
     return holder.confined
@@ -116,28 +117,46 @@ function ownConfinement(): Confinement | undefined {
   return (own ??= readConfinement('self'));
 }
 
+/** Asked by a server of ours about a connection that proved it may use the server. */
+export interface PeerGuard {
+  /**
+   * Whether `socket` may be served: judged (judgePeer) the first time it is asked about a connection, and that verdict
+   * kept for the connection's life. A refused connection is closed and logged once.
+   */
+  admits(socket: Socket): boolean;
+}
+
 /**
- * Closes, before a byte of it is read, every connection `server` accepts from a sandboxed process (judgePeer), and
- * says so with `log`. Runs ahead of the server's own connection handlers.
+ * Judges, on `server`, only the connections the server asks about: those whose request carried the token (with no
+ * token: passed the Host and Origin checks), before that request is served. A connection that never did costs
+ * nothing here: judging reads /proc/net/tcp, which another local user can make long (TIME_WAIT entries), so judging
+ * every accepted connection would let that user's connection flood hold up the server's event loop.
  */
-export function refuseSandboxedPeers(server: NetServer, log: (line: string) => void): void {
+export function refuseSandboxedPeers(server: NetServer, log: (line: string) => void): PeerGuard {
   let port: number | undefined;
   server.on('listening', () => {
     const address = server.address();
     if (address !== null && typeof address === 'object') guardedPorts.add((port = address.port));
   });
   server.on('close', () => port !== undefined && guardedPorts.delete(port));
-  server.prependListener('connection', (socket: Socket) => {
-    let verdict: PeerVerdict;
-    try {
-      verdict = judgePeer(socket);
-    } catch (error) {
-      verdict = { refused: true, reason: `its process could not be looked up (${(error as Error).message})` };
-    }
-    if (!verdict.refused) return;
-    log(`refused a connection: ${verdict.reason}; no process in a sandbox may use this server`);
-    socket.destroy();
-  });
+  const verdicts = new WeakMap<Socket, boolean>();
+  return {
+    admits(socket) {
+      const known = verdicts.get(socket);
+      if (known !== undefined) return known;
+      let verdict: PeerVerdict;
+      try {
+        verdict = judgePeer(socket);
+      } catch (error) {
+        verdict = { refused: true, reason: `its process could not be looked up (${(error as Error).message})` };
+      }
+      verdicts.set(socket, !verdict.refused);
+      if (!verdict.refused) return true;
+      log(`refused a connection: ${verdict.reason}; no process in a sandbox may use this server`);
+      socket.destroy();
+      return false;
+    },
+  };
 }
 
 /** The ports of this process's servers that refuse sandboxed peers. */
@@ -146,7 +165,7 @@ const guardedPorts = new Set<number>();
 /**
  * Would a connection to `address`:`port` reach one of this process's guarded servers? Any address of this machine
  * counts (loopback, the wildcard, an interface's). The allowlist proxy asks before it connects on a sandboxed
- * command's behalf: such a connection is the proxy's own, and the check at accept would let it in.
+ * command's behalf: such a connection is the proxy's own, and the server's check would let it in.
  */
 export function isGuardedEndpoint(address: string, port: number): boolean {
   if (!guardedPorts.has(port)) return false;

@@ -106,8 +106,8 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       });
     },
   );
-  // Before anything else looks at a connection: a sandboxed command holding the token must not get in either.
-  refuseSandboxedPeers(httpServer, log);
+  // A sandboxed command holding the token must not get in either: judged once the token shows (peers.admits).
+  const peers = refuseSandboxedPeers(httpServer, log);
   const gate = limitConnections(httpServer, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -118,7 +118,11 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization },
       policyFor(policy, extra, url.pathname),
     );
-    if (verdict.ok && !isPublic) gate.authenticate(req.socket);
+    if (verdict.ok && !isPublic) {
+      // Closed, unanswered, when a sandboxed process holds its other end.
+      if (!peers.admits(req.socket)) return;
+      gate.authenticate(req.socket);
+    }
     // Without the token a connection gets one answer, so it cannot be held open as keep-alive.
     if (!gate.isAuthenticated(req.socket)) res.setHeader('connection', 'close');
     if (!verdict.ok) {

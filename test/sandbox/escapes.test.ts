@@ -5,6 +5,7 @@ import {
   chmodSync,
   existsSync,
   lstatSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -62,6 +63,28 @@ describe.skipIf(NO_SANDBOX !== undefined)(
     };
 
     describe.each(users)('served as %s', (user) => {
+      it("cannot read the token file of its server's executor, nor the token stores of clients", async () => {
+        const { outer, ws } = nestedWorkspace(user);
+        const home = join(outer, 'home');
+        mkdirSync(join(home, '.codex'), { recursive: true });
+        const secrets = [
+          join(outer, 'executor-token'),
+          join(home, '.claude.json'),
+          join(home, '.claude.json.backup'),
+          join(home, '.codex/config.toml'),
+          join(home, '.codex/environments.toml'),
+        ];
+        for (const file of secrets) writeFileSync(file, 'SECRET-TOKEN-0123456789\n', { mode: 0o600 });
+        writeFileSync(join(outer, 'plain'), 'PLAIN\n', { mode: 0o600 });
+        folderOf(user, outer);
+        // The executor is never reached (nothing listens there); its token file is read when the server starts.
+        const executor = `x=ws://127.0.0.1:9?token-file=${secrets[0]}`;
+        const server = await start(user, ws, ['--executor', 'local=local', '--executor', executor], { HOME: home });
+        const out = await server.call(`for f in ${[join(outer, 'plain'), ...secrets].join(' ')}; do cat $f; done`);
+        expect(out).toContain('PLAIN'); // the same folders are readable otherwise
+        expect(out).not.toContain('SECRET');
+      });
+
       it("cannot write the kernel's knobs, and has a hostname and cgroups of its own", async () => {
         const { ws } = nestedWorkspace(user);
         const server = await start(user, ws);
