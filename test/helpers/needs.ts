@@ -16,6 +16,8 @@ const PACKAGES: Readonly<Record<string, string>> = {
   zsh: 'zsh',
   gcc: 'gcc',
   make: 'make',
+  ip: 'iproute2',
+  strace: 'strace',
 };
 
 /** A program that can be run: a file with an execute bit for us (a /dev/null bound over it is not). */

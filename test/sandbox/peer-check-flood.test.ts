@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CLI, ROOT, cleanEnv, unsandboxed } from '../mcp/cli-process.js';
+import { missingTools } from '../helpers/needs.js';
 import { CANNOT_SWITCH_USER, nodeAsNobody, removeMountPoint } from '../helpers/nobody.js';
 
 const TOKEN = 'peer-check-flood-token-0123456789';
@@ -74,7 +75,7 @@ const cases = [
 ];
 
 describe.each(cases)('$kind under another user’s connection flood', ({ kind, argv }) => {
-  it.skipIf(CANNOT_SWITCH_USER !== undefined && !process.env.CI)(
+  it.skipIf((CANNOT_SWITCH_USER !== undefined && !process.env.CI) || missingTools('strace', 'ip') !== undefined)(
     'answers the token holder promptly and reads /proc/net/tcp only for its connections',
     async () => {
       const dir = mkdtempSync('/var/tmp/ue-peer-flood-');
