@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { programsOf } from '../approval/command-safety.js';
+import { lookupChanges, programsOf } from '../approval/command-safety.js';
 import {
   ApprovalCache,
   assess,
@@ -118,19 +118,29 @@ export class CommandGate {
       );
     }
     if (decision.decision === 'deny') throw notApproved(deniedMessage(decision, request.escalated));
-    if (decision.decision === 'approve-for-session') this.approved.add(request);
+    if (decision.decision === 'approve-for-session' && request.askedEachTime === undefined) this.approved.add(request);
   }
 }
 
 /**
  * What the person is shown of `call`, from its plan: the argv that runs, the programs its command line names as its
  * PATH finds them, and a warning for each of those (and the program itself) that lies where the sandbox being left
- * lets commands write.
+ * lets commands write. A command line that changes how its programs are found gets a warning instead of programs.
+ * Neither is remembered for the session: a program the agent can rewrite, or one not known, is not what was read.
  */
 function approvalRequest(call: GateCall): Omit<ApprovalRequest, 'escalated' | 'reason'> {
   const { plan } = call;
-  const programs = plan.path !== undefined ? foundPrograms(plan) : [];
-  const warnings = [...(plan.warnings ?? [])];
+  const changes = lookupChanges(plan.argv);
+  const programs = plan.path !== undefined && changes.length === 0 ? foundPrograms(plan) : [];
+  const warnings: string[] = [];
+  let askedEachTime: string | undefined;
+  if (changes.length > 0) {
+    warnings.push(
+      `Warning: the command changes how its programs are found (${changes.join(', ')}): which programs run is not known before it runs.`,
+    );
+    askedEachTime = 'which programs it runs is not known before it runs';
+  }
+  warnings.push(...(plan.warnings ?? []));
   const roots = plan.writableRoots;
   if (roots) {
     for (const path of [plan.argv[0]!, ...programs.map((p) => p.path)]) {
@@ -139,17 +149,20 @@ function approvalRequest(call: GateCall): Omit<ApprovalRequest, 'escalated' | 'r
       warnings.push(
         `Warning: ${path} lies in ${root}, which commands in the sandbox can write: the agent may have written it.`,
       );
+      askedEachTime ??= 'a program it runs lies where commands in the sandbox can write, and may change';
     }
   }
   return {
     command: call.command,
     argv: plan.argv,
     cwd: plan.cwd,
+    ...(plan.cwdId !== undefined ? { cwdId: plan.cwdId } : {}),
     tty: call.tty,
     ...(call.location !== undefined ? { location: call.location } : {}),
     ...(call.shell ? { shell: call.shell } : {}),
     ...(programs.length > 0 ? { programs } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
+    ...(askedEachTime !== undefined ? { askedEachTime } : {}),
   };
 }
 

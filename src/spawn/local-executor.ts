@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { commandArgv } from './command.js';
 import { PipeProcess } from './pipe-process.js';
@@ -97,15 +97,26 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     if (login?.argv && 'script' in request.command) argv = login.argv(request.command.script);
     else if (login?.warning) warnings.push(login.warning);
     if (this.closed) throw new Error('the local executor is closed');
-    const process = this.spawn({
-      argv,
-      cwd: plan.cwd,
-      env: plan.env,
-      tty: request.tty,
-      ...(request.tty ? { cols: request.cols, rows: request.rows } : {}),
-      ...(!request.tty && request.stdin ? { pipeStdin: true } : {}),
-      ...(sandbox ? { sandbox } : {}),
-    });
+    const dir =
+      request.workdirId !== undefined
+        ? openApprovedDir(plan.cwd, request.workdirId, request.workdir ?? plan.cwd)
+        : undefined;
+    let process: ExecProcess;
+    try {
+      process = this.spawn({
+        argv,
+        // The child changes into the directory this fd holds: a folder swapped in under its path since is not entered.
+        cwd: dir === undefined ? plan.cwd : `/proc/self/fd/${dir}`,
+        env: dir === undefined ? plan.env : { ...plan.env, PWD: plan.cwd },
+        tty: request.tty,
+        ...(request.tty ? { cols: request.cols, rows: request.rows } : {}),
+        ...(!request.tty && request.stdin ? { pipeStdin: true } : {}),
+        ...(sandbox ? { sandbox } : {}),
+      });
+    } finally {
+      // The child has changed directory by now: node-pty and libuv chdir in the child before they return.
+      if (dir !== undefined) closeSync(dir);
+    }
     return { process, sandbox, warnings };
   }
 
@@ -201,6 +212,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     const plan: LocalPlan = { argv, cwd, env, ...(env.PATH !== undefined ? { path: env.PATH } : {}) };
     if (!leaving || !roots) return plan;
     plan.writableRoots = roots;
+    plan.cwdId = directoryId(statSync(cwd));
     const { command } = request;
     const home = env.HOME ?? homedir();
     const profileIn = 'script' in command && command.login ? writableRootOf(home, roots, HOST_FILE_FACTS) : undefined;
@@ -241,4 +253,21 @@ function etcShells(): string[] {
   } catch {
     return [];
   }
+}
+
+/** A directory's identity: its device and inode. */
+const directoryId = (stat: { dev: number; ino: number }) => `${stat.dev}:${stat.ino}`;
+
+/**
+ * An fd on the directory at `path`, when it is still the one approved (`id`, see CommandPlan.cwdId, shown as
+ * `shown`); throws when another folder now has its name (the agent swapped it after the person read the form).
+ */
+function openApprovedDir(path: string, id: string, shown: string): number {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY);
+  const now = directoryId(fstatSync(fd));
+  if (now === id) return fd;
+  closeSync(fd);
+  throw new Error(
+    `the directory ${shown} is not the one approved: it was replaced after the question was asked (it now leads to ${path}, device and inode ${now}, not ${id}); not run`,
+  );
 }
