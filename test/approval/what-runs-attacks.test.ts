@@ -411,3 +411,36 @@ describe('a command line that changes how its programs are found', () => {
     expect(formText(c.asked[0]!).split('\n')[0]).toBe(warning('PATH='));
   });
 });
+
+describe.each(users)('the login profile of a command leaving the sandbox, served as %s', (user) => {
+  const open = useClients();
+
+  it('a ~/.bashrc linked into the workspace: the form warns first, naming the link and the file', async () => {
+    const ws = workspace(user);
+    const home = folder(user, '/var/tmp', 'ue-what-runs-home-');
+    writeFileSync(join(ws, 'rc'), 'true\n');
+    symlinkSync(join(ws, 'rc'), join(home, '.bashrc'));
+    const c = await open(ws, declineAll, [], { user, env: { HOME: home } });
+    await c.call('exec_command', { cmd: 'git status', shell: 'bash', sandbox_permissions: 'require_escalated' });
+    expect(formText(c.asked[0]!).split('\n')[0]).toBe(
+      `Warning: this login shell first runs ${home}/.bashrc (a link to ${ws}/rc), which lies in ${ws}: commands in the sandbox can write there, so the agent may have changed it.`,
+    );
+  });
+
+  it('a profile that puts ./node_modules/.bin first on PATH: the workspace’s git does not run outside', async () => {
+    const ws = workspace(user);
+    const marker = markerIn(user);
+    plant(user, join(ws, 'node_modules', '.bin', 'git'), marker, 'echo planted git ran');
+    const home = folder(user, '/var/tmp', 'ue-what-runs-home-');
+    writeFileSync(join(home, '.profile'), 'export PATH="./node_modules/.bin:$PATH"\n');
+    const c = await open(ws, approveAll, [], { user, env: { HOME: home } });
+    const r = await c.call('exec_command', {
+      cmd: 'git status --short',
+      shell: 'bash',
+      sandbox_permissions: 'require_escalated',
+    });
+    expect(textOf(r)).toContain('?? untracked.txt');
+    expect(textOf(r)).not.toContain('planted git ran');
+    expect(existsSync(marker)).toBe(false);
+  });
+});
