@@ -444,3 +444,22 @@ describe.each(users)('the login profile of a command leaving the sandbox, served
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe.each(users)('git outside the sandbox in a repository the sandbox can write, served as %s', (user) => {
+  const open = useClients();
+
+  it('a repository nested in the workspace: the form warns first, naming it; the workspace’s own does not', async () => {
+    const ws = workspace(user);
+    const nested = join(ws, 'sub');
+    execFileSync('git', ['init', '-q', nested]);
+    if (user === 'nobody') execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, nested]);
+    const c = await open(ws, declineAll, [], { user });
+    const call = { cmd: 'git status', login: false, sandbox_permissions: 'require_escalated' };
+    await c.call('exec_command', { ...call, workdir: 'sub' });
+    await c.call('exec_command', call);
+    expect(formText(c.asked[0]!).split('\n')[0]).toBe(
+      `Warning: git here reads the repository at ${nested}/.git, which lies in ${ws}: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
+    );
+    expect(formText(c.asked[1]!).split('\n')[0]).toBe('Allow this command?');
+  });
+});
