@@ -497,3 +497,60 @@ export function programsOf(argv: readonly string[]): string[] {
 function shellQuote(arg: string): string {
   return PLAIN_WORD.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
 }
+
+/** Variables a shell (or the dynamic loader) reads to find or run programs: bash's, zsh's (`path`, `fpath`), ld.so's. */
+const LOOKUP_VARIABLES = words(
+  'BASHOPTS BASH_ENV CDPATH ENV FPATH GLOBIGNORE IFS LD_AUDIT LD_LIBRARY_PATH LD_PRELOAD PATH SHELLOPTS ZDOTDIR fpath path',
+);
+/** Builtins that change where a later program name leads, or run text as commands (`eval`, `source`). */
+const LOOKUP_BUILTINS = words('. alias builtin cd enable eval exec hash popd pushd source');
+/** Builtins that assign a variable they are given by name, which may be one of LOOKUP_VARIABLES under another spelling. */
+const ASSIGNING_BUILTINS = words('declare export let local mapfile printf read readarray readonly typeset unset');
+/** A word that names or assigns a lookup variable (`PATH=…`, `PATH+=…`, `path[1]=…`, `export PATH`, `ref=PATH`). */
+const LOOKUP_WORD = new RegExp(`(^|=)(${[...LOOKUP_VARIABLES].join('|')})(\\+?=|\\[|$)`);
+/** `${PATH:=…}` assigns as it expands. */
+const LOOKUP_EXPANSION = new RegExp(`\\$\\{(${[...LOOKUP_VARIABLES].join('|')}):?=`);
+/** `name() …`: a function, which a later command of that name runs instead of the program. */
+const FUNCTION_DEFINITION = /(^|[\s;&|(){}])[^\s;&|()<>'"$`\\]+\s*\(\s*\)/;
+
+/**
+ * How a command (a shell's `-c` script, or an argv) changes how its own programs are found, by what does it: an
+ * assignment of PATH or another variable of LOOKUP_VARIABLES, `cd`, `hash`, `alias`, `source`, `eval`, `exec`, an
+ * `env` with options or such assignments, `command -p`, a function. Empty when it does none of these, so the
+ * programs its PATH finds are the ones that run. Over-approximates like the danger check (quotes dropped, so a
+ * nested `bash -c '…'` is read too; a word that is only data may count); what it cannot see, it must not miss.
+ */
+export function lookupChanges(argv: readonly string[]): string[] {
+  const script = looseShellScript(argv);
+  const found = new Set<string>();
+  if (script !== undefined) {
+    if (FUNCTION_DEFINITION.test(script)) found.add('a function definition');
+    const expansion = LOOKUP_EXPANSION.exec(script);
+    if (expansion) found.add(`\${${expansion[1]}=…}`);
+  }
+  const segments =
+    script === undefined
+      ? [argv]
+      : script.split(/[;&|()`\n{}]/).map((s) =>
+          s
+            .split(/\s+/)
+            .map((w) => w.replace(/["'\\]/g, ''))
+            .filter((w) => w !== ''),
+        );
+  for (const words of segments) lookupChangesOf(words, found);
+  return [...found];
+}
+
+function lookupChangesOf(command: readonly string[], found: Set<string>): void {
+  for (const [i, word] of command.entries()) {
+    const match = LOOKUP_WORD.exec(word);
+    if (match) found.add(match[3] === '' ? match[2]! : `${match[2]!}=`);
+    const program = programName(word);
+    const args = command.slice(i + 1);
+    if (LOOKUP_BUILTINS.has(word) || word === 'function') found.add(word);
+    else if (ASSIGNING_BUILTINS.has(word) && args.some((a) => /^[^=]*[$`]/.test(a) || /^-[A-Za-z]*n/.test(a))) {
+      found.add(`${word} of a name made at run time or a reference`);
+    } else if (word === 'command' && args.some((a) => /^-[A-Za-z]*p/.test(a))) found.add('command -p');
+    else if (program === 'env' && i === 0 && args.some((a) => a.startsWith('-'))) found.add('env with options');
+  }
+}

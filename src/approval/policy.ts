@@ -45,6 +45,8 @@ export interface ApprovedRun {
   /** The argv as it will be executed, its program resolved to a path where the executor could (the shell included). */
   argv: readonly string[];
   cwd: string;
+  /** The directory's device and inode (`dev:ino`) as shown, where known: a folder swapped in under its name is another. */
+  cwdId?: string;
   /** True: run outside the sandbox. */
   escalated: boolean;
   /** True: in a pseudo-terminal, which the agent can type into (write_stdin) while it runs. */
@@ -68,6 +70,8 @@ export interface ApprovalRequest extends ApprovedRun {
   justification?: string;
   /** For `sandbox-denied`: what the sandbox refused. */
   denial?: string;
+  /** Why an approval for the session would not be remembered (it is asked again each time), when it would not. */
+  askedEachTime?: string;
 }
 
 /** approve: this once; approve-for-session: this and every identical call (the same ApprovedRun). */
@@ -147,7 +151,8 @@ export class ApprovalCache {
 }
 
 // JSON keeps each argument whole and distinct (["a b"] is not ["a", "b"]); lone surrogates are escaped, not lost.
-const key = (run: ApprovedRun) => JSON.stringify([run.argv, run.cwd, run.escalated, run.tty, run.location ?? null]);
+const key = (run: ApprovedRun) =>
+  JSON.stringify([run.argv, run.cwd, run.cwdId ?? null, run.escalated, run.tty, run.location ?? null]);
 
 /** The reply to a deny: a person's (with their words, if any), or one that nobody decided. */
 export function deniedMessage(decision: ApprovalDecision, escalated = false): string {

@@ -1,5 +1,5 @@
-import { resolve } from 'node:path';
-import { programsOf } from '../approval/command-safety.js';
+import { basename, dirname, join, resolve } from 'node:path';
+import { lookupChanges, programsOf } from '../approval/command-safety.js';
 import {
   ApprovalCache,
   assess,
@@ -118,19 +118,29 @@ export class CommandGate {
       );
     }
     if (decision.decision === 'deny') throw notApproved(deniedMessage(decision, request.escalated));
-    if (decision.decision === 'approve-for-session') this.approved.add(request);
+    if (decision.decision === 'approve-for-session' && request.askedEachTime === undefined) this.approved.add(request);
   }
 }
 
 /**
  * What the person is shown of `call`, from its plan: the argv that runs, the programs its command line names as its
  * PATH finds them, and a warning for each of those (and the program itself) that lies where the sandbox being left
- * lets commands write.
+ * lets commands write. A command line that changes how its programs are found gets a warning instead of programs.
+ * Neither is remembered for the session: a program the agent can rewrite, or one not known, is not what was read.
  */
 function approvalRequest(call: GateCall): Omit<ApprovalRequest, 'escalated' | 'reason'> {
   const { plan } = call;
-  const programs = plan.path !== undefined ? foundPrograms(plan) : [];
-  const warnings = [...(plan.warnings ?? [])];
+  const changes = lookupChanges(plan.argv);
+  const programs = plan.path !== undefined && changes.length === 0 ? foundPrograms(plan) : [];
+  const warnings: string[] = [];
+  let askedEachTime: string | undefined;
+  if (changes.length > 0) {
+    warnings.push(
+      `Warning: the command changes how its programs are found (${changes.join(', ')}): which programs run is not known before it runs.`,
+    );
+    askedEachTime = 'which programs it runs is not known before it runs';
+  }
+  warnings.push(...(plan.warnings ?? []));
   const roots = plan.writableRoots;
   if (roots) {
     for (const path of [plan.argv[0]!, ...programs.map((p) => p.path)]) {
@@ -139,18 +149,43 @@ function approvalRequest(call: GateCall): Omit<ApprovalRequest, 'escalated' | 'r
       warnings.push(
         `Warning: ${path} lies in ${root}, which commands in the sandbox can write: the agent may have written it.`,
       );
+      askedEachTime ??= 'a program it runs lies where commands in the sandbox can write, and may change';
     }
+  }
+  if (roots && [plan.argv[0]!, ...programs.map((p) => p.path)].some((path) => basename(path) === 'git')) {
+    const config = plantableGitConfig(plan.cwd, roots);
+    if (config !== undefined) warnings.push(config);
   }
   return {
     command: call.command,
     argv: plan.argv,
     cwd: plan.cwd,
+    ...(plan.cwdId !== undefined ? { cwdId: plan.cwdId } : {}),
     tty: call.tty,
     ...(call.location !== undefined ? { location: call.location } : {}),
     ...(call.shell ? { shell: call.shell } : {}),
     ...(programs.length > 0 ? { programs } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
+    ...(askedEachTime !== undefined ? { askedEachTime } : {}),
   };
+}
+
+/**
+ * A warning when the repository git finds from `cwd` keeps its `.git` where commands in the sandbox can write: its
+ * config (`core.fsmonitor`, `core.pager`) and hooks run programs. A writable root's own `.git` is kept read-only in
+ * the sandbox; a nested one, or a `.git` file pointing elsewhere, is not.
+ */
+function plantableGitConfig(cwd: string, roots: readonly string[]): string | undefined {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    const dotGit = join(dir, '.git');
+    if (HOST_FILE_FACTS.realPath(dotGit) !== undefined) {
+      if (roots.includes(dir) && HOST_FILE_FACTS.realPath(dotGit) === dotGit) return undefined;
+      const root = writableRootOf(dotGit, roots, HOST_FILE_FACTS);
+      if (root === undefined) return undefined;
+      return `Warning: git here reads the repository at ${dotGit}, which lies in ${root}: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`;
+    }
+    if (dir === dirname(dir)) return undefined;
+  }
 }
 
 /**

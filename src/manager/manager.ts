@@ -226,8 +226,17 @@ export class UnifiedExecManager {
     if (options?.signal?.aborted) throw cancelled();
     // The directory as checked: relative to nothing any more.
     const checked = { ...command, workdir: cwd === '' ? command.workdir : cwd };
-    const outsideRequest: CommandRequest = { ...checked, ...(leaving ? { leaving } : {}) };
-    const outside = () => gateCall(checkCommand(where.executor, outsideRequest), command, req.cmd, where.location);
+    const outsideRequest: CommandRequest = {
+      ...checked,
+      ...(leaving ? { leaving } : {}),
+      ...(plan.cwdId !== undefined ? { workdirId: plan.cwdId } : {}),
+    };
+    const outside = () => {
+      const checkedOutside = checkCommand(where.executor, outsideRequest);
+      // Run again in the directory this question shows.
+      if (checkedOutside.cwdId !== undefined) outsideRequest.workdirId = checkedOutside.cwdId;
+      return gateCall(checkedOutside, command, req.cmd, where.location);
+    };
     if (patch) {
       return applyPatchCall(this.gate, {
         call,
@@ -283,7 +292,11 @@ export class UnifiedExecManager {
       justification: req.justification,
     });
     const checked = { ...command, workdir: cwd === '' ? command.workdir : cwd };
-    const outsideRequest: CommandRequest = { ...checked, ...(leaving ? { leaving } : {}) };
+    const outsideRequest: CommandRequest = {
+      ...checked,
+      ...(leaving ? { leaving } : {}),
+      ...(plan.cwdId !== undefined ? { workdirId: plan.cwdId } : {}),
+    };
     const run = async (inside: SandboxPolicy | undefined) => {
       const { outcome, sandbox: laid } = await runToEnd(
         where.executor,
@@ -299,7 +312,12 @@ export class UnifiedExecManager {
     const { response, laid } = await run(sandbox);
     const denial = detectDenial(laid, response.exitCode, response.output);
     if (!denial) return response;
-    const outside = () => gateCall(checkCommand(where.executor, outsideRequest), command, described, where.location);
+    const outside = () => {
+      const checkedOutside = checkCommand(where.executor, outsideRequest);
+      // Run again in the directory this question shows.
+      if (checkedOutside.cwdId !== undefined) outsideRequest.workdirId = checkedOutside.cwdId;
+      return gateCall(checkedOutside, command, described, where.location);
+    };
     const next = await this.gate.afterDenial(outside, denial);
     if (next.retry) return (await run(undefined)).response;
     // The reply has no header lines: what the sandbox refused goes after the output.

@@ -42,6 +42,9 @@ export function approvalMessage(request: ApprovalRequest): string {
   if (request.escalated && request.reason === 'dangerous') lines.push(WHY.escalation);
   if (request.denial) lines.push(`The sandbox said: ${request.denial}`);
   if (request.justification) lines.push(`The agent's reason: ${request.justification}`);
+  if (request.askedEachTime) {
+    lines.push(`Approving it for the session runs it this once: ${request.askedEachTime}, so it is asked each time.`);
+  }
   return lines.join('\n');
 }
 

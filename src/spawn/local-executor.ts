@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { commandArgv } from './command.js';
 import { PipeProcess } from './pipe-process.js';
@@ -13,7 +13,7 @@ import {
   writableRootOf,
 } from './leave-sandbox.js';
 import { resolveWorkdir } from './resolve.js';
-import { ShellSnapshots, type LoginPlan } from './shell-snapshot.js';
+import { ShellSnapshots, profileFiles, snapshotShell, type LoginPlan } from './shell-snapshot.js';
 import {
   type CommandPlan,
   type CommandRequest,
@@ -94,18 +94,33 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     let { argv } = plan;
     // A login command line: through a snapshot of the login profile (taken by prepare, else now), when one can be had.
     const login = prepared ? prepared.login : await this.loginPlan(request, plan);
-    if (login?.argv && 'script' in request.command) argv = login.argv(request.command.script);
+    // Leaving the sandbox: the PATH the profile left, cleaned like the one it started with (no relative entries, no
+    // folders of the writable roots), so `./node_modules/.bin` a profile adds does not find the agent's programs.
+    const roots = plan.writableRoots;
+    const cleaned = roots && login?.path !== undefined ? cleanPath(login.path, roots, HOST_FILE_FACTS) : undefined;
+    if (login?.argv && 'script' in request.command) argv = login.argv(request.command.script, cleaned);
     else if (login?.warning) warnings.push(login.warning);
     if (this.closed) throw new Error('the local executor is closed');
-    const process = this.spawn({
-      argv,
-      cwd: plan.cwd,
-      env: plan.env,
-      tty: request.tty,
-      ...(request.tty ? { cols: request.cols, rows: request.rows } : {}),
-      ...(!request.tty && request.stdin ? { pipeStdin: true } : {}),
-      ...(sandbox ? { sandbox } : {}),
-    });
+    const dir =
+      request.workdirId !== undefined
+        ? openApprovedDir(plan.cwd, request.workdirId, request.workdir ?? plan.cwd)
+        : undefined;
+    let process: ExecProcess;
+    try {
+      process = this.spawn({
+        argv,
+        // The child changes into the directory this fd holds: a folder swapped in under its path since is not entered.
+        cwd: dir === undefined ? plan.cwd : `/proc/self/fd/${dir}`,
+        env: dir === undefined ? plan.env : { ...plan.env, PWD: plan.cwd },
+        tty: request.tty,
+        ...(request.tty ? { cols: request.cols, rows: request.rows } : {}),
+        ...(!request.tty && request.stdin ? { pipeStdin: true } : {}),
+        ...(sandbox ? { sandbox } : {}),
+      });
+    } finally {
+      // The child has changed directory by now: node-pty and libuv chdir in the child before they return.
+      if (dir !== undefined) closeSync(dir);
+    }
     return { process, sandbox, warnings };
   }
 
@@ -201,13 +216,12 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     const plan: LocalPlan = { argv, cwd, env, ...(env.PATH !== undefined ? { path: env.PATH } : {}) };
     if (!leaving || !roots) return plan;
     plan.writableRoots = roots;
+    plan.cwdId = directoryId(statSync(cwd));
     const { command } = request;
     const home = env.HOME ?? homedir();
-    const profileIn = 'script' in command && command.login ? writableRootOf(home, roots, HOST_FILE_FACTS) : undefined;
-    if (profileIn !== undefined) {
-      plan.warnings = [
-        `Warning: this login shell first runs the login profile in ${home}, which lies in ${profileIn}: commands in the sandbox can write there, so the agent may have changed it.`,
-      ];
+    if ('script' in command && command.login) {
+      const warnings = profileWarnings(program, home, roots);
+      if (warnings.length > 0) plan.warnings = warnings;
     }
     if (isScript || isShellName(program)) {
       const configured = findProgram(leaving.configuredShell, env, cwd) ?? leaving.configuredShell;
@@ -241,4 +255,43 @@ function etcShells(): string[] {
   } catch {
     return [];
   }
+}
+
+/** A directory's identity: its device and inode. */
+const directoryId = (stat: { dev: number; ino: number }) => `${stat.dev}:${stat.ino}`;
+
+/**
+ * An fd on the directory at `path`, when it is still the one approved (`id`, see CommandPlan.cwdId, shown as
+ * `shown`); throws when another folder now has its name (the agent swapped it after the person read the form).
+ */
+function openApprovedDir(path: string, id: string, shown: string): number {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY);
+  const now = directoryId(fstatSync(fd));
+  if (now === id) return fd;
+  closeSync(fd);
+  throw new Error(
+    `the directory ${shown} is not the one approved: it was replaced after the question was asked (it now leads to ${path}, device and inode ${now}, not ${id}); not run`,
+  );
+}
+
+/**
+ * What a login `shell` reads first that commands in the sandbox could have written: the home folder itself in a
+ * writable root, or a startup file whose real path lies in one (a `~/.bashrc` linked into the workspace).
+ */
+function profileWarnings(shell: string, home: string, roots: readonly string[]): string[] {
+  const homeIn = writableRootOf(home, roots, HOST_FILE_FACTS);
+  if (homeIn !== undefined) {
+    return [
+      `Warning: this login shell first runs the login profile in ${home}, which lies in ${homeIn}: commands in the sandbox can write there, so the agent may have changed it.`,
+    ];
+  }
+  return profileFiles(snapshotShell(shell) ?? 'dash', home).flatMap((file) => {
+    const real = HOST_FILE_FACTS.realPath(file);
+    const root = real === undefined ? undefined : writableRootOf(real, roots, HOST_FILE_FACTS);
+    if (root === undefined) return [];
+    const where = real === file ? file : `${file} (a link to ${real})`;
+    return [
+      `Warning: this login shell first runs ${where}, which lies in ${root}: commands in the sandbox can write there, so the agent may have changed it.`,
+    ];
+  });
 }

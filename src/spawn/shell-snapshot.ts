@@ -187,12 +187,21 @@ export interface SnapshotRequest {
 
 /** How to run one login command: through a snapshot, or as a real login shell (with why, when it failed). */
 export type LoginPlan =
-  { argv: (cmd: string) => string[]; warning?: undefined } | { argv?: undefined; warning?: string };
+  | {
+      /** The argv of `cmd`; with `path`, PATH is set to it after the snapshot (see LocalExecutor.start). */
+      argv: (cmd: string, path?: string) => string[];
+      /** The PATH the profile left, when it set one. */
+      path?: string;
+      warning?: undefined;
+    }
+  | { argv?: undefined; path?: undefined; warning?: string };
 
 /** Snapshots of one manager, by what they depend on; their directory is removed by close(). */
 export class ShellSnapshots {
   private dir: string | undefined;
   private readonly taken = new Map<string, Promise<string | Error>>();
+  /** The PATH each snapshot file sets, by file. */
+  private readonly paths = new Map<string, string>();
   /** Capture processes still running, ended by close(). */
   private readonly capturing = new Set<ExecProcess>();
 
@@ -231,8 +240,17 @@ export class ShellSnapshots {
       return this.plan(request);
     }
     // zsh parses a whole -c string before running any of it: the snapshot's aliases apply only to what eval parses.
-    if (kind === 'zsh') return { argv: (cmd) => [request.shell, '-c', `. ${quote(result)}\neval ${quote(cmd)}`] };
-    return { argv: (cmd) => [request.shell, '-c', `. ${quote(result)}\n${cmd}`] };
+    const path = this.paths.get(result);
+    const source = (setPath: string | undefined) =>
+      `. ${quote(result)}\n${setPath === undefined ? '' : `export PATH=${quote(setPath)}\n`}`;
+    return {
+      argv: (cmd, setPath) => [
+        request.shell,
+        '-c',
+        kind === 'zsh' ? `${source(setPath)}eval ${quote(cmd)}` : `${source(setPath)}${cmd}`,
+      ],
+      ...(path !== undefined ? { path } : {}),
+    };
   }
 
   /** Removes the snapshots and ends captures still running (their snapshots are not written). */
@@ -241,6 +259,7 @@ export class ShellSnapshots {
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
     this.taken.clear();
+    this.paths.clear();
   }
 
   private async take(kind: SnapshotShell, request: SnapshotRequest, key: string): Promise<string> {
@@ -252,6 +271,8 @@ export class ShellSnapshots {
     if (!capture) throw new Error('the profile ended the shell before it could be captured');
     const file = join(dir, `${kind}-${key.slice(0, 16)}.sh`);
     writeFileSync(file, snapshotText(capture, request.env, request.keep), { mode: 0o600, flag: 'wx' });
+    const path = capture.env.get('PATH');
+    if (path !== undefined) this.paths.set(file, path);
     return file;
   }
 

@@ -143,6 +143,11 @@ export interface CommandRequest {
   workdir: string | undefined;
   /** The default directory of commands on this machine (the manager's `cwd`); an executor elsewhere has its own. */
   defaultWorkdir: string;
+  /**
+   * The directory's device and inode as approved (CommandPlan.cwdId): the command starts in that directory, held
+   * open from the check to the start, and not at all when its path names another by then.
+   */
+  workdirId?: string;
   /** What the caller calls the working directory, in messages (default `workdir`). */
   workdirName?: string;
   /** Which variables the program inherits and which are set; the session variables are set too. */
@@ -185,6 +190,11 @@ export interface CommandPlan {
   argv: readonly string[];
   /** The working directory; '' where an executor elsewhere resolves it on its side. */
   cwd: string;
+  /**
+   * For a command leaving the sandbox here: the directory's device and inode (`dev:ino`). It starts in that very
+   * directory (CommandRequest.workdirId), not in whatever its path names by then.
+   */
+  cwdId?: string;
   /** The PATH the command starts with, when known here: where the programs a command line names are found. */
   path?: string;
   /** The folders the sandbox being left lets commands write (resolved): what runs from them, the agent may have made. */

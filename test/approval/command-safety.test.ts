@@ -4,6 +4,7 @@ import {
   commandLine,
   isDangerousCommand,
   isKnownSafeCommand,
+  lookupChanges,
   programsOf,
   quoteArgv,
 } from '../../src/approval/command-safety.js';
@@ -573,5 +574,50 @@ describe('quoteArgv', () => {
       `/usr/bin/bash -lc 'git status --short && echo '\\''it'\\'''\\''s'\\'''`,
     );
     expect(quoteArgv(['echo', 'a b', ''])).toBe("echo 'a b' ''");
+  });
+});
+
+describe('lookupChanges', () => {
+  const of = (script: string) => lookupChanges(['/usr/bin/bash', '-lc', script]);
+
+  it.each([
+    ['PATH=b:$PATH git status', ['PATH=']],
+    ['cd b; PATH=.:$PATH; git status', ['cd', 'PATH=']],
+    ['hash -p b/git git; git status', ['hash']],
+    ['export PATH="./node_modules/.bin:$PATH" && npm test', ['PATH=']],
+    ['LD_PRELOAD=./x.so ls', ['LD_PRELOAD=']],
+    ['BASH_ENV=./e bash -c ls', ['BASH_ENV=']],
+    ['path=(b $path); git status', ['path=']],
+    ['alias git=./b/git; git status', ['alias']],
+    ['source ./env.sh && make', ['source']],
+    ['. ./env.sh && make', ['.']],
+    ['eval "$X"', ['eval']],
+    ['exec git status', ['exec']],
+    ['pushd b && git status', ['pushd']],
+    ['enable -n echo', ['enable']],
+    ['command -p git status', ['command -p']],
+    ['git() { ./b/git "$@"; }; git status', ['a function definition']],
+    ['function git { ./b/git; }; git status', ['function']],
+    ['declare -n r=PATH; r=b; git status', ['declare of a name made at run time or a reference', 'PATH']],
+    ['export "$NAME=b"; git status', ['export of a name made at run time or a reference']],
+    [': ${PATH:=b}; git status', ['${PATH=…}']],
+    ['bash -c "cd b && git status"', ['cd']],
+    ['env -i git status', ['env with options']],
+  ])('%s: %j', (script, expected) => {
+    expect(of(script)).toEqual(expected);
+  });
+
+  it.each(['git status', 'npm test', 'export FOO=1 && npm test', 'echo $PATH', 'command -v git', 'FOO=1 make'])(
+    '%s: nothing',
+    (script) => {
+      expect(of(script)).toEqual([]);
+    },
+  );
+
+  it('an argv: env with a lookup assignment or options, by any path; a plain program is nothing', () => {
+    expect(lookupChanges(['/usr/bin/env', 'PATH=/x', 'git', 'status'])).toEqual(['PATH=']);
+    expect(lookupChanges(['env', '-u', 'HOME', 'git'])).toEqual(['env with options']);
+    expect(lookupChanges(['/usr/bin/env', 'FOO=1', 'git'])).toEqual([]);
+    expect(lookupChanges(['/usr/bin/git', 'status'])).toEqual([]);
   });
 });

@@ -3,13 +3,13 @@
 // whatever it is shown and keeps the form's text. Each planted program writes a marker into a folder outside every
 // writable root: the marker can only appear if the program ran outside the sandbox.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { TRUSTED_PATH, findExecutable } from '../../src/util/executable.js';
-import { connectApprovalClient, decide, formText, type Answer } from '../helpers/approval-client.js';
+import { connectApprovalClient, decide, declineAll, formText, type Answer } from '../helpers/approval-client.js';
 import { CANNOT_SWITCH_USER, NOBODY, removeMountPoint } from '../helpers/nobody.js';
 import { textOf } from '../reliability/harness.js';
 import { BACKENDS } from '../sandbox/sandbox-helpers.js';
@@ -310,5 +310,156 @@ describe('the approval form', () => {
       expect(textOf(r)).toMatch(/Not run: nobody approved this command/);
     }
     expect(c.asked).toHaveLength(6);
+  });
+});
+
+describe.each(users)('what was approved is what runs later, served as %s', (user) => {
+  const open = useClients();
+  const forSession: Answer = () => ({ action: 'accept', content: { decision: 'approve-for-session' } });
+
+  it('a directory swapped for a link elsewhere while the form is open: the command does not run in it', async () => {
+    const ws = workspace(user);
+    const build = join(ws, 'build');
+    mkdirSync(build);
+    const victim = folder(user, '/var/tmp', 'ue-what-runs-victim-');
+    if (user === 'nobody') execFileSync('chown', [`${NOBODY}:${NOBODY}`, build]);
+    // The agent swaps the folder while the person reads the form (done here, as the answer is given).
+    const swapThenApprove: Answer = () => {
+      renameSync(build, join(ws, 'b.old'));
+      symlinkSync(victim, build);
+      return { action: 'accept', content: { decision: 'approve' } };
+    };
+    const c = await open(ws, swapThenApprove, [], { user });
+    const r = await c.call('exec_command', {
+      cmd: 'touch ran-here',
+      workdir: 'build',
+      login: false,
+      sandbox_permissions: 'require_escalated',
+    });
+    expect(formText(c.asked[0]!).split('\n')).toContain(`Directory: ${build}`);
+    expect(existsSync(join(victim, 'ran-here'))).toBe(false);
+    expect(textOf(r)).toContain(`the directory ${build} is not the one approved: it was replaced`);
+  });
+
+  it('started in the directory shown: `pwd` and $PWD name it', async () => {
+    const ws = workspace(user);
+    const c = await open(ws, approveAll, [], { user });
+    const r = await c.call('exec_command', {
+      cmd: 'pwd; echo "pwd -P: $(pwd -P)"',
+      login: false,
+      sandbox_permissions: 'require_escalated',
+    });
+    expect(textOf(r)).toContain(`${ws}\npwd -P: ${ws}`);
+  });
+
+  it('approved for the session, then another folder moved in under the same name: asked again', async () => {
+    const ws = workspace(user);
+    mkdirSync(join(ws, 'build'));
+    mkdirSync(join(ws, 'other'));
+    if (user === 'nobody') execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, ws]);
+    const c = await open(ws, forSession, [], { user });
+    const call = { cmd: 'pwd', workdir: 'build', login: false, sandbox_permissions: 'require_escalated' };
+    await c.call('exec_command', call);
+    renameSync(join(ws, 'build'), join(ws, 'b.old'));
+    renameSync(join(ws, 'other'), join(ws, 'build'));
+    await c.call('exec_command', call);
+    expect(c.asked).toHaveLength(2);
+  });
+
+  it('a program in the workspace approved for the session: its rewrite is asked about again', async () => {
+    const ws = workspace(user);
+    const marker = markerIn(user);
+    plant(user, join(ws, 'run.sh'), `${marker}-first`, 'echo first');
+    const c = await open(ws, forSession, [], { user });
+    const call = { cmd: './run.sh', login: false, sandbox_permissions: 'require_escalated' };
+    expect(textOf(await c.call('exec_command', call))).toContain('first');
+    expect(formText(c.asked[0]!).split('\n')).toContain(
+      'Approving it for the session runs it this once: a program it runs lies where commands in the sandbox can write, and may change, so it is asked each time.',
+    );
+    // The agent rewrites it, in the sandbox.
+    await c.call('exec_command', { cmd: `printf '#!/bin/sh\\necho second\\n' > run.sh` });
+    expect(textOf(await c.call('exec_command', call))).toContain('second');
+    expect(c.asked).toHaveLength(2);
+  });
+});
+
+describe('a command line that changes how its programs are found', () => {
+  const open = useClients();
+  const warning = (how: string) =>
+    `Warning: the command changes how its programs are found (${how}): which programs run is not known before it runs.`;
+
+  it.each([
+    ['PATH=b:$PATH git status', 'PATH='],
+    ['cd b; PATH=.:$PATH; git status', 'cd, PATH='],
+    ['hash -p b/git git; git status', 'hash'],
+  ])('%s: the form warns first and claims no Programs', async (cmd, how) => {
+    const ws = workspace('root');
+    const c = await open(ws, declineAll);
+    await c.call('exec_command', { cmd, login: false, sandbox_permissions: 'require_escalated' });
+    const lines = formText(c.asked[0]!).split('\n');
+    expect(lines[0]).toBe(warning(how));
+    expect(lines.filter((l) => l.startsWith('Programs:'))).toEqual([]);
+  });
+
+  it('the shell tool: an argv through `env PATH=…` warns the same way', async () => {
+    const ws = workspace('root');
+    const c = await open(ws, declineAll, ['--tool', 'shell']);
+    await c.call('shell', {
+      command: ['/usr/bin/env', 'PATH=/x', 'git', 'status'],
+      sandbox_permissions: 'require_escalated',
+    });
+    expect(formText(c.asked[0]!).split('\n')[0]).toBe(warning('PATH='));
+  });
+});
+
+describe.each(users)('the login profile of a command leaving the sandbox, served as %s', (user) => {
+  const open = useClients();
+
+  it('a ~/.bashrc linked into the workspace: the form warns first, naming the link and the file', async () => {
+    const ws = workspace(user);
+    const home = folder(user, '/var/tmp', 'ue-what-runs-home-');
+    writeFileSync(join(ws, 'rc'), 'true\n');
+    symlinkSync(join(ws, 'rc'), join(home, '.bashrc'));
+    const c = await open(ws, declineAll, [], { user, env: { HOME: home } });
+    await c.call('exec_command', { cmd: 'git status', shell: 'bash', sandbox_permissions: 'require_escalated' });
+    expect(formText(c.asked[0]!).split('\n')[0]).toBe(
+      `Warning: this login shell first runs ${home}/.bashrc (a link to ${ws}/rc), which lies in ${ws}: commands in the sandbox can write there, so the agent may have changed it.`,
+    );
+  });
+
+  it('a profile that puts ./node_modules/.bin first on PATH: the workspace’s git does not run outside', async () => {
+    const ws = workspace(user);
+    const marker = markerIn(user);
+    plant(user, join(ws, 'node_modules', '.bin', 'git'), marker, 'echo planted git ran');
+    const home = folder(user, '/var/tmp', 'ue-what-runs-home-');
+    writeFileSync(join(home, '.profile'), 'export PATH="./node_modules/.bin:$PATH"\n');
+    const c = await open(ws, approveAll, [], { user, env: { HOME: home } });
+    const r = await c.call('exec_command', {
+      cmd: 'git status --short',
+      shell: 'bash',
+      sandbox_permissions: 'require_escalated',
+    });
+    expect(textOf(r)).toContain('?? untracked.txt');
+    expect(textOf(r)).not.toContain('planted git ran');
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe.each(users)('git outside the sandbox in a repository the sandbox can write, served as %s', (user) => {
+  const open = useClients();
+
+  it('a repository nested in the workspace: the form warns first, naming it; the workspace’s own does not', async () => {
+    const ws = workspace(user);
+    const nested = join(ws, 'sub');
+    execFileSync('git', ['init', '-q', nested]);
+    if (user === 'nobody') execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, nested]);
+    const c = await open(ws, declineAll, [], { user });
+    const call = { cmd: 'git status', login: false, sandbox_permissions: 'require_escalated' };
+    await c.call('exec_command', { ...call, workdir: 'sub' });
+    await c.call('exec_command', call);
+    expect(formText(c.asked[0]!).split('\n')[0]).toBe(
+      `Warning: git here reads the repository at ${nested}/.git, which lies in ${ws}: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
+    );
+    expect(formText(c.asked[1]!).split('\n')[0]).toBe('Allow this command?');
   });
 });

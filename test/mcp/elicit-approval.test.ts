@@ -59,4 +59,16 @@ describe('approvalMessage', () => {
     expect(lines).toContain('Login shell: no (-c)');
     expect(lines).not.toContain(expect.stringMatching(/^Terminal|^On:/));
   });
+
+  it('says last when approving for the session runs it only once, and why', () => {
+    const lines = approvalMessage({
+      ...request,
+      escalated: true,
+      reason: 'escalation',
+      askedEachTime: 'which programs it runs is not known before it runs',
+    }).split('\n');
+    expect(lines.at(-1)).toBe(
+      'Approving it for the session runs it this once: which programs it runs is not known before it runs, so it is asked each time.',
+    );
+  });
 });
