@@ -60,6 +60,7 @@ export async function runExecServer(options: ExecServerCommandOptions): Promise<
   const server = new ExecServer({ version: options.version, log });
   exitOnSignals(() => server.close(), log, 0);
   if (options.listen.kind === 'stdio') {
+    hideTokenFiles(undefined, process.cwd());
     const { serveStdio } = await import('../exec-server/stdio-transport.js');
     log(`exec-server ${options.version} on stdio`);
     await serveStdio(server);

@@ -4,6 +4,7 @@ import { startStdioServer } from '../mcp/stdio.js';
 import { log } from './log.js';
 import { policyLine } from './server-policy.js';
 import { exitOnSignals } from './signals.js';
+import { hideTokenFiles } from './token-auth.js';
 
 /** `mcp`: the stdio server. Nothing but protocol may reach stdout, so every message goes to stderr. */
 export async function serveStdio(options: {
@@ -13,6 +14,7 @@ export async function serveStdio(options: {
   structuredOutput: boolean;
   stateLines: boolean;
 }): Promise<void> {
+  hideTokenFiles(undefined, options.managerOptions.cwd ?? process.cwd());
   const server = await startStdioServer({
     managerOptions: options.managerOptions,
     version: options.version,

@@ -128,13 +128,14 @@ function checkToken(source: string, token: string): string {
 }
 
 /**
- * Keeps every file that may hold the token out of this server's sandboxes: its --token-file, and the clients'
- * configs that may store it (`workspace`: where a project's .mcp.json would be).
+ * Keeps every file that may hold a token of this server or another out of this server's sandboxes: its --token-file
+ * (`auth`, when it has one), and the clients' configs that may store tokens (`workspace`: where a project's .mcp.json
+ * would be). Every server mode hides the configs, with a token or not: they hold other servers' tokens too. An
+ * executor's token file is hidden where it is read (src/executors/registry.ts).
  */
-export function hideTokenFiles(auth: TokenAuth, workspace: string): void {
-  if (auth.from === 'none') return;
+export function hideTokenFiles(auth: TokenAuth | undefined, workspace: string): void {
   const configs = clientConfigFiles(homedir(), process.env.CODEX_HOME, resolve(workspace));
-  hideFromSandboxes([...(auth.from === 'file' ? [auth.path] : []), ...configs]);
+  hideFromSandboxes([...(auth?.from === 'file' ? [auth.path] : []), ...configs]);
 }
 
 /** What a server started with --no-auth says on stderr. */

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { hideFromSandboxes } from '../sandbox/secret-files.js';
 import { LocalExecutor } from '../spawn/local-executor.js';
 import type { Executor } from '../spawn/types.js';
 import { DockerExecutor } from './docker.js';
@@ -27,7 +29,9 @@ export function createExecutor(url: ExecutorUrl, env: NodeJS.ProcessEnv = proces
   }
 }
 
+/** Reads an exec-server's token file, which from then on no sandbox of this process may read. */
 function readToken(path: string): string {
+  hideFromSandboxes([resolve(path)]);
   let token: string;
   try {
     token = readFileSync(path, 'utf8').trim();
