@@ -38,7 +38,7 @@ export function parseInvocation(command: string): PatchInvocation | undefined {
  * with it in the wrong place costs one turn (`\nEOF\n` as one search pattern is far slower on blank lines).
  */
 function delimiterLine(text: string, from: number, delimiter: string): { start: number; after: number } | undefined {
-  for (let start = text.indexOf(delimiter, from); start >= 0; ) {
+  for (let start = text.indexOf(delimiter, from); start >= 0;) {
     const end = start + delimiter.length;
     const lineStart = start === from || text.charCodeAt(start - 1) === 0x0a;
     if (lineStart && (end === text.length || text.charCodeAt(end) === 0x0a)) return { start, after: end + 1 };
