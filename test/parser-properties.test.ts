@@ -323,4 +323,26 @@ describe('the output buffer, truncation and decoding', () => {
       RUNS,
     );
   });
+
+  it('the UTF-8 decoder reads bytes cut anywhere, ASCII runs and garbage, as the streaming TextDecoder does', () => {
+    const byte = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0xff }));
+    fc.assert(
+      fc.property(
+        fc.array(byte, { maxLength: 80 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        fc.nat(10),
+        (list, points, endAt) => {
+          const decoder = new Utf8StreamDecoder();
+          const reference = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+          const chunks = cut(Buffer.from(list), points);
+          for (const [i, chunk] of chunks.entries()) {
+            expect(decoder.write(chunk)).toBe(reference.decode(chunk, { stream: true }));
+            if (i === endAt) expect(decoder.end()).toBe(reference.decode());
+          }
+          expect(decoder.end()).toBe(reference.decode());
+        },
+      ),
+      RUNS,
+    );
+  });
 });

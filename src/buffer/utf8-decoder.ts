@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { omissionMarker } from './truncate.js';
 
 /**
@@ -9,14 +10,24 @@ import { omissionMarker } from './truncate.js';
 export class Utf8StreamDecoder {
   // ignoreBOM keeps a U+FEFF in the output: terminal output is a byte stream, and the decoder restarts after end().
   private readonly decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+  /** The decoder may hold the first bytes of a character: the last byte it was given was not ASCII. */
+  private holding = false;
 
-  /** Decodes `bytes`, holding an incomplete trailing sequence until the next write or end(). */
+  /**
+   * Decodes `bytes`, holding an incomplete trailing sequence until the next write or end(). ASCII with nothing held
+   * is its own text, read natively at memory speed (the streaming decoder took ~10 ms a MiB, in one go).
+   */
   write(bytes: Uint8Array): string {
+    if (bytes.length === 0) return '';
+    if (!this.holding && isAscii(bytes))
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+    this.holding = bytes[bytes.length - 1]! >= 0x80; // an ASCII byte ends any character before it
     return this.decoder.decode(bytes, { stream: true });
   }
 
   /** Flushes any held incomplete sequence as U+FFFD and resets, so the next write starts a fresh stream. */
   end(): string {
+    this.holding = false;
     return this.decoder.decode();
   }
 }

@@ -109,7 +109,8 @@ const workdir = z
 export const execCommandParams = z.object({
   cmd: z
     .string(expected('a string'))
-    .refine((cmd) => cmd.trim() !== '', { error: (issue) => `expected a command line, got ${blank(issue.input)}` })
+    // /\S/ stops at the first non-blank character; trim() would read a heredoc of 4 MiB of blank lines to its end.
+    .refine((cmd) => /\S/.test(cmd), { error: (issue) => `expected a command line, got ${blank(issue.input)}` })
     // exec() ends each argument at a NUL: a PTY would run only the part before it (pipes refuse it). Refuse both.
     .refine((cmd) => !cmd.includes('\0'), { error: 'expected no NUL character (\\u0000)' })
     .describe('The command line to run, as you would type it into a shell, e.g. `ls -la src` or `npm test 2>&1`.'),

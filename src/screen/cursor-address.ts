@@ -42,32 +42,38 @@ export function splitCursorDrawing(text: string, rows: number): { drawn: boolean
 }
 
 const ESC = 0x1b;
-const TAB = 0x09;
-const LINE_FEED = 0x0a;
-const SPACE = 0x20;
+/** A run of controls other than ESC, tab and line feed: they show nothing. */
+// eslint-disable-next-line no-control-regex -- they are made of control characters
+const CONTROL_RUN = /[\x00-\x08\x0b-\x1a\x1c-\x1f]+/y;
+/** A run of what shows or spaces: characters, spaces, tabs, line feeds. */
+// eslint-disable-next-line no-control-regex -- it ends at a control character
+const SHOWN_RUN = /[^\x00-\x08\x0b-\x1f]+/y;
 
 /**
- * One pass over `text`, a control or a character at a time (the regex only where an escape begins):
+ * One pass over `text`, a run at a time (native regex scans; a regex for the sequence where an escape begins):
  * where the run of invisible controls that ends it begins, and whether anything but whitespace shows before. A regex
- * anchored with `$` was tried again from every control of a long run (80 kB of them took seconds), and one more
- * replaced each control of 1 MiB of them one by one.
+ * anchored with `$` was tried again from every control of a long run (80 kB of them took seconds), one more
+ * replaced each control of 1 MiB of them one by one, and a loop a character at a time held the event loop for
+ * 1 MiB of them.
  */
 function scanControls(text: string): { trailingStart: number; visible: boolean } {
   let trailingStart = 0;
   let visible = false;
   for (let at = 0; at < text.length;) {
-    const code = text.charCodeAt(at);
-    if (code === ESC) {
-      INVISIBLE_AT.lastIndex = at;
-      INVISIBLE_AT.test(text); // a sequence, or the lone ESC: a control either way
-      at = INVISIBLE_AT.lastIndex;
-    } else if (code < SPACE && code !== TAB && code !== LINE_FEED) {
-      at++;
-    } else {
-      at++;
-      trailingStart = at;
-      if (!visible && code !== SPACE && code !== TAB && code !== LINE_FEED) visible = !/\s/.test(text[at - 1]!);
+    const run = text.charCodeAt(at) === ESC ? INVISIBLE_AT : startsShown(text, at) ? SHOWN_RUN : CONTROL_RUN;
+    run.lastIndex = at;
+    run.test(text); // a sequence, or the lone ESC: a control either way
+    const end = Math.max(run.lastIndex, at + 1);
+    if (run === SHOWN_RUN) {
+      trailingStart = end;
+      if (!visible) visible = /\S/.test(text.slice(at, end));
     }
+    at = end;
   }
   return { trailingStart, visible };
+}
+
+function startsShown(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return code >= 0x20 || code === 0x09 || code === 0x0a;
 }

@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import xterm from '@xterm/headless';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Screen } from '../../src/screen/screen.js';
 import { LocalExecutor } from '../../src/spawn/local-executor.js';
@@ -47,6 +49,32 @@ describe('Screen on controls whose work grows with their count', () => {
     const screen = newScreen(20, 2);
     screen.write('\x1b[2000000000I|\r\n\x1b[2000000000Z|');
     expect((await screen.snapshot()).lines).toEqual([`${' '.repeat(19)}|`, '|']);
+  });
+  it('repeats a character as xterm itself does, on generated output', async () => {
+    // Counts within the screen's cells, so only the screen's own repeat differs from plain xterm's.
+    const piece = fc.oneof(
+      fc.constantFrom('a', 'é', '世', 'e\u0301', '😀', '\r\n', '\x1b[?7l', '\x1b[?7h', '\x1b[4h', '\x1b[4l'),
+      fc.constantFrom('\x1b[2;3r', '\x1b[r', '\x1b[H', '\x1b[31m', '\x1b[3;5H', '\x1b[b', '\x1b[?1049h', '\x1b[6n'),
+      fc.integer({ min: 0, max: 8 * 4 }).map((count) => `\x1b[${count}b`),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 30 }), async (pieces) => {
+        const output = pieces.join('');
+        const screen = newScreen(8, 4);
+        screen.write(output);
+        const plain = new xterm.Terminal({ cols: 8, rows: 4, scrollback: 0, allowProposedApi: true });
+        await new Promise<void>((resolve) => plain.write(output, resolve));
+        const buffer = plain.buffer.active;
+        const lines = Array.from({ length: 4 }, (_, row) => buffer.getLine(row)?.translateToString(true) ?? '');
+        const shot = await screen.snapshot();
+        plain.dispose();
+        expect({ lines: shot.lines, cursor: shot.cursor }).toEqual({
+          lines,
+          cursor: { row: buffer.cursorY, col: buffer.cursorX },
+        });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
