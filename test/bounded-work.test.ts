@@ -21,8 +21,11 @@ import { TerminalModes, outsideAlternateScreen } from '../src/screen/terminal-mo
 import { MarkerScanner } from '../src/spawn/marker-scanner.js';
 import { scanTopLevelId } from '../src/util/json-id-scanner.js';
 
-/** Whole seconds: these inputs took minutes to hours before, and take tens of milliseconds now. */
-const BOUND_MS = 3_000;
+/**
+ * Whole seconds: these inputs took minutes to hours before, and take milliseconds to a second now; the bound leaves
+ * room for a 2-core machine running the rest of the suite beside (one took 7 s there against an earlier 3 s bound).
+ */
+const BOUND_MS = 10_000;
 
 /** `unit` repeated to `bytes` characters (about), with `tail` after it. */
 const fill = (unit: string, bytes: number, tail = '') => unit.repeat(Math.ceil(bytes / unit.length)) + tail;
@@ -232,7 +235,8 @@ describe("the screen's emulator, replaying the history a session keeps", () => {
     const bytes = Buffer.from(fill(unit, RECENT_OUTPUT_BYTES), 'latin1').subarray(0, RECENT_OUTPUT_BYTES);
     const start = performance.now();
     const lagMs = await loopLagWhileParsing(Buffer.concat([Buffer.from('\x1b[?1049h'), bytes]));
-    expect(performance.now() - start).toBeLessThan(10 * BOUND_MS);
-    expect(lagMs).toBeLessThan(500);
+    expect(performance.now() - start).toBeLessThan(3 * BOUND_MS);
+    // Unbounded, one control held the loop for seconds to hours; a loaded machine alone can add a few hundred ms.
+    expect(lagMs).toBeLessThan(1_000);
   });
 });
