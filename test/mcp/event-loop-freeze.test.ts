@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killLeftoverServes, startServe, type ServeProcess } from './cli-process.js';
 import { TOKEN_ENV, connectHttp } from './http-client.js';
 
-/** Generous for a loaded 2-core machine; each input held the loop far longer before its fix (see each case). */
-const PROMPT_MS = 2_000;
+/** Generous for a loaded 2-core machine; before the fixes the slowest echo waited 14-20 s. */
+const PROMPT_MS = 5_000;
 /** The other client keeps calling at least this long, so work the input leaves for later (a timer) is inside it. */
 const WATCH_MS = 3_000;
 
