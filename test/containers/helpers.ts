@@ -52,7 +52,11 @@ export async function execIn(
 export function recorder(proc: ExecProcess): { text(): string; exit: Promise<ExitInfo> } {
   let text = '';
   proc.onData((chunk) => (text += chunk.toString()));
-  const exit = new Promise<ExitInfo>((resolve) => proc.onExit(resolve));
+  // The exit is told once, to the listeners of the moment: a command that ended before this was called (`echo`,
+  // spawned before a second one was awaited) has told it already, and only exitInfo holds it.
+  const exit = new Promise<ExitInfo>((resolve) =>
+    proc.exitInfo === undefined ? proc.onExit(resolve) : resolve(proc.exitInfo),
+  );
   return { text: () => text, exit };
 }
 
