@@ -25,19 +25,26 @@ afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-/** Starts the client fixture and resolves once it printed its line (its session started, its stream open). */
-function startClient(url: string, mode: 'stream' | 'no-stream', resume?: string): Promise<ClientProcess> {
+/**
+ * Starts the client fixture; `ready` resolves once it printed its line (its session started, its stream open).
+ * `resume`: the MCP session to resume, or `-` for one written to its stdin later (see waitingClient).
+ */
+function spawnClient(
+  url: string,
+  mode: 'stream' | 'no-stream',
+  resume?: string,
+): { child: ChildProcess; ready: Promise<ClientProcess> } {
   const child = spawn(process.execPath, [FIXTURE, url, mode], {
     cwd: ROOT,
     env: { ...process.env, MCP_TOKEN: TEST_TOKEN, ...(resume ? { MCP_SESSION_ID: resume } : {}) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [resume === '-' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
   children.add(child);
   child.once('exit', () => children.delete(child));
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
+  const ready = new Promise<ClientProcess>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const line = stdout.split('\n')[0];
@@ -45,6 +52,24 @@ function startClient(url: string, mode: 'stream' | 'no-stream', resume?: string)
     });
     child.once('exit', (code, signal) => reject(new Error(`client exited (${code ?? signal}): ${stderr}`)));
   });
+  return { child, ready };
+}
+
+const startClient = (url: string, mode: 'stream' | 'no-stream', resume?: string) =>
+  spawnClient(url, mode, resume).ready;
+
+/**
+ * A client process started and loaded ahead, that resumes the MCP session it is then given: a restart as quick as a
+ * client's own, without the seconds a loaded machine takes to start node and load the SDK (more than the grace).
+ */
+function waitingClient(url: string): { resume(mcpSessionId: string): Promise<ClientProcess> } {
+  const { child, ready } = spawnClient(url, 'stream', '-');
+  return {
+    resume(mcpSessionId) {
+      child.stdin!.end(`${mcpSessionId}\n`);
+      return ready;
+    },
+  };
 }
 
 /** SIGKILL to this child, by its pid: it gets no chance to close anything itself. */
@@ -91,8 +116,9 @@ describe('a client that goes away without closing its MCP session', () => {
     const server = await startServe(['--disconnect-grace-s', String(GRACE_S)], TOKEN_ENV);
     try {
       const first = await startClient(server.url, 'stream');
+      const restart = waitingClient(server.url);
       await kill(first);
-      const second = await startClient(server.url, 'stream', first.mcpSessionId);
+      const second = await restart.resume(first.mcpSessionId);
       await sleep(GRACE_S * 2_000 + 1_000);
       expect(isAlive(first.pid)).toBe(true);
       // Gone again, for good this time: the grace runs from the second one's last connection.
