@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CANNOT_SWITCH_USER, NOBODY_IDS, removeMountPoint } from '../helpers/nobody.js';
 import { titled } from '../helpers/needs.js';
+import { ROOT } from '../mcp/cli-process.js';
 import { type Server, type ServerUser, folderOf, startMcp } from './attacker.js';
 import { NO_SANDBOX } from './sandbox-helpers.js';
 
@@ -39,6 +40,22 @@ const ATTACK = [
   'git init -q --bare . && echo INITIALISED',
 ].join('\n');
 
+/**
+ * The mount script that lays `tmp` over /tmp. A checkout under /tmp (a clone into `mktemp -d`) would be hidden by it:
+ * it is bound aside first, and back at its own path on the new /tmp.
+ */
+function overTmp(tmp: string): string {
+  if (!ROOT.startsWith('/tmp/')) return `mount --bind ${tmp} /tmp`;
+  const aside = mkdtempSync('/var/tmp/ue-checkout-aside-');
+  cleanup.push(aside);
+  return [
+    `mount --bind ${ROOT} ${aside}`,
+    `mount --bind ${tmp} /tmp`,
+    `mkdir -p ${ROOT}`,
+    `mount --bind ${aside} ${ROOT}`,
+  ].join('\n');
+}
+
 describe.skipIf(NO_SANDBOX !== undefined || CANNOT_SWITCH_USER !== undefined)(
   titled("another local user's files in a shared /tmp", NO_SANDBOX ?? CANNOT_SWITCH_USER),
   () => {
@@ -67,7 +84,7 @@ describe.skipIf(NO_SANDBOX !== undefined || CANNOT_SWITCH_USER !== undefined)(
           execFileSync(shell!, [...asOther, '-c', script]);
           const planted = gitSees(tmp).repository;
 
-          const server = await startMcp(user, ws, [], {}, `mount --bind ${tmp} /tmp`);
+          const server = await startMcp(user, ws, [], {}, overTmp(tmp));
           servers.push(server);
           const out = await server.call(`${ATTACK}\necho ran; touch ${ws}/still-writable /tmp/mine && echo WROTE`);
           expect(out).toContain('ran\nWROTE');
