@@ -13,6 +13,11 @@ import type { InitializeParams } from '../exec-server/schemas.js';
 export interface ProcessSink {
   /** A notification for this process (`process/output`, `process/exited`, `process/closed`, `process/inputWait`). */
   notify(method: string, params: Record<string, unknown>): void;
+  /**
+   * The connection dropped: what the server says next (on the next connection) may come before what it said while
+   * nobody listened, which `resumed` reads.
+   */
+  disconnected(): void;
   /** The connection came back and the exec-server session was resumed: read what was missed. */
   resumed(): void;
   /** The exec-server is gone for good: end with this reason. */
@@ -293,6 +298,7 @@ export class ExecServerClient {
     // What was sent on the dead socket is sent again once the session is resumed.
     for (const entry of this.pending) entry.sentAs = undefined;
     this.byId.clear();
+    for (const sink of this.processes.values()) sink.disconnected();
     this.reconnecting = this.reconnect().finally(() => (this.reconnecting = undefined));
   }
 

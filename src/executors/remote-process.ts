@@ -60,6 +60,13 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
   private writesWithBytes = 0;
   private latestReport: Report | undefined;
   private catchingUp: Promise<void> | undefined;
+  /**
+   * Notifications that came after a drop, kept until the catch-up read has what the server said while nobody
+   * listened: a live chunk told first would move lastSeq past the gap, and the read's older chunks would be dropped.
+   */
+  private held: { method: string; params: Record<string, unknown> }[] | undefined;
+  /** A reconnection whose gap has not been read yet. */
+  private behind = false;
 
   constructor(
     private readonly connection: ExecServerClient,
@@ -73,6 +80,20 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
   }
 
   notify(method: string, params: Record<string, unknown>): void {
+    if (this.held) return void this.held.push({ method, params });
+    this.apply(method, params);
+  }
+
+  disconnected(): void {
+    this.held ??= [];
+  }
+
+  resumed(): void {
+    this.behind = true;
+    this.catchingUp ??= this.catchUp().finally(() => (this.catchingUp = undefined));
+  }
+
+  private apply(method: string, params: Record<string, unknown>): void {
     switch (method) {
       case NOTIFICATIONS.processOutput: {
         const { seq, chunk, stream } = params as unknown as ProcessOutputNotification;
@@ -93,10 +114,6 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
         return this.reports.emit();
       }
     }
-  }
-
-  resumed(): void {
-    this.catchingUp ??= this.catchUp().finally(() => (this.catchingUp = undefined));
   }
 
   lost(reason: string): void {
@@ -164,8 +181,19 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
     this.emitData(bytes, stream === 'stderr' ? 'stderr' : 'stdout');
   }
 
-  /** After a reconnection: everything the server kept after the last seq seen, and how the process stands. */
+  /** After a reconnection: reads what was missed (again after a drop meanwhile), then tells what was held. */
   private async catchUp(): Promise<void> {
+    while (this.behind && !this.closed) {
+      this.behind = false;
+      await this.readMissed();
+    }
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const { method, params } of held) this.apply(method, params);
+  }
+
+  /** Everything the server kept after the last seq seen, and how the process stands. */
+  private async readMissed(): Promise<void> {
     for (;;) {
       let result: ProcessReadResult;
       try {
