@@ -46,6 +46,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "supervisor.h"
+
 /* Landlock's interface, written out so that old kernel headers build too (the numbers are the same everywhere). */
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
@@ -127,25 +129,31 @@ static long base64_decode(const char *text, unsigned char **out) {
   return n;
 }
 
-static int install_seccomp(const char *base64) {
+/*
+ * Installs the base64 BPF program with seccomp(2)'s `flags`: returns what seccomp returns (with
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER, the listener's fd), or -1 having said why on stderr.
+ */
+int install_seccomp_program(const char *base64, unsigned flags) {
   unsigned char *bytes = NULL;
   long n = base64_decode(base64, &bytes);
   if (n <= 0 || n % sizeof(struct sock_filter) != 0 || n / sizeof(struct sock_filter) > BPF_MAXINSNS) {
-    fprintf(stderr, NAME ": --seccomp wants a base64 BPF program of whole sock_filter records\n");
+    fprintf(stderr, NAME ": a seccomp program must be base64 of whole sock_filter records\n");
     free(bytes);
-    return EXIT_SETUP;
+    return -1;
   }
   struct sock_fprog prog = {.len = (unsigned short)(n / sizeof(struct sock_filter)),
                             .filter = (struct sock_filter *)bytes};
-  /* seccomp(2) first; prctl for kernels before 3.17. */
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0 &&
-      (errno != ENOSYS || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)) {
-    int err = errno;
-    free(bytes);
-    return fail("cannot install the seccomp filter", err);
-  }
+  /* seccomp(2) first; prctl for kernels before 3.17 (which have no flags). */
+  int result = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+  if (result < 0 && errno == ENOSYS && flags == 0) result = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+  int err = errno;
   free(bytes);
-  return 0;
+  if (result < 0) fail("cannot install the seccomp filter", err);
+  return result;
+}
+
+static int install_seccomp(const char *base64) {
+  return install_seccomp_program(base64, 0) < 0 ? EXIT_SETUP : 0;
 }
 
 /* Puts the program at fd `target` for bubblewrap's --seccomp, in a memory file it reads from the start. */
@@ -251,11 +259,6 @@ static int allow_path(int rules, const char *path, unsigned long long rights, un
   return 0;
 }
 
-/* A list of paths given on the command line. */
-struct paths {
-  char **path;
-  int n;
-};
 
 /*
  * The Landlock backend's domain: writes only where granted, reads too (so that no other terminal under /dev/pts can
@@ -354,10 +357,25 @@ slow: /* kernels before 5.9 */
     if (fd != keep) close(fd);
 }
 
+/* What the Landlock backend's command enters before it runs. */
+struct domain {
+  struct paths trees, files, read_trees, read_files;
+  int no_network;
+  const char *seccomp;
+};
+
+static int enter_domain(void *context) {
+  struct domain *d = context;
+  int status = enter_write_domain(d->trees, d->files, d->read_trees, d->read_files, d->no_network);
+  if (status == 0 && d->seccomp != NULL) status = install_seccomp(d->seccomp);
+  return status;
+}
+
 static int usage(void) {
   fprintf(stderr, "usage: " NAME " [--seccomp BASE64 | --seccomp-fd N BASE64 [--read-only-devices]] -- COMMAND [ARG...]\n"
                   "       " NAME " --landlock [--tree DIR]... [--file FILE]... [--read-tree DIR]... [--read-file FILE]... "
-                  "[--no-network] [--seccomp BASE64] -- "
+                  "[--no-network] [--seccomp BASE64]\n"
+                  "         [--supervise BASE64 [--root DIR]... [--keep-out DIR]... [--kept-name NAME]...] -- "
                   "COMMAND [ARG...]\n");
   return EXIT_SETUP;
 }
@@ -369,7 +387,10 @@ int main(int argc, char **argv) {
   int landlock = 0, no_network = 0, devices = 0;
   struct paths trees = {calloc(argc, sizeof(char *)), 0}, files = {calloc(argc, sizeof(char *)), 0};
   struct paths read_trees = {calloc(argc, sizeof(char *)), 0}, read_files = {calloc(argc, sizeof(char *)), 0};
-  if (trees.path == NULL || files.path == NULL || read_trees.path == NULL || read_files.path == NULL)
+  struct supervision sup = {{calloc(argc, sizeof(char *)), 0}, trees, {calloc(argc, sizeof(char *)), 0},
+                            {calloc(argc, sizeof(char *)), 0}, NULL};
+  if (trees.path == NULL || files.path == NULL || read_trees.path == NULL || read_files.path == NULL ||
+      sup.roots.path == NULL || sup.keep_out.path == NULL || sup.kept_names.path == NULL)
     return fail("out of memory", ENOMEM);
   int i = 1;
   for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
@@ -389,6 +410,14 @@ int main(int argc, char **argv) {
       read_trees.path[read_trees.n++] = argv[++i];
     } else if (strcmp(argv[i], "--read-file") == 0 && i + 1 < argc) {
       read_files.path[read_files.n++] = argv[++i];
+    } else if (strcmp(argv[i], "--supervise") == 0 && i + 1 < argc && sup.program == NULL) {
+      sup.program = argv[++i];
+    } else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
+      sup.roots.path[sup.roots.n++] = argv[++i];
+    } else if (strcmp(argv[i], "--keep-out") == 0 && i + 1 < argc) {
+      sup.keep_out.path[sup.keep_out.n++] = argv[++i];
+    } else if (strcmp(argv[i], "--kept-name") == 0 && i + 1 < argc) {
+      sup.kept_names.path[sup.kept_names.n++] = argv[++i];
     } else if (strcmp(argv[i], "--no-network") == 0) {
       no_network = 1;
     } else if (strcmp(argv[i], "--read-only-devices") == 0) {
@@ -400,6 +429,8 @@ int main(int argc, char **argv) {
   if (i + 1 >= argc) return usage();
   if (!landlock && (trees.n > 0 || files.n > 0 || read_trees.n > 0 || read_files.n > 0 || no_network)) return usage();
   if (landlock && pass != NULL) return usage();
+  if (!landlock && (sup.program != NULL || sup.roots.n > 0 || sup.keep_out.n > 0 || sup.kept_names.n > 0))
+    return usage();
   if (devices && pass == NULL) return usage();
   char **command = argv + i + 1;
 
@@ -408,8 +439,10 @@ int main(int argc, char **argv) {
     int status = drop_capabilities();
     if (status != 0) return status;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail("cannot set no_new_privs", errno);
-    status = enter_write_domain(trees, files, read_trees, read_files, no_network);
-    if (status == 0 && seccomp != NULL) status = install_seccomp(seccomp);
+    struct domain domain = {trees, files, read_trees, read_files, no_network, seccomp};
+    sup.trees = trees;
+    if (sup.program != NULL) return supervise(&sup, enter_domain, &domain, command);
+    status = enter_domain(&domain);
     if (status != 0) return status;
   } else if (pass != NULL) {
     int status = devices ? read_only_devices() : 0;

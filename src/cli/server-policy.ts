@@ -43,7 +43,7 @@ export function prepareSandbox(
 
 /** What the Landlock backend does not do that bubblewrap does, said at start (docs/sandbox.md has the table). */
 const LANDLOCK_LIMITS =
-  'on Landlock, which leaves other processes visible, makes nothing new directly in the workspace (its folders are writable), and with the network off allows no sockets at all';
+  'on Landlock, which leaves other processes visible, and with the network off allows no sockets at all';
 
 /** One line for the log and the start banner: the sandbox and approval policy in force. */
 export function policyLine(options: ManagerOptions): string {

@@ -56,7 +56,8 @@ export function detectDenial(
 /** The line the model reads: what happened, and what it can do about it. */
 export function describeDenial(denial: SandboxDenial, escalation: 'ask' | 'asked' | 'unavailable'): string {
   const what = {
-    write: 'a write outside the writable roots was refused',
+    write:
+      'a write was refused: the sandbox allows writes only in the writable roots, and not to .git, .agents, .codex or .aws in them',
     network: 'network access is off, so the connection failed',
     domain: 'the domain is not in the allowlist, so the request was blocked',
   }[denial.kind];

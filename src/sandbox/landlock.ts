@@ -68,7 +68,7 @@ export function planReads(facts: LandlockFacts): { readTrees: string[]; readFile
 }
 
 /** A name that must stay read-only in a writable root: the protected names, and `HEAD`. */
-const KEPT_NAMES = new Set<string>([...PROTECTED_NAMES, BARE_REPOSITORY_MARK]);
+export const KEPT_NAMES: readonly string[] = [...PROTECTED_NAMES, BARE_REPOSITORY_MARK];
 
 /**
  * `reads`: planReads(facts), which a caller may keep from one plan to the next (/ and /dev change seldom).
@@ -96,7 +96,7 @@ export function planLandlock(
   /** Grants what is in `dir` but not `dir` itself, going down into folders that hold a root or a kept folder. */
   const grantEntries = (dir: string) => {
     for (const { name, type } of facts.entries(dir)) {
-      if (KEPT_NAMES.has(name)) continue;
+      if (KEPT_NAMES.includes(name)) continue;
       const path = join(dir, name);
       if (barriers.includes(path)) continue; // another root (granted on its own) or a folder of the server
       if (type === 'dir' && holdsBarrier(path)) grantEntries(path);

@@ -6,7 +6,7 @@ import { makePrivateDir, stateRoot } from '../util/private-dir.js';
 import { MaskRegistry } from './mask-registry.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
 import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
-import { landlockGrantArgs, planLandlock, planReads, type EntryType } from './landlock.js';
+import { KEPT_NAMES, landlockGrantArgs, planLandlock, planReads, type EntryType } from './landlock.js';
 import { hiddenFiles } from './secret-files.js';
 import { isNetworkRestricted, isSandboxed, type SandboxBackend, type SandboxPolicy } from './policy.js';
 import type { SeccompNetwork } from './seccomp.js';
@@ -18,6 +18,7 @@ import {
   innerArgv,
   landlockArgv,
   passSeccompArgv,
+  supervisionArgs,
 } from './sandbox-exec.js';
 
 /** Where the allowlist proxy listens inside a sandbox: its own loopback, so any port is free. */
@@ -335,10 +336,11 @@ export class SandboxLauncher {
       if (!plan.trees.includes(env.TMPDIR)) plan.trees.push(env.TMPDIR);
     }
     const network = policy.network === 'off' ? 'none' : 'on';
+    const supervision = supervisionArgs(roots, [stateRoot()], KEPT_NAMES);
     return {
-      argv: landlockArgv(sandboxExec, landlockGrantArgs(plan), network, command.argv),
+      argv: landlockArgv(sandboxExec, landlockGrantArgs(plan), network, command.argv, supervision),
       env,
-      supervisorDepth: 0,
+      supervisorDepth: 1,
       release: () => undefined,
     };
   }

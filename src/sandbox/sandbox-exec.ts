@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { seccompProgram, type SeccompNetwork } from './seccomp.js';
+import { seccompProgram, supervisionProgram, type SeccompNetwork } from './seccomp.js';
 
 /**
  * Our launcher (native/sandbox-exec.c, built with the addon): inside bubblewrap it installs the seccomp filter,
@@ -67,7 +67,30 @@ export function landlockArgv(
   grants: readonly string[],
   network: SeccompNetwork,
   argv: readonly string[],
+  supervision: readonly string[] = [],
 ): string[] {
   const offline = network === 'none' ? ['--no-network'] : [];
-  return [exec, '--landlock', ...grants, ...offline, '--seccomp', programFor(network), '--', ...argv];
+  return [exec, '--landlock', ...grants, ...offline, '--seccomp', programFor(network), ...supervision, '--', ...argv];
+}
+
+let supervision: string | undefined;
+
+/**
+ * The supervisor's arguments (native/supervisor.c): its filter, every writable root (made, removed, renamed and
+ * changed in only there), the folders kept read-only wherever they lie, and the names kept at each root's top.
+ */
+export function supervisionArgs(
+  roots: readonly string[],
+  keepOut: readonly string[],
+  keptNames: readonly string[],
+): string[] {
+  supervision ??= supervisionProgram().toString('base64');
+  const each = (flag: string, values: readonly string[]) => values.flatMap((value) => [flag, value]);
+  return [
+    '--supervise',
+    supervision,
+    ...each('--root', roots),
+    ...each('--keep-out', keepOut),
+    ...each('--kept-name', keptNames),
+  ];
 }

@@ -242,7 +242,15 @@ export function seccompInstructions(network: SeccompNetwork, arch: SeccompArch =
 
 /** The filter as the kernel takes it: `struct sock_filter` (u16 code, u8 jt, u8 jf, u32 k), little-endian. */
 export function seccompProgram(network: SeccompNetwork, arch: SeccompArch = hostArch()): Buffer {
-  const instructions = seccompInstructions(network, arch);
+  return encode(seccompInstructions(network, arch));
+}
+
+/** The Landlock backend's supervisor's filter (supervisionInstructions), as the kernel takes it. */
+export function supervisionProgram(arch: SeccompArch = hostArch()): Buffer {
+  return encode(supervisionInstructions(arch));
+}
+
+function encode(instructions: readonly Instruction[]): Buffer {
   const bytes = Buffer.alloc(instructions.length * 8);
   instructions.forEach(({ code, jt, jf, k }, i) => {
     bytes.writeUInt16LE(code, i * 8);
@@ -251,6 +259,113 @@ export function seccompProgram(network: SeccompNetwork, arch: SeccompArch = host
     bytes.writeUInt32LE(k >>> 0, i * 8 + 4);
   });
   return bytes;
+}
+
+const SECCOMP_RET_USER_NOTIF = 0x7fc00000;
+
+/**
+ * Calls the Landlock backend's supervisor (native/supervisor.c) answers: those that make, remove, rename or link an
+ * entry, open a file for writing or making, or change metadata. Landlock alone cannot let a command make files at
+ * the top of a root whose kept names must stay read-only, and has no right for metadata at all.
+ */
+const SUPERVISED_CALLS: Record<string, Partial<Record<SeccompArch, number>>> = {
+  open: { x64: 2 },
+  creat: { x64: 85 },
+  openat: { x64: 257, arm64: 56 },
+  mkdir: { x64: 83 },
+  mkdirat: { x64: 258, arm64: 34 },
+  mknod: { x64: 133 },
+  mknodat: { x64: 259, arm64: 33 },
+  unlink: { x64: 87 },
+  rmdir: { x64: 84 },
+  unlinkat: { x64: 263, arm64: 35 },
+  rename: { x64: 82 },
+  renameat: { x64: 264, arm64: 38 },
+  renameat2: { x64: 316, arm64: 276 },
+  link: { x64: 86 },
+  linkat: { x64: 265, arm64: 37 },
+  symlink: { x64: 88 },
+  symlinkat: { x64: 266, arm64: 36 },
+  truncate: { x64: 76, arm64: 45 },
+  chmod: { x64: 90 },
+  fchmod: { x64: 91, arm64: 52 },
+  fchmodat: { x64: 268, arm64: 53 },
+  fchmodat2: { x64: 452, arm64: 452 },
+  chown: { x64: 92 },
+  lchown: { x64: 94 },
+  fchown: { x64: 93, arm64: 55 },
+  fchownat: { x64: 260, arm64: 54 },
+  utime: { x64: 132 },
+  utimes: { x64: 235 },
+  futimesat: { x64: 261 },
+  utimensat: { x64: 280, arm64: 88 },
+  setxattr: { x64: 188, arm64: 5 },
+  lsetxattr: { x64: 189, arm64: 6 },
+  fsetxattr: { x64: 190, arm64: 7 },
+  removexattr: { x64: 197, arm64: 14 },
+  lremovexattr: { x64: 198, arm64: 15 },
+  fremovexattr: { x64: 199, arm64: 16 },
+  setxattrat: { x64: 463, arm64: 463 },
+  removexattrat: { x64: 466, arm64: 466 },
+  ioctl: { x64: 16, arm64: 29 },
+};
+
+/** An open reaches the supervisor only with one of these flags: reading goes straight to the domain. */
+const O_WRITE_OR_MAKE = 0o1 | 0o2 | 0o100 | 0o1000 | 0o20000000; // O_WRONLY O_RDWR O_CREAT O_TRUNC O_TMPFILE
+/** An open's flags argument. */
+const OPEN_FLAGS: Record<string, number> = { open: 1, openat: 2 };
+/** The ioctls that set inode flags (chattr): FS_IOC_SETFLAGS, its 32-bit form, FS_IOC_FSSETXATTR. */
+const SET_FLAGS_IOCTLS = [0x40086602, 0x40046602, 0x401c5820];
+
+/**
+ * Calls that reach other processes by pid and that neither Landlock nor the sandbox's credentials stop for a
+ * process of the same user: limits (prlimit64, which `prlimit --pid` uses), priority and scheduling. Each is allowed
+ * on the caller only (pid 0); setpriority and ioprio_set only for the calling process (`which` 0, resp. 1).
+ */
+const SELF_ONLY: Record<string, { arch: Partial<Record<SeccompArch, number>>; pid: number; which?: [number, number] }> =
+  {
+    prlimit64: { arch: { x64: 302, arm64: 261 }, pid: 0 },
+    sched_setaffinity: { arch: { x64: 203, arm64: 122 }, pid: 0 },
+    sched_setscheduler: { arch: { x64: 144, arm64: 119 }, pid: 0 },
+    sched_setparam: { arch: { x64: 142, arm64: 118 }, pid: 0 },
+    sched_setattr: { arch: { x64: 314, arm64: 274 }, pid: 0 },
+    setpriority: { arch: { x64: 141, arm64: 140 }, pid: 1, which: [0, 0] }, // PRIO_PROCESS
+    ioprio_set: { arch: { x64: 251, arm64: 30 }, pid: 1, which: [0, 1] }, // IOPRIO_WHO_PROCESS
+  };
+
+/**
+ * The Landlock backend's second filter: SECCOMP_RET_USER_NOTIF for SUPERVISED_CALLS (opens only when they write or
+ * make, ioctl only to set inode flags), EPERM for SELF_ONLY calls aimed at another process, everything else allowed
+ * (the policy's filter, installed beside it, denies what it denies).
+ */
+function supervisionInstructions(arch: SeccompArch = hostArch()): Instruction[] {
+  const notify = ret(SECCOMP_RET_USER_NOTIF);
+  const program: Instruction[] = [ld(ARCH), jeq(AUDIT_ARCH[arch], 1, 0), deny(), ld(NR)];
+  for (const [name, numbers] of Object.entries(SUPERVISED_CALLS)) {
+    const nr = numbers[arch];
+    if (nr === undefined) continue;
+    const flags = OPEN_FLAGS[name];
+    if (flags !== undefined) program.push(...rule(nr, [ld(argLow(flags)), jset(O_WRITE_OR_MAKE, 0, 1), notify]));
+    else if (name === 'ioctl')
+      program.push(
+        ...rule(nr, [
+          ld(argLow(1)),
+          ...SET_FLAGS_IOCTLS.map((request, i) => jeq(request, SET_FLAGS_IOCTLS.length - i, 0)),
+          ret(SECCOMP_RET_ALLOW),
+          notify,
+        ]),
+      );
+    else program.push(jeq(nr, 0, 1), notify);
+  }
+  for (const { arch: numbers, pid, which } of Object.values(SELF_ONLY)) {
+    const nr = numbers[arch];
+    if (nr === undefined) continue;
+    const pidCheck = [ld(argLow(pid)), jeq(0, 1, 0), deny()];
+    if (which === undefined) program.push(...rule(nr, pidCheck));
+    else program.push(...rule(nr, [ld(argLow(which[0])), jeq(which[1], 1, 0), deny(), ...pidCheck]));
+  }
+  program.push(ret(SECCOMP_RET_ALLOW));
+  return program;
 }
 
 /** This process's architecture, when we have a filter for it. */

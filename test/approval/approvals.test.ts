@@ -66,7 +66,7 @@ function approvals(backend: SandboxBackend): void {
     expect(r.sandboxDenial?.kind).toBe('write');
     expect(r.warnings.join('\n')).toMatch(
       new RegExp(
-        `^Sandbox: a write outside the writable roots was refused \\(.*${REFUSED[backend]}\\)\\. To run it outside the sandbox, call again with sandbox_permissions "require_escalated"`,
+        `^Sandbox: a write was refused: the sandbox allows writes only in the writable roots, and not to .git, .agents, .codex or .aws in them \\(.*${REFUSED[backend]}\\)\\. To run it outside the sandbox, call again with sandbox_permissions "require_escalated"`,
         'm',
       ),
     );

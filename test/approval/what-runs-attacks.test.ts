@@ -144,7 +144,7 @@ describe.each(BACKENDS)('a planted shell asking to leave the sandbox, on $backen
       expect(existsSync(marker)).toBe(false);
       expect(c.asked).toHaveLength(0);
       expect(textOf(r)).toMatch(
-        /Sandbox: a write outside the writable roots was refused .* Running it outside the sandbox was not approved\. Not run: the shell `[^`]+` may not run a command outside the sandbox: it lies in /,
+        /Sandbox: a write was refused: the sandbox allows writes only in the writable roots, and not to .git, .agents, .codex or .aws in them .* Running it outside the sandbox was not approved\. Not run: the shell `[^`]+` may not run a command outside the sandbox: it lies in /,
       );
     });
   });

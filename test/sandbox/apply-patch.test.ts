@@ -111,7 +111,7 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('apply_patch typed into exec_co
       expect(r.isError).toBe(false);
       expect(normalized(r.text)).toBe(
         `Exit code: 1\nWall time: T seconds\nOutput:\nFailed to write file ${outside}/x.txt: Read-only file system (os error 30)\n` +
-          `Sandbox: a write outside the writable roots was refused (Failed to write file ${outside}/x.txt: Read-only file system (os error 30)). To run it outside the sandbox, call again with sandbox_permissions "require_escalated" and a justification.\n`,
+          `Sandbox: a write was refused: the sandbox allows writes only in the writable roots, and not to .git, .agents, .codex or .aws in them (Failed to write file ${outside}/x.txt: Read-only file system (os error 30)). To run it outside the sandbox, call again with sandbox_permissions "require_escalated" and a justification.\n`,
       );
       expect(existsSync(join(outside, 'x.txt'))).toBe(false);
       expect(existsSync(file('inside-first.txt'))).toBe(false);
@@ -127,7 +127,9 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('apply_patch typed into exec_co
     it('keeps .git and .codex read-only inside the workspace', async () => {
       for (const path of ['.git/config-by-patch', '.codex/config.toml']) {
         const r = await exec(patchCommand(`*** Add File: ${path}\n+x`));
-        expect(r.text).toContain('Sandbox: a write outside the writable roots was refused');
+        expect(r.text).toContain(
+          'Sandbox: a write was refused: the sandbox allows writes only in the writable roots, and not to .git, .agents, .codex or .aws in them',
+        );
         expect(existsSync(file(path))).toBe(false);
       }
     });
@@ -178,7 +180,9 @@ describe.skipIf(NO_SANDBOX !== undefined)(
       expect(readFileSync(join(ws.dir, 'a.txt'), 'utf8')).toBe('one\nTWO\n');
       const target = `/var/tmp/unified-exec-patch-mcp-${process.pid}.txt`;
       const refused = await call(patchCommand(`*** Add File: ${target}\n+x`));
-      expect(refused).toContain('Sandbox: a write outside the writable roots was refused');
+      expect(refused).toContain(
+        'Sandbox: a write was refused: the sandbox allows writes only in the writable roots, and not to .git, .agents, .codex or .aws in them',
+      );
       expect(existsSync(target)).toBe(false);
     });
   },

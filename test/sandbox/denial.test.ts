@@ -83,7 +83,7 @@ describe('describeDenial', () => {
   it('says what happened and what the model can do', () => {
     const denial = { kind: 'write' as const, evidence: 'touch: cannot touch /x: Read-only file system' };
     expect(describeDenial(denial, 'ask')).toBe(
-      'Sandbox: a write outside the writable roots was refused (touch: cannot touch /x: Read-only file system). To run it outside the sandbox, call again with sandbox_permissions "require_escalated" and a justification.',
+      'Sandbox: a write was refused: the sandbox allows writes only in the writable roots, and not to .git, .agents, .codex or .aws in them (touch: cannot touch /x: Read-only file system). To run it outside the sandbox, call again with sandbox_permissions "require_escalated" and a justification.',
     );
     expect(describeDenial(denial, 'unavailable')).toContain('not available (approval policy never)');
     expect(describeDenial({ kind: 'network', evidence: 'x'.repeat(500) }, 'ask').length).toBeLessThan(400);

@@ -20,7 +20,7 @@ import { titled } from '../helpers/needs.js';
 /** What the start line says of each backend, after the writable roots. */
 const BACKEND_LINE: Record<SandboxBackend, string> = {
   bwrap: ', on bubblewrap',
-  landlock: ', on Landlock, which leaves other processes visible, makes nothing new directly in the workspace',
+  landlock: ', on Landlock, which leaves other processes visible, and with the network off allows no sockets at all',
 };
 
 describe.each(BACKENDS)('unified-exec mcp: sandboxed by default, approvals through elicitation, on $backend', (b) => {
@@ -49,7 +49,9 @@ function approvals(backend: SandboxBackend): void {
     expect(c.stderr()).toMatch(/; approvals: on-request\./);
     const r = await c.call('exec_command', { cmd: `touch ${outside()}`, login: false });
     expect(textOf(r)).toContain('Process exited with code 1');
-    expect(textOf(r)).toMatch(/Sandbox: a write outside the writable roots was refused .*require_escalated/);
+    expect(textOf(r)).toMatch(
+      /Sandbox: a write was refused: the sandbox allows writes only in the writable roots, and not to .git, .agents, .codex or .aws in them .*require_escalated/,
+    );
     mkdirSync(join(ws.dir, 'src'), { recursive: true });
     const inside = await c.call('exec_command', { cmd: 'touch src/made-inside && ls src/made-inside', login: false });
     expect(textOf(inside)).toContain('Process exited with code 0');
@@ -129,7 +131,9 @@ function approvals(backend: SandboxBackend): void {
     const reply = JSON.parse(textOf(r)) as { output: string; metadata: { exit_code: number } };
     expect(reply.metadata.exit_code).toBe(1);
     expect(reply.output).toMatch(
-      new RegExp(`${REFUSED[backend]}\nSandbox: a write outside the writable roots was refused`),
+      new RegExp(
+        `${REFUSED[backend]}\nSandbox: a write was refused: the sandbox allows writes only in the writable roots, and not to .git, .agents, .codex or .aws in them`,
+      ),
     );
   });
 }

@@ -62,20 +62,6 @@ const TABLE: Record<string, Record<string, number>> = {
   },
 };
 
-/**
- * Where the Landlock backend differs from the table, and why: a new file directly in the workspace needs a right on
- * the workspace itself, which Landlock would extend to its `.git` (see src/sandbox/landlock.ts), so it is refused and
- * the model is told how to ask for it.
- */
-const LANDLOCK_DIFFERS: Record<string, Record<string, number>> = {
-  'workspace-write': { 'write-cwd': 1 },
-  'workspace-write+net': { 'write-cwd': 1 },
-};
-const expectedFor = (backend: SandboxBackend, column: string) => ({
-  ...TABLE[column],
-  ...(backend === 'landlock' ? LANDLOCK_DIFFERS[column] : {}),
-});
-
 describe.each(BACKENDS)('the policy table of codex sandbox, through exec_command, on $backend', ({ backend, skip }) => {
   if (skip) it.skip(`skipped: ${skip}`, () => undefined);
   else table(backend);
@@ -93,7 +79,7 @@ function table(backend: SandboxBackend): void {
   };
 
   for (const column of Object.keys(TABLE)) {
-    const expected = expectedFor(backend, column);
+    const expected = TABLE[column]!;
     it(`${column}: every probe exits as under codex sandbox`, { timeout: 60_000 }, async () => {
       const m = manager({
         cwd: ws.dir,

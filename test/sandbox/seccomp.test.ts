@@ -7,6 +7,7 @@ import {
   SECCOMP_RET_ERRNO,
   seccompInstructions,
   seccompProgram,
+  supervisionProgram,
   type SeccompArch,
   type SeccompNetwork,
 } from '../../src/sandbox/seccomp.js';
@@ -245,4 +246,53 @@ describe('the seccomp filter', () => {
     );
     expect(ALWAYS_DENIED).not.toContain('ptrace');
   });
+});
+
+describe("the Landlock backend's supervision filter", () => {
+  const NOTIFY = 0x7fc00000;
+  /** Numbers from the kernel's tables, as above. */
+  const CALLS = {
+    x64: { openat: 257, mkdirat: 258, renameat2: 316, fchmod: 91, utimensat: 280, fsetxattr: 190, ioctl: 16 },
+    arm64: { openat: 56, mkdirat: 34, renameat2: 276, fchmod: 52, utimensat: 88, fsetxattr: 7, ioctl: 29 },
+  } as const;
+  const OTHERS = {
+    x64: { prlimit64: 302, setpriority: 141, sched_setaffinity: 203, ioprio_set: 251, read: 0 },
+    arm64: { prlimit64: 261, setpriority: 140, sched_setaffinity: 122, ioprio_set: 30, read: 63 },
+  } as const;
+
+  for (const arch of ['x64', 'arm64'] as const) {
+    const program = supervisionProgram(arch);
+    const run = (nr: number, ...args: number[]) =>
+      runSeccomp(program, { nr, arch: ARCH[arch], args: args.map((a) => BigInt(a)) });
+    const nr = CALLS[arch];
+    const other = OTHERS[arch];
+
+    it(`${arch}: sends what makes, writes or changes metadata to the supervisor; plain reads go straight`, () => {
+      expect(run(nr.openat, -100, 0, 0 /* O_RDONLY */)).toBe(ALLOW);
+      expect(run(nr.openat, -100, 0, 0o2000000 /* O_CLOEXEC */)).toBe(ALLOW);
+      for (const flags of [0o1, 0o2, 0o100, 0o1000, 0o20200000]) expect(run(nr.openat, -100, 0, flags)).toBe(NOTIFY);
+      for (const call of [nr.mkdirat, nr.renameat2, nr.fchmod, nr.utimensat, nr.fsetxattr])
+        expect(run(call)).toBe(NOTIFY);
+      expect(run(nr.ioctl, 1, 0x40086602 /* FS_IOC_SETFLAGS */)).toBe(NOTIFY);
+      expect(run(nr.ioctl, 1, 0x401c5820 /* FS_IOC_FSSETXATTR */)).toBe(NOTIFY);
+      expect(run(nr.ioctl, 1, 0x5401 /* TCGETS */)).toBe(ALLOW);
+      expect(run(other.read, 0, 0, 0)).toBe(ALLOW);
+    });
+
+    it(`${arch}: keeps limits, priority and scheduling to the caller`, () => {
+      expect(run(other.prlimit64, 0)).toBe(ALLOW);
+      expect(run(other.prlimit64, 4242)).toBe(DENY);
+      expect(run(other.sched_setaffinity, 0)).toBe(ALLOW);
+      expect(run(other.sched_setaffinity, 4242)).toBe(DENY);
+      expect(run(other.setpriority, 0 /* PRIO_PROCESS */, 0)).toBe(ALLOW);
+      expect(run(other.setpriority, 0, 4242)).toBe(DENY);
+      expect(run(other.setpriority, 2 /* PRIO_USER: every process of the user */, 0)).toBe(DENY);
+      expect(run(other.ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0)).toBe(ALLOW);
+      expect(run(other.ioprio_set, 3 /* IOPRIO_WHO_USER */, 0)).toBe(DENY);
+    });
+
+    it(`${arch}: refuses another architecture's calls`, () => {
+      expect(runSeccomp(program, { nr: nr.openat, arch: I386 })).toBe(DENY);
+    });
+  }
 });

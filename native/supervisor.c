@@ -1,0 +1,1006 @@
+/*
+ * The Landlock backend's supervisor: a process outside the sandbox that stays the command's parent.
+ *
+ * Landlock grants are allow-lists on whole subtrees, and it has no right for a file's metadata. So on its own it
+ * cannot let a command make files at the top of a workspace whose `.git` must stay read-only, nor keep it from
+ * chmod'ing a file it may only read. The command's system calls that make, remove, rename or open for writing a
+ * file, and those that change a file's metadata, stop at a seccomp filter whose answer is SECCOMP_RET_USER_NOTIF;
+ * the supervisor reads what was asked (the paths from the command's memory, once: it acts on its own copy), decides,
+ * and then either lets the kernel go on (the call then meets the Landlock domain, which decides), or does the call
+ * itself on a folder it opened beneath the writable root with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS and checked by
+ * device and inode, and answers with its result (a new fd is put into the command with SECCOMP_IOCTL_NOTIF_ADDFD),
+ * or refuses:
+ *
+ * - making, removing, renaming or linking an entry: where the folder lies in a tree the domain grants, the kernel
+ *   goes on; where it lies elsewhere in a writable root (its top, or a folder made since), the supervisor does it,
+ *   unless the entry is a kept name at the top of a root (.git, HEAD, ...) or holds another root or a kept-out
+ *   folder; anywhere else the kernel goes on and the domain refuses;
+ * - opening a file for writing: the same, for a regular file (a new one made with the command's umask);
+ * - metadata (mode, owner, times, extended attributes, inode flags), by path or by fd: done by the supervisor only for
+ *   a file beneath a writable root (not a root's top, not a kept name) or one no path reaches (an anonymous pipe or
+ *   socket, a deleted file); refused (EPERM) for everything else, terminals included. The kernel never goes on:
+ *   Landlock would allow it.
+ *
+ * It is also a child subreaper whose parent's death is a signal to it: whatever the command starts stays its
+ * descendant, whatever the command does to its environment or session, and when the command exits, or the server
+ * dies, the supervisor stops every descendant and kills it before it exits itself. The command cannot signal,
+ * trace or limit it: Landlock scopes signals and ptrace to the domain, and the filter keeps prlimit to the caller.
+ */
+#define _GNU_SOURCE
+#include "supervisor.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <linux/filter.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NAME "unified-exec-sandbox-exec"
+#define EXIT_SETUP 125
+
+#ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
+#define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
+#endif
+#ifndef SECCOMP_ADDFD_FLAG_SEND
+#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+/* The signal the supervisor gets when the server (its parent) dies. */
+#define PARENT_DIED (SIGRTMIN + 1)
+
+static const struct supervision *cfg;
+/* An O_PATH fd on each root, opened at start: what every check and every act goes beneath. */
+static int *root_fds;
+
+/* ---- paths ---- */
+
+/* Whether `path` is `dir` or lies beneath it (both absolute, resolved). */
+static int within(const char *path, const char *dir) {
+  size_t n = strlen(dir);
+  if (strcmp(dir, "/") == 0) return 1;
+  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The longest root `path` lies in (or is), or -1. */
+static int root_of(const char *path) {
+  int best = -1;
+  size_t best_len = 0;
+  for (int i = 0; i < cfg->roots.n; i++) {
+    size_t n = strlen(cfg->roots.path[i]);
+    if (within(path, cfg->roots.path[i]) && (best < 0 || n > best_len)) {
+      best = i;
+      best_len = n;
+    }
+  }
+  return best;
+}
+
+static int in_list(const char *path, const struct paths *list) {
+  for (int i = 0; i < list->n; i++)
+    if (within(path, list->path[i])) return 1;
+  return 0;
+}
+
+/* Whether another root or a kept-out folder is `path` or lies beneath it (moving or removing it moves them). */
+static int holds_barrier(const char *path) {
+  for (int i = 0; i < cfg->roots.n; i++)
+    if (within(cfg->roots.path[i], path)) return 1;
+  for (int i = 0; i < cfg->keep_out.n; i++)
+    if (within(cfg->keep_out.path[i], path)) return 1;
+  return 0;
+}
+
+/* Whether `rel` (a path relative to a root, "" for the root itself) starts with a kept name. */
+static int starts_with_kept(const char *rel) {
+  size_t len = strcspn(rel, "/");
+  for (int i = 0; i < cfg->kept_names.n; i++)
+    if (strlen(cfg->kept_names.path[i]) == len && strncmp(rel, cfg->kept_names.path[i], len) == 0) return 1;
+  return 0;
+}
+
+/* The path of what `fd` refers to, as the kernel names it now; -1 when it has none a root could hold. */
+static int fd_path(int fd, char *out, size_t size) {
+  char link[64];
+  snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, out, size - 1);
+  if (n <= 0 || (size_t)n >= size - 1) return -1;
+  out[n] = '\0';
+  if (out[0] != '/') return -1;
+  static const char deleted[] = " (deleted)";
+  size_t dl = sizeof(deleted) - 1;
+  if ((size_t)n >= dl && strcmp(out + n - dl, deleted) == 0) return -1;
+  return 0;
+}
+
+static int same_inode(int a, int b) {
+  struct stat sa, sb;
+  return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * `fd` reopened beneath root `root` by its path `path` (which lies in the root), no link followed on the way, and
+ * checked to be the same inode: a new O_PATH fd, or -1.
+ */
+static int beneath(int root, const char *path, int fd) {
+  const char *rel = path + strlen(cfg->roots.path[root]);
+  while (*rel == '/') rel++;
+  struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV};
+  int out = syscall(SYS_openat2, root_fds[root], *rel ? rel : ".", &how, sizeof(how));
+  if (out < 0) return -1;
+  if (!same_inode(out, fd)) {
+    close(out);
+    return -1;
+  }
+  return out;
+}
+
+/* ---- the command's memory and fds ---- */
+
+/* A NUL-terminated string at `addr` in `pid`, read a page at a time (a string may end just before unmapped memory). */
+static int read_string(pid_t pid, uint64_t addr, char *out, size_t size) {
+  if (addr == 0) return -1;
+  size_t got = 0;
+  while (got < size) {
+    size_t page_left = 4096 - ((addr + got) & 4095);
+    size_t want = page_left < size - got ? page_left : size - got;
+    struct iovec local = {out + got, want}, remote = {(void *)(uintptr_t)(addr + got), want};
+    ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (n <= 0) return -1;
+    if (memchr(out + got, '\0', n) != NULL) return 0;
+    got += n;
+  }
+  return -1; /* longer than PATH_MAX: the kernel would refuse it too */
+}
+
+static int read_bytes(pid_t pid, uint64_t addr, void *out, size_t size) {
+  struct iovec local = {out, size}, remote = {(void *)(uintptr_t)addr, size};
+  return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)size ? 0 : -1;
+}
+
+/* The folder a path of the command's starts from: its fd `dirfd`, or its working folder (AT_FDCWD). */
+static int open_base(pid_t pid, int dirfd) {
+  char path[64];
+  if (dirfd == AT_FDCWD)
+    snprintf(path, sizeof(path), "/proc/%d/cwd", pid);
+  else
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, dirfd);
+  return open(path, O_PATH | O_CLOEXEC);
+}
+
+/* The command's umask, from /proc/<pid>/status; 022 when it cannot be read. */
+static mode_t umask_of(pid_t pid) {
+  char path[64], line[256];
+  snprintf(path, sizeof(path), "/proc/%d/status", pid);
+  FILE *f = fopen(path, "re");
+  mode_t mask = 022;
+  if (f == NULL) return mask;
+  while (fgets(line, sizeof(line), f) != NULL) {
+    if (strncmp(line, "Umask:", 6) == 0) {
+      mask = (mode_t)strtoul(line + 6, NULL, 8);
+      break;
+    }
+  }
+  fclose(f);
+  return mask;
+}
+
+/* ---- deciding ---- */
+
+enum verdict {
+  GO_ON,   /* the kernel does the call, and the Landlock domain decides */
+  ACT,     /* the supervisor does it */
+  REFUSE,  /* EACCES for a kept name or a barrier */
+};
+
+/* An entry named in a folder: what makes, removals, renames and opens are about. */
+struct entry {
+  int dir;               /* O_PATH fd on the folder: beneath its root and checked when the verdict is ACT */
+  char name[NAME_MAX + 1];
+  char path[PATH_MAX];   /* the entry's whole path */
+};
+
+static void drop_entry(struct entry *e) {
+  if (e->dir >= 0) close(e->dir);
+  e->dir = -1;
+}
+
+/*
+ * Finds the folder `path` (relative to the command's `dirfd`) names its last part in, as the kernel would (links
+ * on the way followed), and decides. GO_ON also when anything is off: the kernel then answers as it would.
+ */
+static enum verdict decide_entry(pid_t pid, int dirfd, const char *path, struct entry *e) {
+  e->dir = -1;
+  char copy[PATH_MAX];
+  size_t len = strlen(path);
+  if (len == 0 || len >= sizeof(copy)) return GO_ON;
+  memcpy(copy, path, len + 1);
+  while (len > 1 && copy[len - 1] == '/') copy[--len] = '\0'; /* "d/" names d */
+  char *slash = strrchr(copy, '/');
+  const char *name = slash ? slash + 1 : copy;
+  if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strlen(name) > NAME_MAX) return GO_ON;
+  const char *parent = ".";
+  if (slash == copy) parent = "/";
+  else if (slash) {
+    *slash = '\0';
+    parent = copy;
+  }
+  int base = copy[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
+  if (copy[0] != '/' && base < 0) return GO_ON;
+  int dir = openat(base, parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (base >= 0) close(base);
+  if (dir < 0) return GO_ON;
+  char dir_path[PATH_MAX];
+  if (fd_path(dir, dir_path, sizeof(dir_path)) != 0) {
+    close(dir);
+    return GO_ON;
+  }
+  snprintf(e->name, sizeof(e->name), "%s", name);
+  if (snprintf(e->path, sizeof(e->path), "%s/%s", strcmp(dir_path, "/") == 0 ? "" : dir_path, name) >=
+      (int)sizeof(e->path)) {
+    close(dir);
+    return GO_ON;
+  }
+  int root = root_of(dir_path);
+  if (root < 0 || in_list(dir_path, &cfg->keep_out)) {
+    close(dir);
+    return GO_ON; /* not ours to widen: the domain decides */
+  }
+  const char *rel = e->path + strlen(cfg->roots.path[root]);
+  while (*rel == '/') rel++;
+  if (starts_with_kept(rel) || holds_barrier(e->path)) {
+    close(dir);
+    return REFUSE;
+  }
+  if (in_list(dir_path, &cfg->trees)) {
+    close(dir);
+    return GO_ON; /* granted by the domain: nothing to add */
+  }
+  e->dir = beneath(root, dir_path, dir);
+  close(dir);
+  return e->dir >= 0 ? ACT : GO_ON;
+}
+
+/*
+ * The file a metadata call is about: `path` from `dirfd` (following a last link unless `nofollow`), or the fd
+ * `dirfd` itself when `path` is NULL or empty with `empty_path`. Returns an O_PATH fd to act on, or -1 (errno
+ * EPERM: refused; another: as the kernel would answer).
+ */
+static int decide_inode(pid_t pid, int dirfd, const char *path, int nofollow) {
+  int fd;
+  if (path == NULL || *path == '\0') {
+    fd = open_base(pid, dirfd);
+    if (fd < 0) return errno = EBADF, -1;
+  } else {
+    int base = path[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
+    if (path[0] != '/' && base < 0) return errno = EBADF, -1;
+    fd = openat(base, path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+    int err = errno;
+    if (base >= 0) close(base);
+    if (fd < 0) return errno = err, -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    close(fd);
+    return errno = EPERM, -1;
+  }
+  char where[PATH_MAX];
+  if (fd_path(fd, where, sizeof(where)) != 0) {
+    /* Nothing a path reaches: a deleted file, an anonymous pipe or socket ("pipe:[n]"). */
+    if (st.st_nlink == 0 || ((S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) && where[0] != '/')) return fd;
+    close(fd);
+    return errno = EPERM, -1;
+  }
+  int root = root_of(where);
+  if (root < 0 || in_list(where, &cfg->keep_out)) {
+    close(fd);
+    return errno = EPERM, -1;
+  }
+  const char *rel = where + strlen(cfg->roots.path[root]);
+  while (*rel == '/') rel++;
+  /* A root's top is not the sandbox's (/tmp's sticky bit, the workspace's owner): only what lies beneath it. */
+  if (*rel == '\0' || starts_with_kept(rel)) {
+    close(fd);
+    return errno = EPERM, -1;
+  }
+  int checked = beneath(root, where, fd);
+  close(fd);
+  if (checked < 0) return errno = EPERM, -1;
+  return checked;
+}
+
+/* ---- acting ---- */
+
+static char self_fd_path[64];
+static const char *proc_self(int fd) {
+  snprintf(self_fd_path, sizeof(self_fd_path), "/proc/self/fd/%d", fd);
+  return self_fd_path;
+}
+
+/* A real (not O_PATH) fd on the file behind `fd`, for calls that take no O_PATH fd; -1 for what cannot be opened so. */
+static int reopen(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) return errno = EPERM, -1;
+  return open(proc_self(fd), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
+struct answer {
+  int go_on;
+  int64_t val;
+  int error; /* a positive errno */
+  int fd;    /* >= 0: put into the command as the call's result */
+  int cloexec;
+};
+
+static struct answer go_on(void) { return (struct answer){.go_on = 1, .fd = -1}; }
+static struct answer result(int64_t val) {
+  return (struct answer){.val = val < 0 ? 0 : val, .error = val < 0 ? errno : 0, .fd = -1};
+}
+static struct answer fail_with(int err) { return (struct answer){.error = err, .fd = -1}; }
+
+/* Whether `pid` holds the master of the terminal whose slave is /dev/pts/<index> (its fdinfo says `tty-index`). */
+static int holds_master(pid_t pid, unsigned index) {
+  char dir_path[64];
+  snprintf(dir_path, sizeof(dir_path), "/proc/%d/fdinfo", pid);
+  DIR *dir = opendir(dir_path);
+  if (dir == NULL) return 0;
+  int found = 0;
+  struct dirent *d;
+  while (!found && (d = readdir(dir)) != NULL) {
+    if (d->d_name[0] < '0' || d->d_name[0] > '9') continue;
+    char path[320], line[128];
+    snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, d->d_name);
+    FILE *f = fopen(path, "re");
+    if (f == NULL) continue;
+    unsigned n;
+    while (fgets(line, sizeof(line), f) != NULL)
+      if (sscanf(line, "tty-index: %u", &n) == 1 && n == index) found = 1;
+    fclose(f);
+  }
+  closedir(dir);
+  return found;
+}
+
+/*
+ * A terminal's slave (/dev/pts/N) whose master the command opened itself (script, tmux, python's pty): opened for
+ * it. The domain grants no slave but the session's own, so that no other session's terminal can be opened.
+ * Returns an O_PATH fd on the slave when `path` names one the command may have, else -1.
+ */
+static int own_new_terminal(pid_t pid, int dirfd, const char *path) {
+  int base = path[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
+  if (path[0] != '/' && base < 0) return -1;
+  int fd = openat(base, path, O_PATH | O_CLOEXEC);
+  if (base >= 0) close(base);
+  if (fd < 0) return -1;
+  struct stat st;
+  /* UNIX98 pty slaves: majors 136-143 (Documentation/admin-guide/devices.txt). */
+  if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) >= 136 && major(st.st_rdev) <= 143 &&
+      holds_master(pid, (major(st.st_rdev) - 136) * 256 + minor(st.st_rdev)))
+    return fd;
+  close(fd);
+  return -1;
+}
+
+/* open/openat/creat for writing or making. */
+static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, mode_t mode) {
+  struct entry e;
+  if (strncmp(path, "/dev/pts/", 9) == 0 && !(flags & O_CREAT)) {
+    int slave = own_new_terminal(pid, dirfd, path);
+    if (slave >= 0) {
+      int out = open(proc_self(slave), (flags & (O_ACCMODE | O_NONBLOCK | O_APPEND)) | O_NOCTTY | O_CLOEXEC);
+      int err = errno;
+      close(slave);
+      return out < 0 ? fail_with(err) : (struct answer){.fd = out, .cloexec = flags & O_CLOEXEC};
+    }
+  }
+  if (flags & __O_TMPFILE) {
+    /* An unnamed file in the folder `path`: it becomes visible only by linkat, which is checked. */
+    int fd = decide_inode(pid, dirfd, path, 0);
+    if (fd < 0) return errno == EPERM ? go_on() : fail_with(errno);
+    int out = openat(fd, ".", flags | O_CLOEXEC, mode & ~umask_of(pid));
+    int err = errno;
+    close(fd);
+    return out < 0 ? fail_with(err) : (struct answer){.fd = out, .cloexec = flags & O_CLOEXEC};
+  }
+  switch (decide_entry(pid, dirfd, path, &e)) {
+    case GO_ON: return go_on();
+    case REFUSE: return fail_with(EACCES);
+    case ACT: break;
+  }
+  struct stat st;
+  if (fstatat(e.dir, e.name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+    drop_entry(&e);
+    return go_on(); /* a link, a folder, a pipe: the kernel and the domain answer */
+  }
+  int out = openat(e.dir, e.name, (flags | O_NOFOLLOW | O_CLOEXEC) & ~O_DIRECTORY, mode & ~umask_of(pid) & 07777);
+  int err = errno;
+  drop_entry(&e);
+  if (out < 0) return fail_with(err);
+  return (struct answer){.fd = out, .cloexec = flags & O_CLOEXEC};
+}
+
+static struct answer do_mkdir(pid_t pid, int dirfd, const char *path, mode_t mode) {
+  struct entry e;
+  switch (decide_entry(pid, dirfd, path, &e)) {
+    case GO_ON: return go_on();
+    case REFUSE: return fail_with(EACCES);
+    case ACT: break;
+  }
+  struct answer a = result(mkdirat(e.dir, e.name, mode & ~umask_of(pid) & 07777));
+  drop_entry(&e);
+  return a;
+}
+
+static struct answer do_mknod(pid_t pid, int dirfd, const char *path, mode_t mode, dev_t dev) {
+  /* Pipes, sockets and plain files only: devices need a capability no command has. */
+  mode_t type = mode & S_IFMT;
+  if (type != 0 && type != S_IFREG && type != S_IFIFO && type != S_IFSOCK) return go_on();
+  struct entry e;
+  switch (decide_entry(pid, dirfd, path, &e)) {
+    case GO_ON: return go_on();
+    case REFUSE: return fail_with(EACCES);
+    case ACT: break;
+  }
+  struct answer a = result(mknodat(e.dir, e.name, type | (mode & ~umask_of(pid) & 07777), dev));
+  drop_entry(&e);
+  return a;
+}
+
+static struct answer do_unlink(pid_t pid, int dirfd, const char *path, int flags) {
+  struct entry e;
+  switch (decide_entry(pid, dirfd, path, &e)) {
+    case GO_ON: return go_on();
+    case REFUSE: return fail_with(EACCES);
+    case ACT: break;
+  }
+  struct answer a = result(unlinkat(e.dir, e.name, flags & AT_REMOVEDIR));
+  drop_entry(&e);
+  return a;
+}
+
+static struct answer do_symlink(pid_t pid, const char *target, int dirfd, const char *path) {
+  struct entry e;
+  switch (decide_entry(pid, dirfd, path, &e)) {
+    case GO_ON: return go_on();
+    case REFUSE: return fail_with(EACCES);
+    case ACT: break;
+  }
+  struct answer a = result(symlinkat(target, e.dir, e.name));
+  drop_entry(&e);
+  return a;
+}
+
+/* Both ends of a rename or a link: the supervisor acts when both lie in writable roots and one is not granted. */
+static struct answer do_rename(pid_t pid, int olddir, const char *oldpath, int newdir, const char *newpath,
+                               unsigned flags) {
+  struct entry from, to;
+  enum verdict a = decide_entry(pid, olddir, oldpath, &from);
+  enum verdict b = decide_entry(pid, newdir, newpath, &to);
+  struct answer out;
+  if (a == REFUSE || b == REFUSE) out = fail_with(EACCES);
+  else if (a == GO_ON && b == GO_ON) out = go_on();
+  else if (a == GO_ON || b == GO_ON) {
+    /* One end granted by the domain, the other only here: do it if the granted end is in a writable root. */
+    struct entry *granted = a == GO_ON ? &from : &to;
+    int root = root_of(granted->path);
+    if (root < 0 || in_list(granted->path, &cfg->keep_out)) out = go_on();
+    else {
+      char parent[PATH_MAX];
+      snprintf(parent, sizeof(parent), "%s", granted->path);
+      char *slash = strrchr(parent, '/');
+      if (slash == parent) slash[1] = '\0';
+      else if (slash) *slash = '\0';
+      int dir = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      granted->dir = dir < 0 ? -1 : beneath(root, parent, dir);
+      if (dir >= 0) close(dir);
+      out = granted->dir < 0 ? go_on() : result(renameat2(from.dir, from.name, to.dir, to.name, flags));
+    }
+  } else {
+    out = result(renameat2(from.dir, from.name, to.dir, to.name, flags));
+  }
+  drop_entry(&from);
+  drop_entry(&to);
+  return out;
+}
+
+static struct answer do_link(pid_t pid, int olddir, const char *oldpath, int newdir, const char *newpath, int flags) {
+  /* What is linked must itself lie in a writable root: a link cannot give a second, writable name to a kept file. */
+  int source = decide_inode(pid, olddir, oldpath, !(flags & AT_SYMLINK_FOLLOW));
+  if (source < 0) return errno == EPERM ? go_on() : fail_with(errno);
+  struct entry to;
+  struct answer out;
+  switch (decide_entry(pid, newdir, newpath, &to)) {
+    case GO_ON: out = go_on(); break;
+    case REFUSE: out = fail_with(EACCES); break;
+    case ACT: out = result(linkat(AT_FDCWD, proc_self(source), to.dir, to.name, AT_SYMLINK_FOLLOW)); break;
+  }
+  close(source);
+  drop_entry(&to);
+  return out;
+}
+
+static struct answer do_truncate(pid_t pid, const char *path, off_t length) {
+  int fd = decide_inode(pid, AT_FDCWD, path, 0);
+  if (fd < 0) return errno == EPERM ? go_on() : fail_with(errno);
+  struct answer a = result(truncate(proc_self(fd), length));
+  close(fd);
+  return a;
+}
+
+/* ---- metadata ---- */
+
+static struct answer meta_fd(pid_t pid, int dirfd, const char *path, int nofollow, int *fd) {
+  *fd = decide_inode(pid, dirfd, path, nofollow);
+  return *fd < 0 ? fail_with(errno) : go_on();
+}
+
+static struct answer do_chmod(pid_t pid, int dirfd, const char *path, int flags, mode_t mode) {
+  int fd;
+  struct answer a = meta_fd(pid, dirfd, path, flags & AT_SYMLINK_NOFOLLOW, &fd);
+  if (fd < 0) return a;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) a = fail_with(EOPNOTSUPP);
+  else a = result(chmod(proc_self(fd), mode));
+  close(fd);
+  return a;
+}
+
+static struct answer do_chown(pid_t pid, int dirfd, const char *path, int flags, uid_t uid, gid_t gid) {
+  int fd;
+  struct answer a = meta_fd(pid, dirfd, path, flags & AT_SYMLINK_NOFOLLOW, &fd);
+  if (fd < 0) return a;
+  a = result(fchownat(fd, "", uid, gid, AT_EMPTY_PATH));
+  close(fd);
+  return a;
+}
+
+static struct answer do_utimens(pid_t pid, int dirfd, const char *path, int flags, const struct timespec *times) {
+  int fd;
+  struct answer a = meta_fd(pid, dirfd, path, flags & AT_SYMLINK_NOFOLLOW, &fd);
+  if (fd < 0) return a;
+  a = result(utimensat(fd, "", times, AT_EMPTY_PATH));
+  close(fd);
+  return a;
+}
+
+static struct answer do_setxattr(pid_t pid, int dirfd, const char *path, int nofollow, const char *name,
+                                 const void *value, size_t size, int flags) {
+  int fd;
+  struct answer a = meta_fd(pid, dirfd, path, nofollow, &fd);
+  if (fd < 0) return a;
+  int real = reopen(fd);
+  a = real < 0 ? fail_with(EPERM)
+               : result(value ? fsetxattr(real, name, value, size, flags) : fremovexattr(real, name));
+  if (real >= 0) close(real);
+  close(fd);
+  return a;
+}
+
+static struct answer do_inode_flags(pid_t pid, int fd_arg, unsigned long request, uint64_t arg) {
+  int fd;
+  struct answer a = meta_fd(pid, fd_arg, NULL, 0, &fd);
+  if (fd < 0) return a;
+  int real = reopen(fd);
+  unsigned char buf[64];
+  size_t size = _IOC_SIZE(request);
+  if (real < 0) a = fail_with(EPERM);
+  else if (size > sizeof(buf) || read_bytes(pid, arg, buf, size) != 0) a = fail_with(EFAULT);
+  else a = result(ioctl(real, request, buf));
+  if (real >= 0) close(real);
+  close(fd);
+  return a;
+}
+
+/* ---- one notification ---- */
+
+#define ARG(i) (notif->data.args[i])
+#define INT_ARG(i) ((int)(int32_t)ARG(i))
+
+static struct answer handle(struct seccomp_notif *notif) {
+  pid_t pid = notif->pid;
+  char path[PATH_MAX], path2[PATH_MAX];
+  long nr = notif->data.nr;
+#define STRING(i, buf) \
+  do { \
+    if (read_string(pid, ARG(i), buf, sizeof(buf)) != 0) return go_on(); \
+  } while (0)
+  switch (nr) {
+#ifdef SYS_open
+    case SYS_open: STRING(0, path); return do_open(pid, AT_FDCWD, path, INT_ARG(1), ARG(2));
+    case SYS_creat: STRING(0, path); return do_open(pid, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, ARG(1));
+    case SYS_mkdir: STRING(0, path); return do_mkdir(pid, AT_FDCWD, path, ARG(1));
+    case SYS_mknod: STRING(0, path); return do_mknod(pid, AT_FDCWD, path, ARG(1), ARG(2));
+    case SYS_unlink: STRING(0, path); return do_unlink(pid, AT_FDCWD, path, 0);
+    case SYS_rmdir: STRING(0, path); return do_unlink(pid, AT_FDCWD, path, AT_REMOVEDIR);
+    case SYS_rename: STRING(0, path); STRING(1, path2); return do_rename(pid, AT_FDCWD, path, AT_FDCWD, path2, 0);
+    case SYS_link: STRING(0, path); STRING(1, path2); return do_link(pid, AT_FDCWD, path, AT_FDCWD, path2, 0);
+    case SYS_symlink: STRING(0, path); STRING(1, path2); return do_symlink(pid, path, AT_FDCWD, path2);
+    case SYS_chmod: STRING(0, path); return do_chmod(pid, AT_FDCWD, path, 0, ARG(1));
+    case SYS_chown: STRING(0, path); return do_chown(pid, AT_FDCWD, path, 0, ARG(1), ARG(2));
+    case SYS_lchown: STRING(0, path); return do_chown(pid, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, ARG(1), ARG(2));
+    case SYS_utime: {
+      STRING(0, path);
+      struct { long actime, modtime; } t;
+      if (ARG(1) == 0) return do_utimens(pid, AT_FDCWD, path, 0, NULL);
+      if (read_bytes(pid, ARG(1), &t, sizeof(t)) != 0) return fail_with(EFAULT);
+      struct timespec ts[2] = {{t.actime, 0}, {t.modtime, 0}};
+      return do_utimens(pid, AT_FDCWD, path, 0, ts);
+    }
+    case SYS_utimes:
+    case SYS_futimesat: {
+      int at = nr == SYS_utimes ? 0 : 1;
+      STRING(at, path);
+      struct timeval tv[2];
+      if (ARG(at + 1) == 0) return do_utimens(pid, at ? INT_ARG(0) : AT_FDCWD, path, 0, NULL);
+      if (read_bytes(pid, ARG(at + 1), tv, sizeof(tv)) != 0) return fail_with(EFAULT);
+      struct timespec ts[2] = {{tv[0].tv_sec, tv[0].tv_usec * 1000}, {tv[1].tv_sec, tv[1].tv_usec * 1000}};
+      return do_utimens(pid, at ? INT_ARG(0) : AT_FDCWD, path, 0, ts);
+    }
+#endif
+    case SYS_openat: STRING(1, path); return do_open(pid, INT_ARG(0), path, INT_ARG(2), ARG(3));
+    case SYS_mkdirat: STRING(1, path); return do_mkdir(pid, INT_ARG(0), path, ARG(2));
+    case SYS_mknodat: STRING(1, path); return do_mknod(pid, INT_ARG(0), path, ARG(2), ARG(3));
+    case SYS_unlinkat: STRING(1, path); return do_unlink(pid, INT_ARG(0), path, INT_ARG(2));
+#ifdef SYS_renameat
+    case SYS_renameat:
+      STRING(1, path); STRING(3, path2);
+      return do_rename(pid, INT_ARG(0), path, INT_ARG(2), path2, 0);
+#endif
+    case SYS_renameat2:
+      STRING(1, path); STRING(3, path2);
+      return do_rename(pid, INT_ARG(0), path, INT_ARG(2), path2, (unsigned)ARG(4));
+    case SYS_linkat:
+      STRING(1, path); STRING(3, path2);
+      return do_link(pid, INT_ARG(0), path, INT_ARG(2), path2, INT_ARG(4));
+    case SYS_symlinkat: STRING(0, path); STRING(2, path2); return do_symlink(pid, path, INT_ARG(1), path2);
+    case SYS_truncate: STRING(0, path); return do_truncate(pid, path, (off_t)ARG(1));
+    case SYS_fchmod: return do_chmod(pid, INT_ARG(0), NULL, 0, ARG(1));
+    case SYS_fchmodat:
+#ifdef SYS_fchmodat2
+    case SYS_fchmodat2:
+#endif
+    {
+      int flags = nr == SYS_fchmodat ? 0 : INT_ARG(3);
+      STRING(1, path);
+      if (*path == '\0' && !(flags & AT_EMPTY_PATH)) return fail_with(ENOENT);
+      return do_chmod(pid, INT_ARG(0), path, flags, ARG(2));
+    }
+    case SYS_fchown: return do_chown(pid, INT_ARG(0), NULL, 0, ARG(1), ARG(2));
+    case SYS_fchownat:
+      STRING(1, path);
+      if (*path == '\0' && !(INT_ARG(4) & AT_EMPTY_PATH)) return fail_with(ENOENT);
+      return do_chown(pid, INT_ARG(0), path, INT_ARG(4), ARG(2), ARG(3));
+    case SYS_utimensat: {
+      const char *p = NULL;
+      if (ARG(1) != 0) {
+        STRING(1, path);
+        p = path;
+      }
+      struct timespec ts[2];
+      if (ARG(2) != 0 && read_bytes(pid, ARG(2), ts, sizeof(ts)) != 0) return fail_with(EFAULT);
+      return do_utimens(pid, INT_ARG(0), p, INT_ARG(3), ARG(2) ? ts : NULL);
+    }
+    case SYS_setxattr:
+    case SYS_lsetxattr:
+    case SYS_fsetxattr:
+    case SYS_removexattr:
+    case SYS_lremovexattr:
+    case SYS_fremovexattr: {
+      int by_fd = nr == SYS_fsetxattr || nr == SYS_fremovexattr;
+      int nofollow = nr == SYS_lsetxattr || nr == SYS_lremovexattr;
+      int set = nr == SYS_setxattr || nr == SYS_lsetxattr || nr == SYS_fsetxattr;
+      if (!by_fd) STRING(0, path);
+      char name[XATTR_NAME_MAX + 1];
+      if (read_string(pid, ARG(1), name, sizeof(name)) != 0) return fail_with(ERANGE);
+      static char value[XATTR_SIZE_MAX];
+      size_t size = set ? ARG(3) : 0;
+      if (size > sizeof(value)) return fail_with(E2BIG);
+      if (set && size > 0 && read_bytes(pid, ARG(2), value, size) != 0) return fail_with(EFAULT);
+      return do_setxattr(pid, by_fd ? INT_ARG(0) : AT_FDCWD, by_fd ? NULL : path, nofollow, name,
+                         set ? value : NULL, size, set ? INT_ARG(4) : 0);
+    }
+    case SYS_ioctl: return do_inode_flags(pid, INT_ARG(0), (unsigned long)(uint32_t)ARG(1), ARG(2));
+  }
+  /* A call the filter sends here that this build does not know (setxattrat, ...): refused, not let through. */
+  return fail_with(ENOSYS);
+#undef STRING
+}
+
+/* Answers `notif`: the kernel goes on, or the result, or an fd put into the command. */
+static void answer(int listener, struct seccomp_notif *notif, struct seccomp_notif_resp *resp, struct answer a) {
+  /* The process may have died (and its pid been reused) while we read its memory: answer nothing then. */
+  if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &notif->id) != 0) {
+    if (a.fd >= 0) close(a.fd);
+    return;
+  }
+  if (a.fd >= 0) {
+    struct seccomp_notif_addfd add = {.id = notif->id,
+                                      .flags = SECCOMP_ADDFD_FLAG_SEND,
+                                      .srcfd = (uint32_t)a.fd,
+                                      .newfd = 0,
+                                      .newfd_flags = a.cloexec ? O_CLOEXEC : 0};
+    /* SEND answers the call with the new fd's number at once (5.14+); before, the number is answered after. */
+    int added = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+    if (added < 0 && errno == EINVAL) {
+      add.flags = 0;
+      added = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+      a = added < 0 ? fail_with(EMFILE) : (struct answer){.val = added, .fd = -1};
+      close(add.srcfd);
+    } else {
+      close(a.fd);
+      return;
+    }
+  }
+  resp->id = notif->id;
+  resp->flags = a.go_on ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
+  resp->error = a.go_on ? 0 : -a.error;
+  resp->val = a.go_on || a.error ? 0 : a.val;
+  ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+}
+
+/* ---- the process tree ---- */
+
+/* The parent of `pid` from /proc/<pid>/stat, or -1. */
+static pid_t parent_of(pid_t pid) {
+  char path[64], buf[512];
+  snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  char *end = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+  int ppid;
+  if (end == NULL || sscanf(end + 1, " %*c %d", &ppid) != 1) return -1;
+  return ppid;
+}
+
+/*
+ * Signals every descendant with `sig`; returns how many there were. Reads every process's parent from /proc: a
+ * subreaper's descendants stay below it whatever they do (setsid, double forks).
+ */
+static int signal_descendants(int sig) {
+  DIR *proc = opendir("/proc");
+  if (proc == NULL) return 0;
+  size_t cap = 1024, n = 0;
+  pid_t *pids = malloc(cap * sizeof(pid_t)), *parents = malloc(cap * sizeof(pid_t));
+  struct dirent *d;
+  while (pids && parents && (d = readdir(proc)) != NULL) {
+    pid_t pid = (pid_t)strtol(d->d_name, NULL, 10);
+    if (pid <= 0) continue;
+    if (n == cap) {
+      cap *= 2;
+      pids = realloc(pids, cap * sizeof(pid_t));
+      parents = realloc(parents, cap * sizeof(pid_t));
+      if (!pids || !parents) break;
+    }
+    pids[n] = pid;
+    parents[n++] = parent_of(pid);
+  }
+  closedir(proc);
+  int count = 0;
+  if (pids && parents) {
+    /* Mark descendants: repeat until no new one (parents may come after their children in /proc's order). */
+    char *mine = calloc(n ? n : 1, 1);
+    pid_t self = getpid();
+    for (int changed = 1; mine && changed;) {
+      changed = 0;
+      for (size_t i = 0; i < n; i++) {
+        if (mine[i]) continue;
+        int is_mine = parents[i] == self;
+        for (size_t j = 0; !is_mine && j < n; j++) is_mine = mine[j] && pids[j] == parents[i];
+        if (is_mine) mine[i] = changed = 1;
+      }
+    }
+    for (size_t i = 0; mine && i < n; i++)
+      if (mine[i] && kill(pids[i], sig) == 0) count++;
+    free(mine);
+  }
+  free(pids);
+  free(parents);
+  return count;
+}
+
+/* Stops every descendant until none is left running (a stopped process forks no more), then kills them all. */
+static void end_descendants(void) {
+  for (int round = 0; round < 100 && signal_descendants(SIGSTOP) > 0; round++) {
+    int before = signal_descendants(0);
+    usleep(1000);
+    if (signal_descendants(0) == before) break;
+  }
+  signal_descendants(SIGKILL);
+  for (int round = 0; round < 1000; round++) {
+    while (waitpid(-1, NULL, WNOHANG) > 0) {
+    }
+    if (signal_descendants(SIGKILL) == 0) break;
+    usleep(1000);
+  }
+  while (waitpid(-1, NULL, WNOHANG) > 0) {
+  }
+}
+
+/* Exits as the command did: its status, or the same signal (without a core dump). */
+static void exit_like(int status) {
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+  }
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + SIGKILL);
+}
+
+/* ---- setup ---- */
+
+static int send_fd(int sock, int fd) {
+  char byte = 0;
+  struct iovec iov = {&byte, 1};
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  memset(&u, 0, sizeof(u));
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &fd, sizeof(int));
+  return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int receive_fd(int sock) {
+  char byte;
+  struct iovec iov = {&byte, 1};
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+  ssize_t n;
+  do n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  if (n != 1 || c == NULL || c->cmsg_type != SCM_RIGHTS) return -1;
+  int fd;
+  memcpy(&fd, CMSG_DATA(c), sizeof(int));
+  return fd;
+}
+
+int install_seccomp_program(const char *base64, unsigned flags); /* sandbox-exec.c */
+
+int supervise(const struct supervision *config, enter_sandbox_fn enter, void *context, char **command) {
+  cfg = config;
+  root_fds = calloc(cfg->roots.n ? cfg->roots.n : 1, sizeof(int));
+  if (root_fds == NULL) return EXIT_SETUP;
+  for (int i = 0; i < cfg->roots.n; i++) root_fds[i] = open(cfg->roots.path[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+  pid_t server = getppid();
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 || prctl(PR_SET_PDEATHSIG, PARENT_DIED) != 0) {
+    fprintf(stderr, NAME ": cannot become the sandbox's supervisor: %s\n", strerror(errno));
+    return EXIT_SETUP;
+  }
+  if (getppid() != server) _exit(EXIT_SETUP); /* the server died before the signal was asked for */
+  sigset_t handled, original;
+  sigemptyset(&handled);
+  /*
+   * Taken by the supervisor through a signalfd: SIGTERM and SIGHUP are passed to the command; a terminal's SIGINT,
+   * SIGQUIT and job-control signals reach the command's process group themselves (and the server's Ctrl-C without a
+   * terminal skips the supervisor), so they are only kept from the supervisor.
+   */
+  int taken[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGWINCH, SIGCHLD};
+  for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) sigaddset(&handled, taken[i]);
+  sigaddset(&handled, PARENT_DIED);
+  sigprocmask(SIG_BLOCK, &handled, &original);
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    fprintf(stderr, NAME ": cannot make a socket pair: %s\n", strerror(errno));
+    return EXIT_SETUP;
+  }
+  pid_t child = fork();
+  if (child < 0) {
+    fprintf(stderr, NAME ": cannot fork: %s\n", strerror(errno));
+    return EXIT_SETUP;
+  }
+  if (child == 0) {
+    close(sv[0]);
+    for (int i = 0; i < cfg->roots.n; i++)
+      if (root_fds[i] >= 0) close(root_fds[i]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    sigprocmask(SIG_SETMASK, &original, NULL);
+    int status = enter(context);
+    if (status != 0) _exit(status);
+    int listener = install_seccomp_program(cfg->program, SECCOMP_FILTER_FLAG_NEW_LISTENER);
+    if (listener < 0) _exit(EXIT_SETUP);
+    if (send_fd(sv[1], listener) != 0) _exit(EXIT_SETUP);
+    close(listener);
+    close(sv[1]);
+    execvp(command[0], command);
+    int err = errno;
+    fprintf(stderr, NAME ": %s: %s\n", command[0], strerror(err));
+    _exit(err == ENOENT ? 127 : 126);
+  }
+  close(sv[1]);
+  umask(0); /* the command's own umask is applied to what is made for it */
+  int signals = signalfd(-1, &handled, SFD_CLOEXEC);
+  int listener = receive_fd(sv[0]);
+  close(sv[0]);
+
+  struct seccomp_notif_sizes sizes;
+  if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) sizes.seccomp_notif = sizes.seccomp_notif_resp = 4096;
+  struct seccomp_notif *notif = calloc(1, sizes.seccomp_notif > sizeof(*notif) ? sizes.seccomp_notif : sizeof(*notif));
+  struct seccomp_notif_resp *resp =
+      calloc(1, sizes.seccomp_notif_resp > sizeof(*resp) ? sizes.seccomp_notif_resp : sizeof(*resp));
+  if (notif == NULL || resp == NULL) {
+    kill(child, SIGKILL);
+    return EXIT_SETUP;
+  }
+
+  for (;;) {
+    struct pollfd fds[2] = {{signals, POLLIN, 0}, {listener, POLLIN, 0}};
+    int ready = poll(fds, listener >= 0 ? 2 : 1, -1);
+    if (ready < 0 && errno != EINTR) break;
+    if (listener >= 0 && (fds[1].revents & POLLIN)) {
+      memset(notif, 0, sizes.seccomp_notif);
+      if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, notif) == 0) {
+        struct answer a = handle(notif);
+        memset(resp, 0, sizes.seccomp_notif_resp);
+        answer(listener, notif, resp, a);
+      }
+    } else if (listener >= 0 && (fds[1].revents & (POLLHUP | POLLERR))) {
+      close(listener); /* every process under the filter is gone */
+      listener = -1;
+    }
+    if (fds[0].revents & POLLIN) {
+      struct signalfd_siginfo info;
+      if (read(signals, &info, sizeof(info)) != sizeof(info)) continue;
+      int sig = (int)info.ssi_signo;
+      if (sig == PARENT_DIED) {
+        end_descendants();
+        _exit(128 + SIGKILL);
+      }
+      if (sig == SIGTERM || sig == SIGHUP) kill(child, sig); /* the command decides what they mean to it */
+      if (sig != SIGCHLD) continue;
+      int status;
+      pid_t done;
+      while ((done = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (done != child) continue; /* an orphan that ended: reaped */
+        end_descendants();
+        exit_like(status);
+      }
+    }
+  }
+  kill(child, SIGKILL);
+  end_descendants();
+  return EXIT_SETUP;
+}
