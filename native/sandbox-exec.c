@@ -23,11 +23,14 @@
  * The sandbox without bubblewrap (the Landlock backend, where user namespaces are off or bubblewrap is missing):
  *
  *   unified-exec-sandbox-exec --landlock [--tree DIR]... [--file FILE]... [--read-tree DIR]... [--read-file FILE]...
- *                             [--no-network] [--seccomp B64] -- command args...
+ *                             [--no-network] [--seccomp B64]
+ *                             [--supervise B64 [--root DIR]... [--keep-out DIR]... [--kept-name NAME]...]
+ *                             -- command args...
  *
  * drops every capability (a root server's command is uid 0 without privileges, and stays so across exec), sets
- * no_new_privs, enters a Landlock domain (see enter_write_domain), installs the filter and execs the command. A path
- * that does not exist (any more) is skipped. Errors go to stderr in one line; the exit status is a shell's: 127 when the command is not found, 126 when it cannot run, 125
+ * no_new_privs, enters a Landlock domain (see enter_write_domain), installs the filter and execs the command. With
+ * --supervise it forks first: the child does the above under the supervision filter too, and this process stays
+ * outside the domain as its supervisor (supervisor.c). A path that does not exist (any more) is skipped. Errors go to stderr in one line; the exit status is a shell's: 127 when the command is not found, 126 when it cannot run, 125
  * for our own usage or setup errors.
  */
 #define _GNU_SOURCE

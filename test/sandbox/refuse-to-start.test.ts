@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { textOf } from '../reliability/harness.js';
 // Where users run without bubblewrap, the server picks the Landlock backend and says so; where neither backend works
 // it does not start (it never falls back to running commands unsandboxed). The server looks for bubblewrap in the
 // system's folders only, whatever its PATH says, so the machine is changed for it alone: in a mount namespace of
-// its own the system's bwrap is covered by /dev/null (no program there), or in a user namespace of its own no
+// its own the system folder holding bwrap is replaced by a copy without it, or in a user namespace of its own no
 // further namespace can be made (user.max_user_namespaces 0: Docker's default profile, Ubuntu 24.04's AppArmor rule).
 describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewrap cannot run', () => {
   const bin = mkdtempSync(join(tmpdir(), 'unified-exec-no-bwrap-'));
@@ -23,11 +23,22 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewra
     await Promise.all(clients.splice(0).map((c) => c.close()));
   });
   afterAll(() => rmSync(bin, { recursive: true, force: true }));
-  const bwrap = findTrustedExecutable('bwrap') ?? '/usr/bin/bwrap';
+  const installedBwrap = findTrustedExecutable('bwrap');
+  const scratch = mkdtempSync('/var/tmp/ue-no-bwrap-bin-');
 
-  /** `node args…` with each of `covers` (a file over a path) bound in a mount namespace of its own. */
-  const coveredArgv = (covers: [string, string][], args: string[]): [string, string[]] => {
-    const binds = covers.map((_, i) => `mount --bind "$${2 * i + 1}" "$${2 * i + 2}"`).join(' && ');
+  /**
+   * `node args…` on a machine without bubblewrap: in a mount namespace of its own, the system folder that holds it
+   * is replaced by a hard-linked copy without it (absent, not covered, as on a machine where it was never installed;
+   * where it is not installed, nothing needs to change), or with `bwrap` in its place; then each of `covers` (a file
+   * over a path) is bound.
+   */
+  const withoutBwrapArgv = (
+    args: string[],
+    options: { bwrap?: string; covers?: [string, string][] } = {},
+  ): [string, string[]] => {
+    const folder = dirname(installedBwrap ?? '/usr/bin/bwrap');
+    const covers = options.covers ?? [];
+    const binds = covers.map((_, i) => ` && mount --bind "$${2 * i + 5}" "$${2 * i + 6}"`).join('');
     return [
       'unshare',
       [
@@ -36,8 +47,20 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewra
         'private',
         'sh',
         '-c',
-        `${binds} && shift ${2 * covers.length} && exec "$@"`,
-        'cover',
+        [
+          't=$(mktemp -d "$1/bin-XXXXXX")',
+          '(cp -al "$2/." "$t/" 2>/dev/null || cp -a "$2/." "$t/")',
+          'rm -f "$t/bwrap"',
+          '{ [ -z "$3" ] || cp "$3" "$t/bwrap"; }',
+          `mount --bind "$t" "$2"${binds}`,
+          `shift ${4 + 2 * covers.length}`,
+          'exec "$@"',
+        ].join(' && '),
+        'without-bwrap',
+        scratch,
+        folder,
+        options.bwrap ?? '',
+        'unused',
         ...covers.flat(),
         process.execPath,
         ...args,
@@ -112,7 +135,7 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewra
 
   it('without bubblewrap installed, serves sandboxed on Landlock and says why', async () => {
     const ws = workspace();
-    const server = await connect(coveredArgv([['/dev/null', bwrap]], [CLI, 'mcp']), ws);
+    const server = await connect(withoutBwrapArgv([CLI, 'mcp']), ws);
     expect(server.stderr()).toContain(
       'unified-exec: the sandbox runs on Landlock: bubblewrap (bwrap) is not installed',
     );
@@ -135,7 +158,7 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewra
   it('refuses to start with --sandbox-backend bwrap where bubblewrap is missing, and says how to fix it', async () => {
     for (const command of ['mcp', 'serve'] as const) {
       const args = command === 'mcp' ? [CLI, 'mcp'] : [CLI, 'serve', '--port', '0'];
-      const r = await run(coveredArgv([['/dev/null', bwrap]], [...args, '--sandbox-backend', 'bwrap']));
+      const r = await run(withoutBwrapArgv([...args, '--sandbox-backend', 'bwrap']));
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(
         'unified-exec: cannot start with --sandbox workspace-write --sandbox-backend bwrap: bubblewrap (bwrap) is not installed.',
@@ -148,13 +171,7 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewra
   it('refuses to start where neither backend can run, with both reasons', async () => {
     // The launcher covered too: neither bubblewrap nor Landlock has it to run through.
     const r = await run(
-      coveredArgv(
-        [
-          ['/dev/null', bwrap],
-          ['/dev/null', SANDBOX_EXEC_PATH],
-        ],
-        [CLI, 'mcp', '--sandbox', 'read-only'],
-      ),
+      withoutBwrapArgv([CLI, 'mcp', '--sandbox', 'read-only'], { covers: [['/dev/null', SANDBOX_EXEC_PATH]] }),
     );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
@@ -169,7 +186,7 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewra
       mode: 0o755,
     });
     const r = await run(
-      coveredArgv([[failing, bwrap]], [CLI, 'mcp', '--sandbox', 'read-only', '--sandbox-backend', 'bwrap']),
+      withoutBwrapArgv([CLI, 'mcp', '--sandbox', 'read-only', '--sandbox-backend', 'bwrap'], { bwrap: failing }),
     );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
@@ -178,7 +195,7 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewra
   });
 
   it('starts when danger-full-access is chosen knowingly, and says so', async () => {
-    const r = await run(coveredArgv([['/dev/null', bwrap]], [CLI, 'mcp', '--sandbox', 'danger-full-access']));
+    const r = await run(withoutBwrapArgv([CLI, 'mcp', '--sandbox', 'danger-full-access']));
     expect(r.code).toBe(0); // stdin closed: the client is gone at once
     expect(r.stderr).toContain('Sandbox: danger-full-access (no sandbox)');
   });
