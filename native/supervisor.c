@@ -436,10 +436,13 @@ static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, 
     drop_entry(&e);
     return go_on(); /* a link, a folder, a pipe: the kernel and the domain answer */
   }
-  int out = openat(e.dir, e.name, (flags | O_NOFOLLOW | O_CLOEXEC) & ~O_DIRECTORY, mode & ~umask_of(pid) & 07777);
+  /* Non-blocking, so that a pipe put there meanwhile cannot stall the supervisor; the flag is the command's after. */
+  int out = openat(e.dir, e.name, (flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) & ~O_DIRECTORY,
+                   mode & ~umask_of(pid) & 07777);
   int err = errno;
   drop_entry(&e);
   if (out < 0) return fail_with(err);
+  if (!(flags & O_NONBLOCK)) fcntl(out, F_SETFL, fcntl(out, F_GETFL) & ~O_NONBLOCK);
   return (struct answer){.fd = out, .cloexec = flags & O_CLOEXEC};
 }
 
