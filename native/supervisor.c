@@ -161,6 +161,15 @@ static int beneath(int root, const char *path, int fd) {
 
 /* ---- the command's memory and fds ---- */
 
+/* The notification being handled: its pid's memory and /proc files are the caller's only while it is still valid. */
+static int current_listener = -1;
+static uint64_t current_id;
+
+/* Whether the caller still waits: after reading its memory or opening its /proc files, before acting on them. */
+static int still_waiting(void) {
+  return ioctl(current_listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &current_id) == 0;
+}
+
 /* A NUL-terminated string at `addr` in `pid`, read a page at a time (a string may end just before unmapped memory). */
 static int read_string(pid_t pid, uint64_t addr, char *out, size_t size) {
   if (addr == 0) return -1;
@@ -254,6 +263,10 @@ static enum verdict decide_entry(pid_t pid, int dirfd, const char *path, struct 
   int dir = openat(base, parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (base >= 0) close(base);
   if (dir < 0) return GO_ON;
+  if (!still_waiting()) {
+    close(dir);
+    return GO_ON; /* the answer goes nowhere */
+  }
   char dir_path[PATH_MAX];
   if (fd_path(dir, dir_path, sizeof(dir_path)) != 0) {
     close(dir);
@@ -304,7 +317,7 @@ static int decide_inode(pid_t pid, int dirfd, const char *path, int nofollow) {
     if (fd < 0) return errno = err, -1;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0) {
+  if (!still_waiting() || fstat(fd, &st) != 0) {
     close(fd);
     return errno = EPERM, -1;
   }
@@ -930,6 +943,7 @@ int supervise(const struct supervision *config, enter_sandbox_fn enter, void *co
     fprintf(stderr, NAME ": cannot make a socket pair: %s\n", strerror(errno));
     return EXIT_SETUP;
   }
+  pid_t supervisor = getpid();
   pid_t child = fork();
   if (child < 0) {
     fprintf(stderr, NAME ": cannot fork: %s\n", strerror(errno));
@@ -940,6 +954,7 @@ int supervise(const struct supervision *config, enter_sandbox_fn enter, void *co
     for (int i = 0; i < cfg->roots.n; i++)
       if (root_fds[i] >= 0) close(root_fds[i]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != supervisor) _exit(EXIT_SETUP); /* the supervisor died before the signal was asked for */
     sigprocmask(SIG_SETMASK, &original, NULL);
     int status = enter(context);
     if (status != 0) _exit(status);
@@ -955,7 +970,13 @@ int supervise(const struct supervision *config, enter_sandbox_fn enter, void *co
   }
   close(sv[1]);
   umask(0); /* the command's own umask is applied to what is made for it */
+  signal(SIGPIPE, SIG_IGN); /* a closed stderr must not end the supervisor */
   int signals = signalfd(-1, &handled, SFD_CLOEXEC);
+  if (signals < 0) {
+    fprintf(stderr, NAME ": cannot take signals through a signalfd: %s\n", strerror(errno));
+    kill(child, SIGKILL);
+    return EXIT_SETUP;
+  }
   int listener = receive_fd(sv[0]);
   close(sv[0]);
 
@@ -976,6 +997,8 @@ int supervise(const struct supervision *config, enter_sandbox_fn enter, void *co
     if (listener >= 0 && (fds[1].revents & POLLIN)) {
       memset(notif, 0, sizes.seccomp_notif);
       if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, notif) == 0) {
+        current_listener = listener;
+        current_id = notif->id;
         struct answer a = handle(notif);
         memset(resp, 0, sizes.seccomp_notif_resp);
         answer(listener, notif, resp, a);
