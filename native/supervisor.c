@@ -218,6 +218,25 @@ static mode_t umask_of(pid_t pid) {
   return mask;
 }
 
+/*
+ * `path` as the command means it: /proc/self and /proc/thread-self (and /dev/fd, /dev/stdin, ..., links to them)
+ * would name the supervisor's own when it resolves them, so they are spelled with the command's pid. A deeper link
+ * to them still resolves to the supervisor's; what it then does stays within the same checks.
+ */
+static const char *as_command_sees(pid_t pid, const char *path, char *buf, size_t size) {
+  static const struct {
+    const char *from, *to;
+  } names[] = {{"/proc/self", ""},        {"/proc/thread-self", ""}, {"/dev/fd", "/fd"},
+               {"/dev/stdin", "/fd/0"},   {"/dev/stdout", "/fd/1"},  {"/dev/stderr", "/fd/2"}};
+  for (size_t i = 0; path != NULL && i < sizeof(names) / sizeof(names[0]); i++) {
+    size_t n = strlen(names[i].from);
+    if (strncmp(path, names[i].from, n) != 0 || (path[n] != '\0' && path[n] != '/')) continue;
+    if (snprintf(buf, size, "/proc/%d%s%s", pid, names[i].to, path + n) >= (int)size) return path;
+    return buf;
+  }
+  return path;
+}
+
 /* ---- deciding ---- */
 
 enum verdict {
@@ -244,6 +263,8 @@ static void drop_entry(struct entry *e) {
  */
 static enum verdict decide_entry(pid_t pid, int dirfd, const char *path, struct entry *e) {
   e->dir = -1;
+  char seen[PATH_MAX];
+  path = as_command_sees(pid, path, seen, sizeof(seen));
   char copy[PATH_MAX];
   size_t len = strlen(path);
   if (len == 0 || len >= sizeof(copy)) return GO_ON;
@@ -304,6 +325,8 @@ static enum verdict decide_entry(pid_t pid, int dirfd, const char *path, struct 
  * EPERM: refused; another: as the kernel would answer).
  */
 static int decide_inode(pid_t pid, int dirfd, const char *path, int nofollow) {
+  char seen[PATH_MAX];
+  path = as_command_sees(pid, path, seen, sizeof(seen));
   int fd;
   if (path == NULL || *path == '\0') {
     fd = open_base(pid, dirfd);
@@ -404,6 +427,8 @@ static int holds_master(pid_t pid, unsigned index) {
  * Returns an O_PATH fd on the slave when `path` names one the command may have, else -1.
  */
 static int own_new_terminal(pid_t pid, int dirfd, const char *path) {
+  char seen[PATH_MAX];
+  path = as_command_sees(pid, path, seen, sizeof(seen));
   int base = path[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
   if (path[0] != '/' && base < 0) return -1;
   int fd = openat(base, path, O_PATH | O_CLOEXEC);
