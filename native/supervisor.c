@@ -585,8 +585,9 @@ static struct answer do_link(pid_t pid, int olddir, const char *oldpath, int new
 }
 
 static struct answer do_truncate(pid_t pid, const char *path, off_t length) {
+  /* Refused here, not left to the domain: Landlock governs truncation only from ABI 3 on. */
   int fd = decide_inode(pid, AT_FDCWD, path, 0);
-  if (fd < 0) return errno == EPERM ? go_on() : fail_with(errno);
+  if (fd < 0) return fail_with(errno == EPERM ? EACCES : errno);
   struct answer a = result(truncate(proc_self(fd), length));
   close(fd);
   return a;
@@ -658,6 +659,27 @@ static struct answer do_inode_flags(pid_t pid, int fd_arg, unsigned long request
 
 /* ---- one notification ---- */
 
+/* Whether the domain decides call `nr` by itself (what it makes, removes, renames, links, opens or truncates). */
+static int domain_governs(long nr) {
+  switch (nr) {
+#ifdef SYS_open
+    case SYS_open: case SYS_creat: case SYS_mkdir: case SYS_mknod: case SYS_unlink: case SYS_rmdir:
+    case SYS_rename: case SYS_link: case SYS_symlink:
+#endif
+#ifdef SYS_renameat
+    case SYS_renameat:
+#endif
+    case SYS_openat: case SYS_mkdirat: case SYS_mknodat: case SYS_unlinkat: case SYS_renameat2: case SYS_linkat:
+    case SYS_symlinkat:
+      return 1;
+  }
+  return 0;
+}
+
+static struct answer unreadable(long nr) {
+  return domain_governs(nr) ? go_on() : fail_with(EPERM);
+}
+
 #define ARG(i) (notif->data.args[i])
 #define INT_ARG(i) ((int)(int32_t)ARG(i))
 
@@ -665,9 +687,14 @@ static struct answer handle(struct seccomp_notif *notif) {
   pid_t pid = notif->pid;
   char path[PATH_MAX], path2[PATH_MAX];
   long nr = notif->data.nr;
+  /*
+   * A path that cannot be read (a bad pointer, or a command that made itself non-dumpable, whose memory a process
+   * without capabilities cannot read): the kernel answers a call the domain governs, and a metadata call, which
+   * Landlock would let through, is refused.
+   */
 #define STRING(i, buf) \
   do { \
-    if (read_string(pid, ARG(i), buf, sizeof(buf)) != 0) return go_on(); \
+    if (read_string(pid, ARG(i), buf, sizeof(buf)) != 0) return unreadable(nr); \
   } while (0)
   switch (nr) {
 #ifdef SYS_open

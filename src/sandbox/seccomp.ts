@@ -314,8 +314,11 @@ const SUPERVISED_CALLS: Record<string, Partial<Record<SeccompArch, number>>> = {
 const O_WRITE_OR_MAKE = 0o1 | 0o2 | 0o100 | 0o1000 | 0o20000000; // O_WRONLY O_RDWR O_CREAT O_TRUNC O_TMPFILE
 /** An open's flags argument. */
 const OPEN_FLAGS: Record<string, number> = { open: 1, openat: 2 };
-/** The ioctls that set inode flags (chattr): FS_IOC_SETFLAGS, its 32-bit form, FS_IOC_FSSETXATTR. */
-const SET_FLAGS_IOCTLS = [0x40086602, 0x40046602, 0x401c5820];
+/**
+ * The ioctls that change an inode's metadata through any fd, even one opened for reading: FS_IOC_SETFLAGS (chattr)
+ * and its 32-bit form, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION and its 32-bit form.
+ */
+const SET_FLAGS_IOCTLS = [0x40086602, 0x40046602, 0x401c5820, 0x40087602, 0x40047602];
 
 /**
  * Calls that reach other processes by pid and that neither Landlock nor the sandbox's credentials stop for a
