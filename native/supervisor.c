@@ -143,13 +143,14 @@ static int same_inode(int a, int b) {
 
 /*
  * `fd` reopened beneath root `root` by its path `path` (which lies in the root), no link followed on the way, and
- * checked to be the same inode: a new O_PATH fd, or -1.
+ * checked to be the same inode: a new O_PATH fd, or -1. Mounts beneath the root may be crossed (a container's
+ * volume inside the workspace): RESOLVE_BENEATH still keeps the walk in the root.
  */
 static int beneath(int root, const char *path, int fd) {
   const char *rel = path + strlen(cfg->roots.path[root]);
   while (*rel == '/') rel++;
   struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV};
+                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
   int out = syscall(SYS_openat2, root_fds[root], *rel ? rel : ".", &how, sizeof(how));
   if (out < 0) return -1;
   if (!same_inode(out, fd)) {
