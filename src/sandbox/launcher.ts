@@ -74,7 +74,7 @@ export function probeSandbox(
 /** A root server's sandbox owns the host's device nodes: the launcher makes them read-only for it (see passSeccompArgv). */
 const ownsDevices = () => process.getuid?.() === 0;
 
-/** Can our launcher enter a Landlock domain here, with its filter? `reason` says why not. */
+/** Can our launcher enter a Landlock domain here, with its filter and its supervisor? `reason` says why not. */
 export function probeLandlock(sandboxExec = SANDBOX_EXEC_PATH): { ok: true } | { ok: false; reason: string } {
   const exec = findSandboxExec(sandboxExec);
   if (exec === undefined) return { ok: false, reason: notBuilt(sandboxExec) };
@@ -82,7 +82,7 @@ export function probeLandlock(sandboxExec = SANDBOX_EXEC_PATH): { ok: true } | {
   if (truePath === undefined) return { ok: false, reason: 'no `true` program in the system PATH to probe with' };
   // As a read-only sandbox grants: reading everything but other terminals, writing nothing.
   const grants = landlockGrantArgs(planLandlock([], [], [], { entries: folderEntries }));
-  const [command, ...args] = landlockArgv(exec, grants, 'none', [truePath]);
+  const [command, ...args] = landlockArgv(exec, grants, 'none', [truePath], supervisionArgs([], [], KEPT_NAMES));
   const result = spawnSync(command!, args, { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
   if (result.status === 0) return { ok: true };
   const detail = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
