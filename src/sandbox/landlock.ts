@@ -5,9 +5,9 @@
  * Landlock grants are allow-lists inherited by whole subtrees: a right on a folder holds for everything beneath it,
  * and nothing beneath can take it back. So a writable root that must keep `.git` (and the other protected names)
  * read-only cannot be granted as a whole. Such a root is granted entry by entry instead: each folder in it as a
- * subtree, each file for writing, the protected names never. What that costs: a new file or folder directly in the
- * root cannot be made (nor one removed or renamed there); inside its folders everything can. A root that is only
- * scratch space (/tmp, $TMPDIR) is granted whole, unless another writable root or a folder of the server lies in it.
+ * subtree, each file for writing, the protected names never. What is made, removed or renamed directly in it is then
+ * the supervisor's to do (native/supervisor.c); the launcher guards every root so, scratch roots included. A root
+ * not guarded is granted whole, unless another writable root or a folder of the server lies in it.
  */
 import { join } from 'node:path';
 import { BARE_REPOSITORY_MARK, PROTECTED_NAMES, isInside } from './policy.js';
@@ -25,7 +25,7 @@ export interface LandlockPlan {
   trees: string[];
   /** Files that may be written (and truncated), not removed. */
   files: string[];
-  /** Writable roots granted entry by entry: nothing can be made directly in them. */
+  /** Writable roots granted entry by entry: what is made directly in them is the supervisor's to make. */
   entryByEntry: string[];
   /** Folders beneath which files may be read, and files that may be read: everything but other terminals. */
   readTrees: string[];

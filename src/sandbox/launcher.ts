@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { type Dirent, existsSync, lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { type Dirent, lstatSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TRUSTED_PATH, findTrustedExecutable } from '../util/executable.js';
 import { makePrivateDir, stateRoot } from '../util/private-dir.js';
@@ -198,8 +198,6 @@ export class SandboxLauncher {
   private proxyDir: string | undefined;
   /** The Landlock backend's read grants (planReads), made on its first sandbox. */
   private reads: ReturnType<typeof planReads> | undefined;
-  /** The Landlock backend's temp folders, by the scratch root they are in. */
-  private readonly scratch = new Map<string, string>();
 
   /**
    * The launcher of this process for `backend` (default: chosen on first use, see chooseBackend): one count of
@@ -317,24 +315,13 @@ export class SandboxLauncher {
         'the domain allowlist (--allowed-domain) needs the bubblewrap backend, which cannot run here: the Landlock backend has no network of its own to put the proxy in',
       );
     const roots = writableRoots(policy, command.env.TMPDIR, realPath);
-    const guarded = [policy.workspace, ...policy.writableRoots].flatMap((path) => realPath(path) ?? []);
+    // Every root is granted entry by entry, /tmp and $TMPDIR too: the top of a root is then never the domain's to
+    // write, so what is made there (and whether it is a kept name) is decided by the supervisor alone, on what it
+    // checked. A root granted whole would leave the kernel to resolve the path again after the check.
     // What may be read is the same for every session: / and /dev are read once per process.
     this.reads ??= planReads({ entries: folderEntries });
-    const plan = planLandlock(roots, guarded, [stateRoot()], { entries: folderEntries }, this.reads);
+    const plan = planLandlock(roots, roots, [stateRoot()], { entries: folderEntries }, this.reads);
     const env = { ...command.env };
-    // Scratch space granted entry by entry (a workspace or the server's folder lies in it) takes no new files:
-    // temp files go to a folder of the commands' own there instead, which TMPDIR names. Made fresh by us, it holds
-    // no root and no protected name, so it is granted whole.
-    const tmp = realPath(command.env.TMPDIR || '/tmp');
-    if (
-      policy.mode === 'workspace-write' &&
-      tmp !== undefined &&
-      plan.entryByEntry.includes(tmp) &&
-      !guarded.includes(tmp)
-    ) {
-      env.TMPDIR = this.scratchIn(tmp);
-      if (!plan.trees.includes(env.TMPDIR)) plan.trees.push(env.TMPDIR);
-    }
     const network = policy.network === 'off' ? 'none' : 'on';
     const supervision = supervisionArgs(roots, [stateRoot()], KEPT_NAMES);
     return {
@@ -350,18 +337,6 @@ export class SandboxLauncher {
     this.sandboxExec ??= findSandboxExec();
     if (this.sandboxExec === undefined) throw new Error(notBuilt(SANDBOX_EXEC_PATH));
     return this.sandboxExec;
-  }
-
-  /** A temp folder of the sandboxed commands' own in `tmp` (made once, removed when this process exits). */
-  private scratchIn(tmp: string): string {
-    let dir = this.scratch.get(tmp);
-    if (dir === undefined || !existsSync(dir)) {
-      dir = mkdtempSync(join(tmp, 'unified-exec-tmp-'));
-      this.scratch.set(tmp, dir);
-      const made = dir;
-      process.once('exit', () => rmSync(made, { recursive: true, force: true }));
-    }
-    return dir;
   }
 
   /** Stops the allowlist proxies and removes their folder; sandboxes started later start new ones. */
