@@ -114,20 +114,31 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock supe
     servers.push(server);
     return server;
   };
+  // Every sleeper has a duration of its own, so that its pid is told from the output and checked by its command line.
+  let lastSeconds = 6000 + (process.pid % 500) * 10;
+  const seconds = () => ++lastSeconds;
   /**
    * A command that leaves `sleep <seconds>` behind in a session and an environment of its own (no tag of the server's
-   * reaches it), and prints its pid and command line once it runs.
+   * reaches it), and prints its duration and pid once it runs.
    */
-  const survivor = (seconds: number, pidFile: string) =>
-    `setsid -f env -i sh -c 'echo $$ > ${pidFile}; exec sleep ${seconds}'\n` +
+  const survivor = (duration: number, pidFile: string) =>
+    `setsid -f env -i sh -c 'echo $$ > ${pidFile}; exec sleep ${duration}'\n` +
     `while [ ! -s ${pidFile} ]; do sleep 0.05; done; p=$(cat ${pidFile})\n` +
-    `until [ "$(tr '\\0' ' ' < /proc/$p/cmdline)" = "sleep ${seconds} " ]; do sleep 0.05; done\n` +
-    `echo "SURVIVOR $p"`;
-  /** The pid of the survivor `out` tells, after checking it ran, to be ended after the test if it outlives it. */
-  const survivorPid = (out: string) => {
-    const pid = Number(/SURVIVOR (\d+)/.exec(out)?.[1]);
-    expect(pid, out).toBeGreaterThan(0);
-    return pid;
+    `until [ "$(tr '\\0' ' ' < /proc/$p/cmdline)" = "sleep ${duration} " ]; do sleep 0.05; done\n` +
+    `echo "SURVIVOR ${duration} $p"`;
+  /** `command`, then the session's shell sleeping on (its pid told, to be ended after the test if it outlives it). */
+  const held = (command: string) => {
+    const duration = seconds();
+    return `${command}\necho "HOLDER ${duration} $$"\nexec sleep ${duration}`;
+  };
+  /** Whether the survivor `out` tells is gone; it is ended after the test if it outlived it. */
+  const leftBehind = (out: string) => {
+    const [, duration, pid] = /SURVIVOR (\d+) (\d+)/.exec(out) ?? [];
+    expect(Number(pid), out).toBeGreaterThan(0);
+    leftovers.push({ pid: Number(pid), seconds: Number(duration) });
+    const [, heldFor, holder] = /HOLDER (\d+) (\d+)/.exec(out) ?? [];
+    if (holder !== undefined) leftovers.push({ pid: Number(holder), seconds: Number(heldFor) });
+    return () => !isSleeper(Number(pid), Number(duration));
   };
 
   describe.each(users)('served as %s', (user) => {
@@ -202,7 +213,7 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock supe
           'ln -s /tmp .agents && echo DID_LINK_AGENTS',
           'ln .git/config cfg && echo "[core] hooksPath = /tmp" >> cfg && echo DID_HARD_LINK',
           'git worktree add -q wt && echo DID_WORKTREE',
-          'cd wt 2>/dev/null && git config core.hooksPath /tmp && echo DID_CONFIG_THROUGH_WT; cd "$OLDPWD"',
+          '(cd wt && git config core.hooksPath /tmp && echo DID_CONFIG_THROUGH_WT)',
           'mkdir -p h && printf "#!/bin/sh\\n" > h/pre-commit && chmod +x h/pre-commit',
           'git -c core.hooksPath=h commit -q --allow-empty -m x && echo DID_COMMIT',
           'cp h/pre-commit .git/hooks/pre-commit && echo DID_PLANT',
@@ -244,36 +255,30 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock supe
       expect(state()).toEqual(before);
     });
 
-    it('leaves no process behind: not at the command exit, nor at close_session, nor when the server and its watchdog die', async () => {
-      const ws = workspace(user);
-      const server = await start(user, ws);
-      // Every sleeper has a duration of its own, so that its pid is told from the output and checked by its command.
-      const base = 6000 + (process.pid % 1000) * 10 + (user === 'root' ? 0 : 5);
+    it('leaves no process behind when the command exits', async () => {
+      const server = await start(user, workspace(user));
+      const gone = leftBehind(await server.call(survivor(seconds(), 'src/pid')));
+      expect(await waitFor(gone)).toBe(true);
+    });
 
-      const leftBehind = (pid: number, seconds: number) => {
-        leftovers.push({ pid, seconds });
-        return () => !isSleeper(pid, seconds);
-      };
-
-      const exited = leftBehind(survivorPid(await server.call(survivor(base, 'pid-a'))), base);
-      expect(await waitFor(exited)).toBe(true);
-
-      const running = await server.call(`${survivor(base + 1, 'pid-b')}\nsleep 600`, { yield_time_ms: 3000 });
-      const closed = leftBehind(survivorPid(running), base + 1);
-      expect(closed()).toBe(false);
+    it('leaves no process behind when a running session is closed', async () => {
+      const server = await start(user, workspace(user));
+      const running = await server.call(held(survivor(seconds(), 'src/pid')), { yield_time_ms: 3000 });
+      const gone = leftBehind(running);
+      expect(gone()).toBe(false);
       await server.closeSession(Number(/session ID (\d+)/.exec(running)?.[1]));
-      expect(await waitFor(closed)).toBe(true);
+      expect(await waitFor(gone)).toBe(true);
+    });
 
-      const orphan = survivorPid(
-        await server.call(`${survivor(base + 2, 'pid-c')}\nsleep 600`, { yield_time_ms: 3000 }),
-      );
-      const orphaned = leftBehind(orphan, base + 2);
-      expect(orphaned()).toBe(false);
+    it('leaves no process behind when the server and its watchdog are killed at once', async () => {
+      const server = await start(user, workspace(user));
+      const gone = leftBehind(await server.call(held(survivor(seconds(), 'src/pid')), { yield_time_ms: 3000 }));
+      expect(gone()).toBe(false);
       const watchdog = childOf(server.pid, 'watchdog.mjs');
       expect(watchdog).toBeDefined();
       process.kill(server.pid, 'SIGKILL');
       process.kill(watchdog as number, 'SIGKILL');
-      expect(await waitFor(orphaned)).toBe(true);
+      expect(await waitFor(gone)).toBe(true);
     });
 
     it("opens terminals of its own (script, python's pty), and still no other session's", async () => {
