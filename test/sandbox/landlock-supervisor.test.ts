@@ -237,15 +237,20 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock supe
           limits: readFileSync(`/proc/${server.pid}/limits`, 'utf8'),
           nice: stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16],
           cpus: /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1],
+          io: execFileSync('ionice', ['-p', String(server.pid)]).toString(),
+          policy: execFileSync('chrt', ['-p', String(server.pid)]).toString(),
         };
       };
       const before = state();
       const out = await server.call(
         [
-          `prlimit --pid ${server.pid} --cpu=1:1 && echo DID_SERVER_CPU`,
           'prlimit --pid $PPID --nofile=3:3 && echo DID_SUPERVISOR_NOFILE',
           `renice -n 19 -p ${server.pid} && echo DID_RENICE`,
           `taskset -p 1 ${server.pid} && echo DID_TASKSET`,
+          `ionice -c 3 -p ${server.pid} && echo DID_IONICE`,
+          `chrt -b -p 0 ${server.pid} && echo DID_CHRT`,
+          // Last: where it works, the server dies at once (it has used more than a second of CPU).
+          `prlimit --pid ${server.pid} --cpu=1:1 && echo DID_SERVER_CPU`,
           'exit 1',
         ].join('\n'),
       );
@@ -310,6 +315,30 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock supe
       expect(out).toMatch(/PTY_TTY \/dev\/pts\/\d+/);
       expect(out).not.toMatch(/DID_/);
       expect(out.match(/Permission denied/g)?.length, out).toBeGreaterThanOrEqual(3);
+    });
+
+    it('cannot change the mode of its own terminal, which other users could then read and write', async () => {
+      const server = await start(user, workspace(user));
+      const out = await server.call(
+        [
+          'tty',
+          'chmod 666 /proc/self/fd/0 && echo DID_CHMOD_FD_PATH',
+          'chmod 666 "$(tty)" && echo DID_CHMOD_PATH',
+          'python3 -c "import os; os.fchmod(0, 0o666)" && echo DID_FCHMOD',
+          'touch -d 2001-01-01 "$(tty)" && echo DID_TOUCH',
+          'echo ATTACKED; sleep 60',
+        ].join('\n'),
+        { tty: true, yield_time_ms: 3000 },
+      );
+      const terminal = /\/dev\/pts\/\d+/.exec(out)?.[0];
+      expect(out).toContain('ATTACKED');
+      expect(terminal, out).toBeDefined();
+      // Seen on the host while the session still holds it.
+      expect(statSync(terminal as string).mode & 0o777).not.toBe(0o666);
+      expect(statSync(terminal as string).mtime.getUTCFullYear()).not.toBe(2001);
+      await server.closeSession(Number(/session ID (\d+)/.exec(out)?.[1]));
+      expect(out).not.toMatch(/DID_/);
+      expect(out.match(/Operation not permitted/g)?.length, out).toBeGreaterThanOrEqual(4);
     });
 
     it('runs what a project does at the top of a git workspace: files, apply_patch, folders, a venv, npm init, script', async () => {
