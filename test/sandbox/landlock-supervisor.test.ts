@@ -229,6 +229,53 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock supe
       expect(gitState(ws)).toBe(before);
     });
 
+    // A temp root holding none of the server's folders is granted whole to the Landlock domain, kept names at its
+    // top included: there they are the supervisor's alone to refuse, and it must read the path as the kernel will.
+    const wholeTempRoot = (user: ServerUser) => ({
+      TMPDIR: folder(user, 'ue-llsup-tmp-'),
+      // nobody's server has no runtime folder and would keep its own in the temp root (then granted entry by entry).
+      XDG_RUNTIME_DIR: folder(user, 'ue-llsup-run-'),
+    });
+
+    it("cannot make a kept name at a temp root's top through a path the supervisor would read as its own (/proc/self)", async () => {
+      const env = wholeTempRoot(user);
+      const server = await start(user, workspace(user), [], env);
+      const out = await server.call(
+        [
+          `exec 9<${env.TMPDIR}`,
+          'mkdir /proc/self/fd/9/.git && echo DID_GIT',
+          'echo ref > /proc/self/fd/9/HEAD && echo DID_HEAD',
+          'ln -s /tmp /proc/self/fd/9/.agents && echo DID_AGENTS',
+          'exit 1',
+        ].join('\n'),
+      );
+      expect(out).not.toMatch(/DID_/);
+      expect(readdirSync(env.TMPDIR)).toEqual([]);
+    });
+
+    it("cannot make a kept name at a temp root's top by swapping a link while the supervisor decides", async () => {
+      const env = wholeTempRoot(user);
+      const ws = workspace(user);
+      mkdirSync(join(ws, 'src/sub'));
+      folderOf(user, ws);
+      const server = await start(user, ws, [], env);
+      // `src/l` flips between a folder where .git is an ordinary name and the temp root's top; 10 s of tries.
+      const out = await server.call(
+        [
+          'cd src && ln -s sub l',
+          `(while :; do ln -sfn ${env.TMPDIR} l; ln -sfn sub l; done) & flipper=$!`,
+          'end=$((SECONDS + 10))',
+          'while [ $SECONDS -lt $end ]; do',
+          `  mkdir l/.git 2>/dev/null; [ -e ${env.TMPDIR}/.git ] && { echo DID_RACE; break; }; rmdir sub/.git 2>/dev/null`,
+          'done',
+          'kill $flipper',
+        ].join('\n'),
+        { yield_time_ms: 30_000 },
+      );
+      expect(out).not.toMatch(/DID_/);
+      expect(readdirSync(env.TMPDIR)).toEqual([]);
+    });
+
     it("cannot change another process's limits, priority or CPUs: the server's, its supervisor's", async () => {
       const server = await start(user, workspace(user));
       const state = () => {
