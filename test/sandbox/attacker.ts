@@ -14,6 +14,10 @@ export interface Server {
   call(cmd: string, extra?: Record<string, unknown>): Promise<string>;
   /** write_stdin into a session; the reply's text. */
   write(sessionId: number, chars: string): Promise<string>;
+  /** close_session on a session; the reply's text. */
+  closeSession(sessionId: number): Promise<string>;
+  /** The server's process id. */
+  pid: number;
   close(): Promise<void>;
   /** What the server wrote to stderr so far (its start line among it). */
   stderr(): string;
@@ -81,6 +85,9 @@ export async function startMcp(
           arguments: { session_id: sessionId, chars, yield_time_ms: 2000 },
         }),
       ),
+    closeSession: async (sessionId) =>
+      textOf(await client.callTool({ name: 'close_session', arguments: { session_id: sessionId } })),
+    pid: transport.pid ?? -1,
     close: () => client.close(),
   };
   return server;
