@@ -64,9 +64,13 @@ import type {
 
 /** What one call asks of the wait-and-answer step. */
 interface Collect {
-  /** performance.now() when the call came in. */
+  /** performance.now() when the call came in (its wall time counts from here). */
   started: number;
-  waitMs: number;
+  /**
+   * performance.now() when the yield ends. A new session's yield starts once its process is started, as Codex's
+   * does: starting a process on a loaded machine can take longer than the whole 250 ms floor.
+   */
+  deadline: number;
   maxOutputTokens: number;
   warnings: string[];
   trigger: WatchContext['trigger'];
@@ -367,9 +371,9 @@ export class UnifiedExecManager {
       if (signal?.aborted) throw cancelled();
       const call: Collect = {
         started,
-        waitMs: acts
-          ? clampYieldTime(req.yieldTimeMs)
-          : clampPollTime(req.yieldTimeMs, this.settings.maxBackgroundPollMs),
+        deadline:
+          started +
+          (acts ? clampYieldTime(req.yieldTimeMs) : clampPollTime(req.yieldTimeMs, this.settings.maxBackgroundPollMs)),
         maxOutputTokens: req.maxOutputTokens,
         warnings: [],
         trigger: acts ? 'input' : 'poll',
@@ -387,7 +391,7 @@ export class UnifiedExecManager {
         call.beforeInput = this.returnPolicy.beforeInput?.(session.process);
         resizeTerminal(session, req);
         if (interrupt) session.process.interrupt?.();
-        else if (typed !== '') await this.type(session, typed, call.started + call.waitMs, signal);
+        else if (typed !== '') await this.type(session, typed, call.deadline, signal);
       }
       const response = await this.collect(session, call);
       if (response.sandboxDenial) response.warnings.push(this.gate.denialNote(response.sandboxDenial));
@@ -605,7 +609,7 @@ export class UnifiedExecManager {
     } catch (err) {
       throw asSpawnFailed(err);
     }
-    const { session, output, warnings } = await this.spawnLimit(async () => {
+    const { session, output, warnings, spawned } = await this.spawnLimit(async () => {
       this.assertOpen();
       const id = this.store.allocateId();
       let begun: StartedCommand;
@@ -623,6 +627,7 @@ export class UnifiedExecManager {
       }
       // Subscribed in the same tick as the start, so not one byte of output is missed; stored before any wait, so
       // it is reachable (and shutdown finds it) even if the caller goes away.
+      const spawned = performance.now();
       const made = new ExecSession(id, req.cmd, begun.process, {
         outputMaxBytes: this.settings.outputMaxBytes,
         nowMs: this.clock(),
@@ -636,13 +641,13 @@ export class UnifiedExecManager {
       this.store.add(made);
       // A spawn blocks the event loop for a few ms: let other work run between the spawns of a burst.
       await new Promise((resolve) => setImmediate(resolve));
-      return { session: made, output: subscription, warnings: [...begun.warnings] };
+      return { session: made, output: subscription, warnings: [...begun.warnings], spawned };
     });
     let response: ExecResponse;
     try {
       response = await this.collect(session, {
         started,
-        waitMs: clampYieldTime(req.yieldTimeMs),
+        deadline: spawned + clampYieldTime(req.yieldTimeMs),
         maxOutputTokens: req.maxOutputTokens,
         warnings,
         trigger: 'start',
@@ -681,7 +686,12 @@ export class UnifiedExecManager {
         resolve(result);
       };
       const cancel = () => finish(undefined);
-      const timer = setTimeout(() => finish(undefined), Math.max(0, call.started + call.waitMs - performance.now()));
+      // At the deadline, one last look: timers run before the event loop reads its I/O, so an exit that came while
+      // the loop was busy (a loaded machine) is read first instead of being answered as a running process.
+      const timer = setTimeout(
+        () => setImmediate(() => finish(undefined)),
+        Math.max(0, call.deadline - performance.now()),
+      );
       const sub = session.onActivity(() => {
         if (session.state !== 'running') finish(undefined);
       });

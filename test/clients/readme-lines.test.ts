@@ -11,6 +11,8 @@ describe('the client lines of the README and docs/clients.md', () => {
     expect(lines.claudeAdd.http).toMatch(/^claude mcp add --transport http unified-exec \S+ \\\n\s+--header /);
     expect(lines.claudeHeadless).toMatch(/^claude -p .* --allowedTools mcp__unified-exec$/);
     expect(lines.codexToml).toContain('default_tools_approval_mode = "approve"');
+    // Else Codex gives the server a 1 s grace before the first turn, less than a cold start on a busy machine.
+    expect(lines.codexToml).toContain('required = true');
     expect(JSON.parse(lines.claudeSettings)).toHaveProperty('hooks.Elicitation');
   });
 

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './codex-install.js';
-import { directEnv, makeStateDir } from './spawned.js';
+import { directEnv, makeStateDir, ownHome } from './spawned.js';
 import { startWsServer, type RunningServer } from './ws-server-process.js';
 
 export const BUILT_CLI = join(REPO_ROOT, 'dist/cli/index.js');
@@ -35,7 +35,7 @@ export async function startOurExecServer(options: OurExecServerOptions = {}): Pr
     name: 'our exec-server',
     command: process.execPath,
     args: [BUILT_CLI, 'exec-server', '--listen', 'ws://127.0.0.1:0', ...auth, ...(options.args ?? [])],
-    env,
+    env: { ...env, HOME: ownHome(stateDir) },
     stateDir,
     ...(tokenFile ? { tokenFile } : {}),
   });

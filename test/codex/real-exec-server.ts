@@ -3,7 +3,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CODEX_CONFIG, codexBinary } from './codex-install.js';
-import { directEnv, makeStateDir } from './spawned.js';
+import { directEnv, makeStateDir, ownHome } from './spawned.js';
 import { startWsServer, type RunningServer } from './ws-server-process.js';
 
 export interface RealExecServerOptions {
@@ -24,7 +24,7 @@ export async function startRealExecServer(options: RealExecServerOptions = {}): 
     name: 'codex exec-server',
     command: binary,
     args: ['exec-server', '--listen', 'ws://127.0.0.1:0', ...(options.args ?? [])],
-    env: { ...env, CODEX_HOME: home },
+    env: { ...env, CODEX_HOME: home, HOME: ownHome(stateDir) },
     stateDir,
   });
 }

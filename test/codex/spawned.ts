@@ -1,5 +1,5 @@
 // Small process and folder helpers for the Codex interop harness: state folders, free ports, waiting, ending by pid.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { isAlive } from '../helpers/processes.js';
@@ -13,6 +13,16 @@ const STATE_ROOT = '/var/tmp';
 /** A fresh folder `/var/tmp/<prefix>XXXXXX`; the caller removes it. */
 export function makeStateDir(prefix: string): string {
   return mkdtempSync(join(STATE_ROOT, prefix));
+}
+
+/**
+ * A HOME of its own under `dir`, for a server whose commands run login shells: this machine's login profile (root's
+ * runs `pyenv init`, 1.8-3.8 s a login shell on a busy machine) would hold up every command's first output.
+ */
+export function ownHome(dir: string): string {
+  const home = join(dir, 'user');
+  mkdirSync(home);
+  return home;
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (a server that cannot bind it should be retried). */

@@ -50,9 +50,14 @@ export interface InputWaitScenario {
 
 /** An interactive bash with known prompts and no startup files. */
 const BASH_I = `PS1='$ ' PS2='> ' bash --norc --noprofile -i`;
-const PY = `python3 -q -i`;
+/**
+ * Debian's python3, as for ipython3 below: a version manager's shim in PATH (pyenv's is a bash script) took 2.3-2.9 s
+ * to start python on a busy machine, where the real one took 0.5 s, and every start was timed with it.
+ */
+const PYTHON = '/usr/bin/python3';
+const PY = `${PYTHON} -q -i`;
 /** `python3 -c` running the statements in turn (no double quotes or `$` in them). */
-const py = (...statements: string[]) => `python3 -c "${statements.join('; ')}"`;
+const py = (...statements: string[]) => `${PYTHON} -c "${statements.join('; ')}"`;
 const PROMPT = '$ ';
 const NODE_REPL = 'node -i';
 /** `node -e` running the code (no double quotes in it). */
@@ -381,14 +386,14 @@ export const SCENARIOS: InputWaitScenario[] = [
   },
   {
     name: 'python -m asyncio REPL at start (a thread reads the terminal for the loop)',
-    cmd: 'python3 -q -m asyncio',
+    cmd: `${PYTHON} -q -m asyncio`,
     expectState: 'waiting_for_input',
     expectOutput: ['>>> import asyncio\r\n', '>>> '],
     yieldTimeMs: 10_000,
   },
   {
     name: 'python -m asyncio REPL awaits a sleep, then answers',
-    cmd: 'python3 -q -m asyncio',
+    cmd: `${PYTHON} -q -m asyncio`,
     input: 'await asyncio.sleep(0.3); 6*7\n',
     expectState: 'waiting_for_input',
     expectOutput: ['42\r\n', '>>> '],

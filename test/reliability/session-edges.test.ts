@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI } from '../mcp/cli-process.js';
-import { startServer, textOf, type ServerUnderTest } from './harness.js';
+import { startServer, textOf, writeUntil, type ServerUnderTest } from './harness.js';
 import { titled } from '../helpers/needs.js';
 
 const servers: ServerUnderTest[] = [];
@@ -34,10 +34,22 @@ describe('input a program does not read', () => {
   // A terminal in raw mode whose program sleeps: the kernel takes a few KiB, then the rest waits on us.
   const NON_READER = `python3 -c "import tty,time; tty.setraw(0); print('raw', flush=True); time.sleep(1000)"`;
 
+  /**
+   * Starts NON_READER and returns its session once its terminal is raw. Typed into before (python can take seconds
+   * to start on a loaded machine), the terminal would still be canonical: it takes every byte, dropping what does not
+   * fit a line, and nothing would be pending.
+   */
+  async function nonReader(s: ServerUnderTest): Promise<number> {
+    const started = await s.exec({ ...BASH, cmd: NON_READER, tty: true, yield_time_ms: 2_000 });
+    expect(started.session_id).toBeTypeOf('number');
+    const id = started.session_id!;
+    if (!started.output.includes('raw')) await writeUntil(s, id, '', (output) => output.includes('raw'));
+    return id;
+  }
+
   it('answers a typing call within its yield, says how much is pending, and holds up no later call', async () => {
     const s = await server('input-pending');
-    const { session_id: id } = await s.exec({ ...BASH, cmd: NON_READER, tty: true, yield_time_ms: 2_000 });
-    expect(id).toBeTypeOf('number');
+    const id = await nonReader(s);
 
     const chars = 'x'.repeat(16 * 1024);
     let started = performance.now();
@@ -68,7 +80,7 @@ describe('input a program does not read', () => {
 
   it('answers a 1 MiB write within its yield too', async () => {
     const s = await server('input-pending-1mib');
-    const { session_id: id } = await s.exec({ ...BASH, cmd: NON_READER, tty: true, yield_time_ms: 2_000 });
+    const id = await nonReader(s);
     const started = performance.now();
     const reply = await s.call('write_stdin', { session_id: id, chars: 'z'.repeat(1024 * 1024), yield_time_ms: 250 });
     expect(performance.now() - started).toBeLessThan(5_000);
