@@ -8,15 +8,27 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeWorkspace, trackFolder } from './cleanup.mjs';
+import { trackStop } from './cleanup.mjs';
 
-const IDENTITY = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid'];
+// No `git gc --auto` after the commit (10 000 loose objects start one): it would go on in the background
+// unsandboxed, and be ended with the command in a sandbox, so the rows would not do the same work.
+const IDENTITY = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', '-c', 'gc.auto=0'];
+
+/**
+ * A fresh folder under /var/tmp, removed at cleanup by `rm -rf`: Node's rmSync took 65–70 s for the 30 000 entries
+ * a run leaves (rm -rf 3 s), past the bench's worker timeout.
+ */
+function folder(prefix) {
+  const dir = mkdtempSync(`/var/tmp/${prefix}`);
+  trackStop(() => execFileSync('rm', ['-rf', '--one-file-system', dir]));
+  return dir;
+}
 
 const nameOf = (i) => `f${String(i).padStart(5, '0')}.txt`;
 
 /** A tar of `files` files of a line each, every one different (git stores each); its path. */
 function makeTar(files) {
-  const dir = trackFolder(mkdtempSync('/var/tmp/ue-bench-tar-'));
+  const dir = folder('ue-bench-tar-');
   const src = join(dir, 'files');
   mkdirSync(src);
   const names = Array.from({ length: files }, (_, i) => nameOf(i));
@@ -34,7 +46,7 @@ function makeTar(files) {
 let tar;
 export function fileHeavySetup(files) {
   tar ??= makeTar(files);
-  const workspace = makeWorkspace();
+  const workspace = folder('ue-bench-workspace-');
   const proj = join(workspace, 'proj');
   mkdirSync(proj);
   const git = (...args) => execFileSync('git', ['-C', proj, ...args], { stdio: 'ignore' });
