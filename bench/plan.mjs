@@ -394,6 +394,8 @@ export function figures(quick) {
   const execElsewhere = { iterations: q(40, 5), warmup: q(5, 1), gapMs: 10 };
   const execContainer = { ...execElsewhere, iterations: q(20, 5), warmup: q(3, 1) };
   const spread = { count: q(256, 32), tty: true };
+  // Figure 18b: one fresh workspace per worker (a second unpack would find the files there), 3 workers a row.
+  const fileHeavy = { files: q(10_000, 2_000) };
   // Many sessions (figure 13): one worker per driver opens them all, then measures the figures 13b–d on them.
   const scale = {
     count: q(1024, 64),
@@ -872,6 +874,38 @@ export function figures(quick) {
         note: label,
       })),
       targets: Object.keys(ADVERSARIAL_INPUTS).map((variant) => ({ variant, op: '<=', value: 50 })),
+    },
+    {
+      id: 'landlock-exec',
+      title:
+        "18a. Landlock with its supervisor, spawn→exit: bash -c 'echo hi', unsandboxed, on bubblewrap, on Landlock",
+      ...backends('shortExec', { ...exec }),
+    },
+    {
+      id: 'landlock-files',
+      title: `18b. File-heavy, spawn→exit: unpack ${fileHeavy.files} small files into the workspace's top and into a repository there, git add -A, git commit`,
+      figure: 'fileHeavy',
+      valueLabel: 'median',
+      row: latencyRow,
+      variants: [
+        { driver: 'raw', params: fileHeavy, reps: q(3, 1) },
+        { driver: 'ue-input-wait', params: fileHeavy, reps: q(3, 1), note: 'unsandboxed' },
+        {
+          driver: 'ue-sandboxed',
+          params: fileHeavy,
+          reps: q(3, 1),
+          note: 'workspace-write',
+          compareTo: unsandboxed('ue-input-wait'),
+        },
+        {
+          driver: 'ue-landlock',
+          params: fileHeavy,
+          reps: q(3, 1),
+          note: 'workspace-write',
+          compareTo: unsandboxed('ue-input-wait'),
+        },
+      ],
+      targets: [{ variant: 'ue-landlock', field: 'compared', op: '<=', value: 1.3 }],
     },
   ].map((f) => ({ ...f, variants: f.variants.filter((v) => !(quick && v.skipQuick)) }));
 }

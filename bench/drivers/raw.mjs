@@ -10,6 +10,7 @@ import { SandboxLauncher } from '../../dist/sandbox/launcher.js';
 import { SANDBOX_EXEC_PATH } from '../../dist/sandbox/sandbox-exec.js';
 import { buildEnv } from '../../dist/spawn/env.js';
 import { killPty, makeWorkspace, trackPty } from '../lib/cleanup.mjs';
+import { fileHeavyDone, fileHeavySetup } from '../lib/file-heavy.mjs';
 import { profileHome } from '../lib/login-profile.mjs';
 import { idle } from '../lib/stats.mjs';
 import { cpuMsSince, idleCpuMs, sampleRss, settledMemory, settledRss } from '../lib/proc.mjs';
@@ -146,6 +147,18 @@ export async function shortExec({ iterations, warmup, gapMs = 0, sandbox, seccom
     term.kill();
   }
   return { samples, wrong };
+}
+
+/** The floor of figure 18b: `bash -c` the file-heavy command in its fresh workspace, spawn→exit. */
+export async function fileHeavy({ files }) {
+  const { workspace, command } = fileHeavySetup(files);
+  const t0 = performance.now();
+  const term = new RawTerminal({ ...launch('/bin/bash', ['-c', command]), cwd: workspace });
+  const { exitCode } = await term.exited;
+  const samples = [performance.now() - t0];
+  term.kill();
+  if (exitCode !== 0) throw new Error(`file-heavy exited ${exitCode}: ${term.text.slice(-500)}`);
+  return { samples, wrong: fileHeavyDone(workspace, files) ? 0 : 1 };
 }
 
 /** The floor of the login-shell figure: `bash -c true` (no profile read) spawn→exit, with `profile`'s HOME. */

@@ -8,6 +8,7 @@ import { ProbeBudget } from '../../dist/input-wait/probe-budget.js';
 import { makeWorkspace, shutdownManager, trackManager } from '../lib/cleanup.mjs';
 import { idle } from '../lib/stats.mjs';
 import { cpuMsSince, idleCpuMs, sampleRss, settledMemory, settledRss } from '../lib/proc.mjs';
+import { fileHeavyDone, fileHeavySetup } from '../lib/file-heavy.mjs';
 import { profileHome } from '../lib/login-profile.mjs';
 import { pagerCommand, pagerFile, scrolledReply } from '../lib/pager.mjs';
 import {
@@ -107,6 +108,27 @@ export async function timeShortExecs(manager, { iterations, warmup, tty, gapMs =
   }
   await shutdownManager(manager);
   return { samples, wrong };
+}
+
+/**
+ * Figure 18b: the file-heavy command (bench/lib/file-heavy.mjs) spawn→exit, pipes, in a fresh workspace of its own
+ * (the manager's cwd, and with `sandbox` its writable root).
+ */
+export async function fileHeavy({ files, returnOn, sandbox, sandboxBackend }) {
+  const { workspace, command } = fileHeavySetup(files);
+  const manager = newManager(returnOn, {
+    cwd: workspace,
+    ...(sandbox ? { sandbox, ...(sandboxBackend ? { sandboxBackend } : {}) } : {}),
+  });
+  const t0 = performance.now();
+  let res = await manager.execCommand({ cmd: command, ...BASH, tty: false, yieldTimeMs: 30_000 });
+  while (res.exitCode === undefined) {
+    res = await manager.writeStdin({ sessionId: res.sessionId, chars: '', yieldTimeMs: 30_000 });
+  }
+  const samples = [performance.now() - t0];
+  await shutdownManager(manager);
+  if (res.exitCode !== 0) throw new Error(`file-heavy exited ${res.exitCode}: ${res.output.slice(-500)}`);
+  return { samples, wrong: fileHeavyDone(workspace, files) ? 0 : 1 };
 }
 
 /**
