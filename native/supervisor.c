@@ -897,6 +897,11 @@ static int signal_descendants(int sig) {
 
 /* Stops every descendant until none is left running (a stopped process forks no more), then kills them all. */
 static void end_descendants(void) {
+  /* No child left (ECHILD): whatever the command started has ended, and nothing can be below the supervisor. */
+  pid_t reaped;
+  while ((reaped = waitpid(-1, NULL, WNOHANG)) > 0) {
+  }
+  if (reaped < 0 && errno == ECHILD) return;
   for (int round = 0; round < 100 && signal_descendants(SIGSTOP) > 0; round++) {
     int before = signal_descendants(0);
     usleep(1000);
