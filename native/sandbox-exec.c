@@ -22,7 +22,7 @@
  *
  * The sandbox without bubblewrap (the Landlock backend, where user namespaces are off or bubblewrap is missing):
  *
- *   unified-exec-sandbox-exec --landlock [--tree DIR]... [--file FILE]... [--read-tree DIR]... [--read-file FILE]...
+ *   unified-exec-sandbox-exec [--args-file FILE] --landlock [--tree DIR]... [--file FILE]... [--read-tree DIR]... [--read-file FILE]...
  *                             [--no-network] [--seccomp B64]
  *                             [--supervise B64 [--root DIR]... [--keep-out DIR]... [--kept-name NAME]...]
  *                             -- command args...
@@ -383,7 +383,48 @@ static int usage(void) {
   return EXIT_SETUP;
 }
 
+/*
+ * `--args-file FILE` first: the options are read from FILE (each ended by a NUL byte), which is then removed, and
+ * put before the rest of the command line. A Landlock sandbox's grants run to one per entry of each writable root
+ * (thousands in a busy /tmp); on the command line they would reach the spawner's own limits.
+ */
+static int expand_args_file(int *argc, char ***argv) {
+  if (*argc < 3 || strcmp((*argv)[1], "--args-file") != 0) return 0;
+  const char *path = (*argv)[2];
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return fail(path, errno);
+  size_t size = 0, cap = 65536;
+  char *text = malloc(cap);
+  for (ssize_t n; text != NULL && (n = read(fd, text + size, cap - size)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail(path, errno);
+    size += n;
+    if (size == cap) text = realloc(text, cap *= 2);
+  }
+  close(fd);
+  unlink(path);
+  if (text == NULL) return fail("out of memory", ENOMEM);
+  if (size > 0 && text[size - 1] != '\0') {
+    fprintf(stderr, NAME ": %s: each argument must end with a NUL byte\n", path);
+    return EXIT_SETUP;
+  }
+  int count = 0;
+  for (size_t i = 0; i < size; i++) count += text[i] == '\0';
+  char **out = calloc(*argc - 2 + count + 1, sizeof(char *));
+  if (out == NULL) return fail("out of memory", ENOMEM);
+  int n = 0;
+  out[n++] = (*argv)[0];
+  for (size_t i = 0; i < size; i += strlen(text + i) + 1) out[n++] = text + i;
+  for (int i = 3; i < *argc; i++) out[n++] = (*argv)[i];
+  out[n] = NULL;
+  *argc = n;
+  *argv = out;
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  int expanded = expand_args_file(&argc, &argv);
+  if (expanded != 0) return expanded;
   const char *seccomp = NULL;
   const char *pass = NULL;
   int pass_fd = -1;

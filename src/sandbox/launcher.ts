@@ -16,7 +16,9 @@ import {
   SECCOMP_FD,
   findSandboxExec,
   innerArgv,
+  argsFileArgv,
   landlockArgv,
+  landlockOptions,
   passSeccompArgv,
   supervisionArgs,
 } from './sandbox-exec.js';
@@ -236,7 +238,7 @@ export class SandboxLauncher {
     if (!usesProxy(policy)) return;
     const key = proxyKey(policy);
     if (!this.proxies.has(key)) {
-      this.proxyDir ??= this.makeProxyDir();
+      this.proxyDir ??= this.makePrivateFolder('proxy-');
       const socketPath = join(this.proxyDir, `proxy-${this.proxies.size}.sock`);
       const starting = DomainProxy.start({ allowedDomains: policy.allowedDomains, socketPath });
       this.proxies.set(key, starting);
@@ -324,11 +326,15 @@ export class SandboxLauncher {
     const env = { ...command.env };
     const network = policy.network === 'off' ? 'none' : 'on';
     const supervision = supervisionArgs(roots, [stateRoot()], KEPT_NAMES);
+    this.launchDir ??= this.makePrivateFolder('launch-');
+    const options = landlockOptions(landlockGrantArgs(plan), network, supervision);
+    const { argv, file } = argsFileArgv(sandboxExec, this.launchDir, options, command.argv);
     return {
-      argv: landlockArgv(sandboxExec, landlockGrantArgs(plan), network, command.argv, supervision),
+      argv,
       env,
       supervisorDepth: 1,
-      release: () => undefined,
+      // The launcher removes it once read; this is for a start that failed before.
+      release: () => rmSync(file, { force: true }),
     };
   }
 
@@ -338,6 +344,9 @@ export class SandboxLauncher {
     if (this.sandboxExec === undefined) throw new Error(notBuilt(SANDBOX_EXEC_PATH));
     return this.sandboxExec;
   }
+
+  /** The Landlock launcher's option files (argsFileArgv), in our private root; made on first use. */
+  private launchDir: string | undefined;
 
   /** Stops the allowlist proxies and removes their folder; sandboxes started later start new ones. */
   async close(): Promise<void> {
@@ -350,11 +359,11 @@ export class SandboxLauncher {
   }
 
   /**
-   * A folder for the proxies' sockets in our private root (out of every sandbox's reach, so no command can put a
-   * socket of its own in their place), removed by close() or, at the latest, when this process exits.
+   * A folder in our private root, out of every sandbox's reach (so no command can put a socket or a file of its own
+   * in place of ours), removed when this process exits at the latest: the proxies' sockets, the launcher's options.
    */
-  private makeProxyDir(): string {
-    const dir = makePrivateDir(stateRoot(), 'proxy-');
+  private makePrivateFolder(prefix: string): string {
+    const dir = makePrivateDir(stateRoot(), prefix);
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     return dir;
   }

@@ -1,4 +1,6 @@
-import { accessSync, constants } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seccompProgram, supervisionProgram, type SeccompNetwork } from './seccomp.js';
 
@@ -59,9 +61,20 @@ export function innerArgv(exec: string, network: SeccompNetwork | undefined, arg
 }
 
 /**
- * `argv` run through the launcher `exec` as the Landlock backend's sandbox: no capabilities, writes only to `grants`
- * (landlockGrantArgs), TCP off and no sockets with `network` 'none', and the filter for `network`.
+ * The launcher's options for the Landlock backend's sandbox: no capabilities, writes only to `grants`
+ * (landlockGrantArgs), TCP off and no sockets with `network` 'none', the filter for `network`, and the supervisor's
+ * `supervision` (supervisionArgs).
  */
+export function landlockOptions(
+  grants: readonly string[],
+  network: SeccompNetwork,
+  supervision: readonly string[] = [],
+): string[] {
+  const offline = network === 'none' ? ['--no-network'] : [];
+  return ['--landlock', ...grants, ...offline, '--seccomp', programFor(network), ...supervision];
+}
+
+/** `argv` run through the launcher `exec` as the Landlock backend's sandbox, its options on the command line. */
 export function landlockArgv(
   exec: string,
   grants: readonly string[],
@@ -69,8 +82,24 @@ export function landlockArgv(
   argv: readonly string[],
   supervision: readonly string[] = [],
 ): string[] {
-  const offline = network === 'none' ? ['--no-network'] : [];
-  return [exec, '--landlock', ...grants, ...offline, '--seccomp', programFor(network), ...supervision, '--', ...argv];
+  return [exec, ...landlockOptions(grants, network, supervision), '--', ...argv];
+}
+
+/**
+ * `argv` run through the launcher `exec` with `options` handed over in a new file in `dir` (`--args-file`: the
+ * launcher reads and removes it). A Landlock sandbox has a grant per entry of each writable root, thousands in a busy
+ * /tmp, and node-pty's fork copies every argument through handles of one scope: with hundreds of them it was seen
+ * to return a number instead of its result (a tty spawn then failed with "expected an fd").
+ */
+export function argsFileArgv(
+  exec: string,
+  dir: string,
+  options: readonly string[],
+  argv: readonly string[],
+): { argv: string[]; file: string } {
+  const file = join(dir, `args-${randomBytes(8).toString('hex')}`);
+  writeFileSync(file, options.map((option) => `${option}\0`).join(''), { mode: 0o600, flag: 'wx' });
+  return { argv: [exec, '--args-file', file, '--', ...argv], file };
 }
 
 let supervision: string | undefined;

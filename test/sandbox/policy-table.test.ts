@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -11,6 +11,7 @@ import { BACKENDS, REFUSED, useLoopbackServer, useWorkspace } from './sandbox-he
 // reference's matrix.sh, run in a fresh git workspace under /var/tmp.
 const HOME_PROBE = join(homedir(), `.unified-exec-sbx-probe-${process.pid}.txt`);
 const TMP_PROBE = `/tmp/unified-exec-sbx-probe-${process.pid}.txt`;
+const BASH_FAST = { shell: '/bin/bash', login: false, yieldTimeMs: 20_000 } as const;
 
 const probes = (port: number): Record<string, string> => ({
   'write-cwd': 'echo x > sbx-probe.txt && echo wrote',
@@ -134,3 +135,25 @@ function table(backend: SandboxBackend): void {
     });
   });
 }
+
+describe.each(BACKENDS)('a writable root with thousands of entries, on $backend', ({ backend, skip }) => {
+  const manager = useManagers();
+  const ws = useWorkspace();
+  if (skip) it.skip(`skipped: ${skip}`, () => undefined);
+  // Landlock grants such a root entry by entry: thousands of grants for the launcher, handed over in a file.
+  else
+    it('starts terminal and pipe sessions there, and writes in it', async () => {
+      const root = mkdtempSync('/var/tmp/unified-exec-crowded-');
+      try {
+        for (let i = 0; i < 3000; i++) writeFileSync(join(root, `f${i}`), '');
+        const m = manager({ cwd: ws.dir, sandboxBackend: backend, writableRoots: [root], approvalPolicy: 'never' });
+        for (const tty of [true, false]) {
+          const r = await m.execCommand({ cmd: `echo x > ${root}/made && cat ${root}/made`, ...BASH_FAST, tty });
+          expect(r.exitCode, r.output).toBe(0);
+          expect(r.output).toContain('x');
+        }
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    });
+});
