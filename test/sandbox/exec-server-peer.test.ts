@@ -84,9 +84,15 @@ describe.each(cases)('a sandboxed process of an exec-server, $name', ({ backend,
       folderOf(user, dir);
       const server = await startExecServer(launch, tokenFile, ws);
 
-      const client = await TestClient.open(server.url, { Authorization: `Bearer ${TOKEN}` });
+      // The token holder's own connection must get in; if the server refuses it, its log says why.
+      const said = (error: unknown) => new Error(`${String(error)}; the exec-server said:\n${server.stderr()}`);
+      const client = await TestClient.open(server.url, { Authorization: `Bearer ${TOKEN}` }).catch((error) => {
+        throw said(error);
+      });
       try {
-        await client.initialize();
+        await client.initialize().catch((error) => {
+          throw said(error);
+        });
         const sandbox = toWireSandbox(
           { mode: 'workspace-write', network: 'on', allowedDomains: [], workspace: ws, writableRoots: [] },
           ws,
