@@ -42,6 +42,17 @@ function holds(pid: number, link: string): boolean | undefined {
   return fds.some((fd) => readProcLink(`/proc/${pid}/fd/${fd}`) === link);
 }
 
+/**
+ * Could a confined process whose files this one cannot list be one of its sandboxes? A sandbox runs as the server's
+ * user (a sandboxed command cannot change it), in the server's user namespace or one below it; there a server with
+ * CAP_SYS_PTRACE lists every process, made non-dumpable or not. So only a server without it, looking at a process of
+ * its own user, cannot tell. Anything else it cannot list is another user's, or runs in a user namespace above or
+ * beside the server's (a server in a container sees the host's sandboxes so): none of its own.
+ */
+function mayBeOurs(other: Confinement, own: Confinement): boolean {
+  return !own.mayTrace && other.uid === own.uid;
+}
+
 /** Processes that held a connection let in lately (the client, mostly): looked at first next time. */
 const recentHolders: number[] = [];
 const RECENT_HOLDERS = 8;
@@ -70,7 +81,7 @@ function holderOf(inode: number, own: Confinement): Holder {
     }
     const held = holds(pid, link);
     if (held === true) return { pid, confined: true };
-    if (held === undefined) hidden = true;
+    if (held === undefined && mayBeOurs(confinement, own)) hidden = true;
   }
   const recent = recentHolders.filter((pid) => others.includes(pid));
   for (const pid of [...recent, ...others]) {

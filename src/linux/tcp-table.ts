@@ -83,19 +83,34 @@ export function peerSocket(
   return sockets.find((socket) => socket.local === local && socket.remote === remote);
 }
 
-/** What confines a process, from its status file: `no_new_privs`, and how many seccomp filters it runs under. */
+/**
+ * What confines a process, from its status file: `no_new_privs`, and how many seccomp filters it runs under; and
+ * what decides whose files it may list in /proc: its user, and whether it may look into any process of its user
+ * namespace and the namespaces below (CAP_SYS_PTRACE in effect).
+ */
 export interface Confinement {
   noNewPrivs: boolean;
   /** Seccomp_filters (kernel 5.9+); without that line, 1 for filter mode and 0 otherwise. */
   seccompFilters: number;
+  /** The real user id, as the reader's user namespace sees it (the overflow id, 65534, where it maps to none). */
+  uid: number;
+  mayTrace: boolean;
 }
 
+type Confined = Pick<Confinement, 'noNewPrivs' | 'seccompFilters'>;
+
+const CAP_SYS_PTRACE = 19n;
+
 export function parseConfinement(status: string): Confinement {
-  const field = (name: string) => new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(status)?.[1];
+  const field = (name: string) => new RegExp(`^${name}:\\s*(\\w+)`, 'm').exec(status)?.[1];
   const filters = field('Seccomp_filters');
+  const uid = field('Uid');
+  const capabilities = field('CapEff');
   return {
     noNewPrivs: field('NoNewPrivs') === '1',
     seccompFilters: filters !== undefined ? Number(filters) : field('Seccomp') === '2' ? 1 : 0,
+    uid: Number(uid ?? -1),
+    mayTrace: capabilities !== undefined && ((BigInt(`0x${capabilities}`) >> CAP_SYS_PTRACE) & 1n) === 1n,
   };
 }
 
@@ -104,7 +119,7 @@ export function parseConfinement(status: string): Confinement {
  * least one seccomp filter more than the server that started it, on both backends, and neither can be shed: not by
  * exec, setsid, a double fork or a cleared environment.
  */
-export function confinedBeyond(other: Confinement, own: Confinement): boolean {
+export function confinedBeyond(other: Confined, own: Confined): boolean {
   return other.noNewPrivs && other.seccompFilters > own.seccompFilters;
 }
 

@@ -65,13 +65,23 @@ describe('the TCP tables', () => {
 
 describe('confinement', () => {
   const status = (nnp: number, mode: number, filters?: number) =>
-    `Name:\tx\nNoNewPrivs:\t${nnp}\nSeccomp:\t${mode}\n${filters === undefined ? '' : `Seccomp_filters:\t${filters}\n`}`;
+    `Name:\tx\nUid:\t1000\t1000\t1000\t1000\nNoNewPrivs:\t${nnp}\nSeccomp:\t${mode}\n` +
+    `${filters === undefined ? '' : `Seccomp_filters:\t${filters}\n`}CapEff:\t0000000000000000\n`;
+  const unconfined = { uid: 1000, mayTrace: false };
 
   it('reads no_new_privs and the number of seccomp filters', () => {
-    expect(parseConfinement(status(1, 2, 3))).toEqual({ noNewPrivs: true, seccompFilters: 3 });
-    expect(parseConfinement(status(0, 0, 0))).toEqual({ noNewPrivs: false, seccompFilters: 0 });
+    expect(parseConfinement(status(1, 2, 3))).toEqual({ noNewPrivs: true, seccompFilters: 3, ...unconfined });
+    expect(parseConfinement(status(0, 0, 0))).toEqual({ noNewPrivs: false, seccompFilters: 0, ...unconfined });
     // Kernels before 5.9 print the mode only.
-    expect(parseConfinement(status(1, 2))).toEqual({ noNewPrivs: true, seccompFilters: 1 });
+    expect(parseConfinement(status(1, 2))).toEqual({ noNewPrivs: true, seccompFilters: 1, ...unconfined });
+  });
+
+  it('reads the real user and whether CAP_SYS_PTRACE (bit 19) is in effect', () => {
+    const root = 'Uid:\t0\t0\t0\t0\nCapEff:\t000001ffffffffff\n';
+    expect(parseConfinement(root)).toMatchObject({ uid: 0, mayTrace: true });
+    // Docker's default set: no CAP_SYS_PTRACE.
+    expect(parseConfinement('Uid:\t0\t0\t0\t0\nCapEff:\t00000000a80425fb\n')).toMatchObject({ mayTrace: false });
+    expect(parseConfinement('Uid:\t5\t0\t0\t0\nCapEff:\t0000000000080000\n')).toMatchObject({ uid: 5, mayTrace: true });
   });
 
   it('counts a process confined beyond the server only with no_new_privs and more filters than the server', () => {
