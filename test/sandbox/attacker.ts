@@ -11,6 +11,10 @@ import { textOf } from '../reliability/harness.js';
 export type ServerUser = 'root' | 'nobody';
 
 export interface Server {
+  /**
+   * exec_command; the reply's text. Without a `yield_time_ms` in `extra`, it waits for the command to exit however
+   * long a loaded machine makes it take (up to a minute), and returns every reply's text.
+   */
   call(cmd: string, extra?: Record<string, unknown>): Promise<string>;
   /** write_stdin into a session; the reply's text. */
   write(sessionId: number, chars: string): Promise<string>;
@@ -70,21 +74,32 @@ export async function startMcp(
   } catch (error) {
     throw new Error(`the server did not start: ${String(error)}\n${stderr}`);
   }
+  const write = async (sessionId: number, chars: string, yieldMs: number) =>
+    textOf(
+      await client.callTool({
+        name: 'write_stdin',
+        arguments: { session_id: sessionId, chars, yield_time_ms: yieldMs },
+      }),
+    );
   const server: Server = {
     stderr: () => stderr,
-    call: async (cmd, extra = {}) =>
-      textOf(
+    call: async (cmd, extra = {}) => {
+      const until = Date.now() + 60_000;
+      let text = textOf(
         await client.callTool({ name: 'exec_command', arguments: { cmd, login: false, ...extra } }, undefined, {
           timeout: 60_000,
         }),
-      ),
-    write: async (sessionId, chars) =>
-      textOf(
-        await client.callTool({
-          name: 'write_stdin',
-          arguments: { session_id: sessionId, chars, yield_time_ms: 2000 },
-        }),
-      ),
+      );
+      if ('yield_time_ms' in extra) return text;
+      for (let last = text; Date.now() < until;) {
+        const running = /Process running with session ID (\d+)/.exec(last);
+        if (running === null) break;
+        last = await write(Number(running[1]), '', 10_000);
+        text += `\n${last}`;
+      }
+      return text;
+    },
+    write: (sessionId, chars) => write(sessionId, chars, 2000),
     closeSession: async (sessionId) =>
       textOf(await client.callTool({ name: 'close_session', arguments: { session_id: sessionId } })),
     pid: transport.pid ?? -1,
