@@ -1,4 +1,7 @@
-import { describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { exec } from '../../src/index.js';
 import { MAX_OUTPUT_DELTAS } from '../../src/manager/constants.js';
 import { FakeExecutor } from '../helpers/fake-executor.js';
@@ -22,7 +25,23 @@ function recorder() {
   };
 }
 
-const THREE_LINES = 'for i in 1 2 3; do echo line$i; sleep 0.2; done';
+/**
+ * Three lines, each printed once the listener has seen the one before (`seen` leaves a file per delta):
+ * a chunk each, however slow a loaded machine makes the reads.
+ */
+function threeLines() {
+  const dir = mkdtempSync(join(tmpdir(), 'ue-streaming-'));
+  folders.push(dir);
+  let seen = 0;
+  return {
+    cmd: `for i in 1 2 3; do echo line$i; until [ -e ${dir}/seen$i ]; do sleep 0.01; done; done`,
+    seen: () => writeFileSync(join(dir, `seen${++seen}`), ''),
+  };
+}
+const folders: string[] = [];
+afterAll(() => {
+  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('streaming the output of a call', () => {
   const newManager = useManagers();
@@ -31,16 +50,17 @@ describe('streaming the output of a call', () => {
     it(`streams exec_command output in order, and all of it is in the reply too (${tty ? 'tty' : 'pipes'})`, async () => {
       const manager = newManager();
       const seen = recorder();
-      const response = await manager.execCommand(
-        { cmd: THREE_LINES, tty, yieldTimeMs: 10_000, ...BASH },
-        { onOutput: seen.onOutput },
-      );
+      const lines = threeLines();
+      const onOutput = (text: string) => {
+        seen.onOutput(text);
+        lines.seen();
+      };
+      const response = await manager.execCommand({ cmd: lines.cmd, tty, yieldTimeMs: 10_000, ...BASH }, { onOutput });
       expect(response).toMatchObject({ state: 'exited', exitCode: 0 });
       const eol = tty ? '\r\n' : '\n';
       expect(response.output).toBe(`line1${eol}line2${eol}line3${eol}`);
       expect(seen.deltas.join('')).toBe(response.output);
-      // 200 ms apart: each line is a chunk of its own.
-      expect(seen.deltas.length).toBeGreaterThanOrEqual(3);
+      expect(seen.deltas.length).toBe(3);
     });
   }
 
@@ -113,18 +133,20 @@ describe('streaming the output of a call', () => {
   it('answers as usual when the listener throws', async () => {
     const manager = newManager();
     let calls = 0;
+    const lines = threeLines();
     const response = await manager.execCommand(
-      { cmd: THREE_LINES, tty: true, yieldTimeMs: 10_000, ...BASH },
+      { cmd: lines.cmd, tty: true, yieldTimeMs: 10_000, ...BASH },
       {
         onOutput: () => {
           calls++;
+          lines.seen();
           throw new Error('listener failed');
         },
       },
     );
     expect(response).toMatchObject({ state: 'exited', exitCode: 0, output: 'line1\r\nline2\r\nline3\r\n' });
     // Each delta was still offered: one throw does not end the stream.
-    expect(calls).toBeGreaterThanOrEqual(3);
+    expect(calls).toBe(3);
   });
 
   it(`sends at most ${MAX_OUTPUT_DELTAS} deltas in one call; the reply has everything`, async () => {
