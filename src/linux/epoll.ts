@@ -1,5 +1,5 @@
 import { readdirSync, statSync } from 'node:fs';
-import { readProcLink, readProcText } from './proc-read.js';
+import { readProcLink, readProcTable, readProcText } from './proc-read.js';
 
 /**
  * What an event loop waits on, read from outside: the fds an epoll set watches (`/proc/<pid>/fdinfo/<epfd>`) and what
@@ -204,7 +204,7 @@ function classifyIn(
   const pairs =
     held.size === 0
       ? new Map<number, number>()
-      : socketPairs(held, parseNetUnix(readProcText(`/proc/${pid}/net/unix`) ?? ''));
+      : socketPairs(held, parseNetUnix(readProcTable(`/proc/${pid}/net/unix`) ?? ''));
   return classifyWatched(targets, fds, terminal, pairs);
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readlinkSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readProcText } from '../linux/proc-read.js';
+import { readProcTable } from '../linux/proc-read.js';
 import { ensurePrivateDir, stateRoot } from '../util/private-dir.js';
 
 /**
@@ -148,7 +148,7 @@ function sandboxMountPoints(bwrap: string): Set<string> {
   const points = new Set<string>();
   for (const pid of listPids()) {
     if (readLink(`/proc/${pid}/exe`) !== bwrap) continue;
-    for (const line of (readProcText(`/proc/${pid}/mountinfo`) ?? '').split('\n')) {
+    for (const line of (readProcTable(`/proc/${pid}/mountinfo`) ?? '').split('\n')) {
       const point = line.split(' ')[4];
       if (point !== undefined)
         points.add(point.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))));
