@@ -41,3 +41,5 @@ export const MAX_TERMINAL_SIDE = 500;
 export const STATE_PROBE_MS = 100;
 /** How long a person's typing (the live view) waits for the program to take it; the rest stays queued. */
 export const SEND_INPUT_WAIT_MS = 1000;
+/** A reply's drained text past which its later steps each take an event-loop turn of their own (see collect). */
+export const LARGE_REPLY_CHARS = 64 * 1024;

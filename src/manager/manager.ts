@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import type { z } from 'zod';
 import { commandLine } from '../approval/command-safety.js';
@@ -15,7 +16,13 @@ import {
   type Executor,
   type StartedCommand,
 } from '../spawn/types.js';
-import { MAX_OUTPUT_DELTAS, SEND_INPUT_WAIT_MS, SESSION_WARNING_THRESHOLD, STATE_PROBE_MS } from './constants.js';
+import {
+  LARGE_REPLY_CHARS,
+  MAX_OUTPUT_DELTAS,
+  SEND_INPUT_WAIT_MS,
+  SESSION_WARNING_THRESHOLD,
+  STATE_PROBE_MS,
+} from './constants.js';
 import { asSpawnFailed, cancelled, limitExceeded, shutDown, stdinClosed } from './errors.js';
 import { CommandGate, retriedNote, type GateCall } from './gate.js';
 import { commandArgv } from '../spawn/command.js';
@@ -546,12 +553,18 @@ export class UnifiedExecManager {
     const drained = session.drain();
     const { text, totalBytes, omittedBytes, withoutDrawing } = drained;
     const originalTokenCount = Math.ceil(totalBytes / 4);
-    // What a program drew is on the screen; `screen: false` asks for the raw bytes, as Codex gives.
-    const drawn = call.screen === false ? undefined : withoutDrawing();
     // The state as of the drain: a process that exits while the screen is read reports that, and what it printed
     // meanwhile, in the next reply.
     const state = session.state;
+    // A large reply's steps (decoding, the drawing taken out, the screen, the truncation) each cost several ms per
+    // MiB: each takes a turn of its own, so that together they do not hold up every other session and client.
+    const large = text.length > LARGE_REPLY_CHARS;
+    if (large) await nextTurn();
+    // What a program drew is on the screen; `screen: false` asks for the raw bytes, as Codex gives.
+    const drawn = call.screen === false ? undefined : withoutDrawing();
+    if (large) await nextTurn();
     const screen = await screenForReply(session, call.screen, drawn?.cursorAddressed ?? false);
+    if (large) await nextTurn();
     if (call.signal?.aborted) {
       // Given up while the screen was read: what was drained goes back, for the next call.
       session.giveBack(drained);
