@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import '../util/dispose-symbol.js';
 import type { z } from 'zod';
 import { commandLine } from '../approval/command-safety.js';
 import { truncateForModel } from '../buffer/truncate.js';
@@ -308,6 +309,7 @@ export class UnifiedExecManager {
         {
           ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
           ...(onOutput ? { onOutput } : {}),
+          keep: 'first',
         },
       );
       const { exitCode, aggregatedOutput: output, durationMs, timedOut } = outcome;
@@ -523,6 +525,14 @@ export class UnifiedExecManager {
       this.unguard();
     })();
     return this.shutdownPromise;
+  }
+
+  /**
+   * `await using manager = new UnifiedExecManager()`: shutdown() when the scope ends, however it ends. A manager
+   * forgotten without either does not hold the process up once its sessions' programs have exited.
+   */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdown();
   }
 
   /** Live sessions held. */

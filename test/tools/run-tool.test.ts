@@ -11,7 +11,8 @@ const COMPAT_ECHO =
 /** Records the camelCase requests the tools layer makes, and answers with canned responses. */
 function recordingSessions(response: Partial<ExecResponse> = {}) {
   const calls: Array<[string, unknown]> = [];
-  const reply: ExecResponse = {
+  // A test may turn the running reply into an exited one: the spread is no longer checked as either.
+  const reply = {
     chunkId: 'a1b2c3',
     wallTimeSeconds: 0.25,
     output: 'out',
@@ -20,7 +21,7 @@ function recordingSessions(response: Partial<ExecResponse> = {}) {
     state: 'running',
     warnings: [],
     ...response,
-  };
+  } as ExecResponse;
   const sessions: ExecSessions = {
     execCommand: async (request) => (calls.push(['execCommand', request]), reply),
     writeStdin: async (request) => (calls.push(['writeStdin', request]), reply),
