@@ -49,7 +49,7 @@ function next(reply: ExecResponse): { poll: number } | { exitCode: number; denia
 
 export async function main(signal: AbortSignal): Promise<ExecOutcome> {
   await using manager = new UnifiedExecManager({ ...settings, onApproval });
-  let reply = await manager.execCommand({ cmd: 'npm test', yieldTimeMs: 1000 });
+  let reply = await manager.execCommand({ command: 'npm test', yieldTimeMs: 1000 });
   while (reply.state !== 'exited') reply = await manager.writeStdin({ sessionId: reply.sessionId });
   next(reply);
   const options: ExecOptions = { command: ['npm', 'ci'], sandbox, timeoutMs: 60_000, signal };

@@ -54,7 +54,7 @@ describe('a manager a program forgets to shut down', () => {
       'plain',
       `import { UnifiedExecManager } from 'LIBRARY';
        const manager = new UnifiedExecManager({ defaultShell: '/bin/bash' });
-       const reply = await manager.execCommand({ cmd: 'echo PID=$$', login: false, tty: true });
+       const reply = await manager.execCommand({ command: 'echo PID=$$', login: false, tty: true });
        console.log(reply.state, reply.output.trim());`,
     );
     expect(run).toMatchObject({ code: 0, stderr: '' });
@@ -67,7 +67,7 @@ describe('a manager a program forgets to shut down', () => {
       'live-session',
       `import { UnifiedExecManager } from 'LIBRARY';
        const manager = new UnifiedExecManager({ defaultShell: '/bin/bash' });
-       const reply = await manager.execCommand({ cmd: 'echo PID=$$; sleep 1', login: false, yieldTimeMs: 250 });
+       const reply = await manager.execCommand({ command: 'echo PID=$$; sleep 1', login: false, yieldTimeMs: 250 });
        console.log(reply.state, reply.output.trim());`,
     );
     expect(run).toMatchObject({ code: 0, stderr: '' });
@@ -84,7 +84,7 @@ describe('a manager a program forgets to shut down', () => {
          const manager = new UnifiedExecManager({
            defaultShell: '/bin/bash', cwd: '${dir}', sandbox: 'workspace-write', allowedDomains: ['localhost'],
          });
-         const reply = await manager.execCommand({ cmd: 'echo inside', login: false });
+         const reply = await manager.execCommand({ command: 'echo inside', login: false });
          console.log(reply.state, reply.exitCode, reply.output.trim());`,
       );
       // (No pids here: the sandbox's are of its own pid namespace.)
@@ -102,7 +102,7 @@ describe('await using', () => {
        async function work() {
          await using manager = new UnifiedExecManager({ defaultShell: '/bin/bash' });
          const reply = await manager.execCommand({
-           cmd: 'sleep 1000 & echo PID=$!; echo PID=$$; sleep 1000', login: false, yieldTimeMs: 1000,
+           command: 'sleep 1000 & echo PID=$!; echo PID=$$; sleep 1000', login: false, yieldTimeMs: 1000,
          });
          console.log(reply.output.trim());
          console.log(reply.state, manager.size);
@@ -110,7 +110,7 @@ describe('await using', () => {
        }
        const manager = await work();
        console.log('after', manager.size);
-       await manager.execCommand({ cmd: 'true' }).catch((error) => console.log(error.code));`,
+       await manager.execCommand({ command: 'true' }).catch((error) => console.log(error.code));`,
     );
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toMatch(/^running 1\nafter 0\nSHUT_DOWN$/m);

@@ -128,7 +128,7 @@ describe('callTool with arguments as a JSON string, as OpenAI hands them over', 
 });
 
 describe('callTool argument handling', () => {
-  it("maps snake_case arguments, defaults filled in, to the manager's camelCase requests", async () => {
+  it("maps snake_case arguments, defaults filled in, to the manager's camelCase requests (cmd and workdir as command and cwd)", async () => {
     const { sessions, calls } = recordingSessions();
     await callTool(sessions, 'exec_command', {
       cmd: 'ls',
@@ -147,8 +147,8 @@ describe('callTool argument handling', () => {
       [
         'execCommand',
         {
-          cmd: 'ls',
-          workdir: 'src',
+          command: 'ls',
+          cwd: 'src',
           shell: '/bin/sh',
           login: false,
           tty: true,
@@ -160,8 +160,8 @@ describe('callTool argument handling', () => {
       [
         'execCommand',
         {
-          cmd: 'ls',
-          workdir: undefined,
+          command: 'ls',
+          cwd: undefined,
           shell: undefined,
           login: true,
           tty: false,
