@@ -8,7 +8,9 @@ export type {
   ClosedSession,
   ExecCommandRequest,
   ExecResponse,
+  ExitedExecResponse,
   ManagerOptions,
+  RunningExecResponse,
   ScreenView,
   SessionInfo,
   SessionState,
@@ -17,11 +19,25 @@ export type {
   WriteStdinRequest,
 } from './manager/types.js';
 export type { ShellRequest, ShellResponse } from './manager/requests.js';
+export type { ManagerSettings, ResolvedSettings } from './manager/settings.js';
 export { sequentialIds } from './manager/ids.js';
 export { SessionBudget, type BudgetMember, type SessionBudgetLimits } from './manager/budget.js';
 export { formatResponse } from './manager/format.js';
-export { exec, type ExecOptions, type ExecOutcome } from './manager/one-shot.js';
+export { exec, type ExecOutcome } from './manager/one-shot.js';
+export type { ExecOptions } from './manager/exec-options.js';
 export { UnifiedExecError, type UnifiedExecErrorCode } from './manager/errors.js';
+
+// What the settings and the approval handler speak of: sandboxes, approvals, what a sandbox refused.
+export type { NetworkMode, SandboxBackend, SandboxMode, SandboxPolicy } from './sandbox/policy.js';
+export type { SandboxDenial } from './sandbox/denial.js';
+export type {
+  ApprovalDecision,
+  ApprovalHandler,
+  ApprovalPolicy,
+  ApprovalReason,
+  ApprovalRequest,
+  SandboxPermissions,
+} from './approval/policy.js';
 
 // Tools for models: run a call, or hand the definitions to an API.
 export { callTool, type ExecSessions, type ToolOutcome, type ToolSuccess } from './tools/run-tool.js';

@@ -55,7 +55,7 @@ export async function roundTrip({ where, iterations, warmup }) {
   // Without input-wait a live call answers at its yield: the shortest one for typing, the reply being there long
   // before; 1 s for the shell to start, then a poll if it was not enough.
   const yields = inputWait ? { exec: 10_000, write: 10_000 } : { exec: 1_000, write: 250 };
-  const opened = await manager.execCommand({ cmd: repl.cmd, ...BASH, tty: true, yieldTimeMs: yields.exec });
+  const opened = await manager.execCommand({ command: repl.cmd, ...BASH, tty: true, yieldTimeMs: yields.exec });
   let shown = opened.output;
   if (!shown.endsWith(repl.prompt)) {
     shown += (await manager.writeStdin({ sessionId: opened.sessionId, chars: '', yieldTimeMs: 5_000 })).output;
@@ -113,7 +113,7 @@ export async function openSpread({ servers, count, tty, yieldTimeMs = 250 }) {
     new UnifiedExecManager({ executors, sandbox: 'danger-full-access', defaultShell: '/bin/bash', maxSessions: count }),
   );
   const open = (i) =>
-    manager.execCommand({ cmd: 'sleep 60', ...BASH, tty, yieldTimeMs, executor: names[i % names.length] });
+    manager.execCommand({ command: 'sleep 60', ...BASH, tty, yieldTimeMs, executor: names[i % names.length] });
   const t0 = performance.now();
   const results = await Promise.all(Array.from({ length: count }, (_, i) => open(i)));
   const ms = performance.now() - t0;

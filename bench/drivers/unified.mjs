@@ -49,7 +49,7 @@ const sandboxOptions = (sandbox, sandboxBackend) =>
  * flood can outlast 30 s). Returns every byte count the calls reported and the exit code.
  */
 export async function runToExit(manager, cmd) {
-  let res = await manager.execCommand({ cmd, ...BASH, tty: true, yieldTimeMs: 30_000 });
+  let res = await manager.execCommand({ command: cmd, ...BASH, tty: true, yieldTimeMs: 30_000 });
   let bytes = res.originalTokenCount * 4;
   while (res.exitCode === undefined) {
     res = await manager.writeStdin({ sessionId: res.sessionId, chars: '', yieldTimeMs: 30_000 });
@@ -65,7 +65,7 @@ export async function roundTrip({ repl: name, iterations, warmup, returnOn, sand
   const repl = REPLS[name];
   const yields = yieldsFor(returnOn);
   const manager = newManager(returnOn, sandboxOptions(sandbox, sandboxBackend));
-  const opened = await manager.execCommand({ cmd: repl.cmd, ...BASH, tty: true, yieldTimeMs: yields.exec });
+  const opened = await manager.execCommand({ command: repl.cmd, ...BASH, tty: true, yieldTimeMs: yields.exec });
   const result = await timeRoundTrips(manager, opened.sessionId, repl, { iterations, warmup, yieldMs: yields.write });
   await shutdownManager(manager);
   return result;
@@ -102,7 +102,7 @@ export async function timeShortExecs(manager, { iterations, warmup, tty, gapMs =
   for (let i = 0; i < warmup + iterations; i++) {
     await idle(gapMs);
     const t0 = performance.now();
-    const res = await manager.execCommand({ cmd: SHORT_COMMAND, ...BASH, tty, yieldTimeMs: 10_000 });
+    const res = await manager.execCommand({ command: SHORT_COMMAND, ...BASH, tty, yieldTimeMs: 10_000 });
     if (i >= warmup) samples.push(performance.now() - t0);
     if (res.exitCode !== 0 || !res.output.includes('hi')) wrong++;
   }
@@ -121,7 +121,7 @@ export async function fileHeavy({ files, returnOn, sandbox, sandboxBackend }) {
     ...(sandbox ? { sandbox, ...(sandboxBackend ? { sandboxBackend } : {}) } : {}),
   });
   const t0 = performance.now();
-  let res = await manager.execCommand({ cmd: command, ...BASH, tty: false, yieldTimeMs: 30_000 });
+  let res = await manager.execCommand({ command: command, ...BASH, tty: false, yieldTimeMs: 30_000 });
   while (res.exitCode === undefined) {
     res = await manager.writeStdin({ sessionId: res.sessionId, chars: '', yieldTimeMs: 30_000 });
   }
@@ -141,7 +141,7 @@ export async function loginExec({ profile, mode, iterations, warmup, gapMs = 0, 
   const { home, probe } = profileHome(profile);
   const manager = newManager(returnOn, { env: { set: { HOME: home } }, shellSnapshot: mode !== 'login' });
   const run = (cmd) =>
-    manager.execCommand({ cmd, shell: '/bin/bash', login: mode !== 'plain', tty: false, yieldTimeMs: 10_000 });
+    manager.execCommand({ command: cmd, shell: '/bin/bash', login: mode !== 'plain', tty: false, yieldTimeMs: 10_000 });
   let wrong = 0;
   let fellBack = 0;
   const timed = async () => {
@@ -198,7 +198,7 @@ export async function openMany({ count, repeat, returnOn, sequential }) {
   let notWaiting = 0;
   for (let rep = 0; rep < repeat; rep++) {
     const manager = newManager(returnOn, { maxSessions: count });
-    const open = () => manager.execCommand({ cmd: REPLS.bash.cmd, ...BASH, tty: true, yieldTimeMs: yields.exec });
+    const open = () => manager.execCommand({ command: REPLS.bash.cmd, ...BASH, tty: true, yieldTimeMs: yields.exec });
     const t0 = performance.now();
     let results;
     if (sequential) {
@@ -228,7 +228,7 @@ export async function openMany({ count, repeat, returnOn, sequential }) {
 export async function scale({ count, floods, floodBytes, iterations, warmup, returnOn }) {
   const yields = yieldsFor(returnOn);
   const manager = newManager(returnOn, { maxSessions: count });
-  const open = () => manager.execCommand({ cmd: REPLS.bash.cmd, ...BASH, tty: true, yieldTimeMs: 30_000 });
+  const open = () => manager.execCommand({ command: REPLS.bash.cmd, ...BASH, tty: true, yieldTimeMs: 30_000 });
   const alone = await open();
   const aloneRun = await timeRoundTrips(manager, alone.sessionId, REPLS.bash, {
     iterations,
@@ -311,7 +311,7 @@ export async function screenMemory({ count, historyBytes, returnOn, screens }) {
   const before = settledMemory();
   const opened = await Promise.all(
     Array.from({ length: count }, () =>
-      manager.execCommand({ cmd: REPLS.bash.cmd, ...BASH, tty: true, yieldTimeMs: 30_000 }),
+      manager.execCommand({ command: REPLS.bash.cmd, ...BASH, tty: true, yieldTimeMs: 30_000 }),
     ),
   );
   const ids = opened.map((r) => r.sessionId);
@@ -338,7 +338,7 @@ export async function screenMemory({ count, historyBytes, returnOn, screens }) {
 export async function pagerKeys({ iterations, warmup, returnOn, screens, screen, chars = '', keys }) {
   const manager = newManager(returnOn, screensOption(screens));
   const opened = await manager.execCommand({
-    cmd: pagerCommand(pagerFile(), { exec: true }),
+    command: pagerCommand(pagerFile(), { exec: true }),
     ...BASH,
     tty: true,
     yieldTimeMs: 10_000,
@@ -395,7 +395,7 @@ export async function adversarialLag({ input, gapMs }) {
   const echoMs = [];
   while (!done) {
     const before = performance.now();
-    await victim.execCommand({ cmd: 'echo hi', ...BASH, yieldTimeMs: 10_000 });
+    await victim.execCommand({ command: 'echo hi', ...BASH, yieldTimeMs: 10_000 });
     echoMs.push(performance.now() - before);
     await idle(gapMs);
   }
@@ -410,7 +410,7 @@ export async function adversarialLag({ input, gapMs }) {
 /** Runs an adversarial `cmd` to its end (a refused patch is an answer too); what came back, in a word. */
 async function runAdversarial(manager, cmd, tty) {
   try {
-    let res = await manager.execCommand({ cmd, ...BASH, tty, yieldTimeMs: 30_000 });
+    let res = await manager.execCommand({ command: cmd, ...BASH, tty, yieldTimeMs: 30_000 });
     while (res.exitCode === undefined) {
       res = await manager.writeStdin({ sessionId: res.sessionId, chars: '', yieldTimeMs: 30_000 });
     }

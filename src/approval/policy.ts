@@ -30,7 +30,7 @@ export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
 export type SandboxPermissions = 'use_default' | 'require_escalated';
 
 /** Why a person is asked. */
-type ApprovalReason = 'untrusted' | 'dangerous' | 'escalation' | 'sandbox-denied';
+export type ApprovalReason = 'untrusted' | 'dangerous' | 'escalation' | 'sandbox-denied';
 
 export type Assessment =
   | { action: 'run'; escalated: boolean }

@@ -25,7 +25,7 @@ export async function runOnce(options: {
   exitOnSignals(() => manager.shutdown(), log);
   try {
     let reply: ExecResponse = await manager.execCommand({
-      cmd: options.cmd,
+      command: options.cmd,
       tty: options.tty,
       yieldTimeMs: options.yieldMs,
     });

@@ -60,6 +60,14 @@ export const cancelled = () =>
     'The call was cancelled; the output it had not delivered is kept for the next call on this session',
   );
 
+/** exec()'s `signal` aborted: the command's whole tree was ended, and nothing of its outcome is answered. */
+export const aborted = (reason: unknown) =>
+  new UnifiedExecError(
+    'CANCELLED',
+    'exec was aborted by its signal; the command and every process it started were killed',
+    { cause: reason },
+  );
+
 export const limitExceeded = (message: string) => new UnifiedExecError('LIMIT_EXCEEDED', message);
 
 /** `"abc" (string)`, `NaN (number)`, `{"a":1} (object)`, `undefined`: what a validation message says came. */

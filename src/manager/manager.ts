@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import pLimit from 'p-limit';
+import '../util/dispose-symbol.js';
 import type { z } from 'zod';
 import { commandLine } from '../approval/command-safety.js';
 import { truncateForModel } from '../buffer/truncate.js';
@@ -202,7 +203,7 @@ export class UnifiedExecManager {
   }
 
   /**
-   * Starts `cmd` and answers once it exits or its yield time is up; a live program gets a session id.
+   * Starts `command` and answers once it exits or its yield time is up; a live program gets a session id.
    * `options.onOutput` streams the output while the call waits (see CallOptions).
    */
   async execCommand(request: ExecCommandRequest, options?: CallOptions): Promise<ExecResponse> {
@@ -213,8 +214,8 @@ export class UnifiedExecManager {
     checkTerminalFields(req, req.tty, this.settings.screens);
     const where = this.executors.get(req.executor);
     const command: CommandRequest = {
-      command: { script: req.cmd, shell: req.shell ?? this.settings.defaultShell, login: req.login },
-      workdir: req.workdir,
+      command: { script: req.command, shell: req.shell ?? this.settings.defaultShell, login: req.login },
+      workdir: req.cwd,
       defaultWorkdir: this.settings.cwd,
       env: sessionEnvPolicy(this.settings.env, req.screen),
       tty: req.tty,
@@ -226,9 +227,9 @@ export class UnifiedExecManager {
     const escalated = this.gate.escalates(req.sandboxPermissions);
     const plan = checkCommand(where.executor, { ...command, ...(escalated && leaving ? { leaving } : {}) });
     const { cwd } = plan;
-    const call = gateCall(plan, command, req.cmd, where.location);
+    const call = gateCall(plan, command, req.command, where.location);
     // As in Codex, `apply_patch <<'EOF'` is not run in a shell: the manager applies it, in the same sandbox.
-    const patch = where.executor.appliesPatches ? patchRequest(req.cmd, cwd) : undefined;
+    const patch = where.executor.appliesPatches ? patchRequest(req.command, cwd) : undefined;
     const sandbox = await this.gate.admit({
       ...call,
       permissions: req.sandboxPermissions,
@@ -246,7 +247,7 @@ export class UnifiedExecManager {
       const checkedOutside = checkCommand(where.executor, outsideRequest);
       // Run again in the directory this question shows.
       if (checkedOutside.cwdId !== undefined) outsideRequest.workdirId = checkedOutside.cwdId;
-      return gateCall(checkedOutside, command, req.cmd, where.location);
+      return gateCall(checkedOutside, command, req.command, where.location);
     };
     if (patch) {
       return applyPatchCall(this.gate, {
@@ -287,7 +288,7 @@ export class UnifiedExecManager {
     const where = this.executors.get(req.executor);
     const command: CommandRequest = {
       command: { argv: req.command },
-      workdir: req.workdir,
+      workdir: req.cwd,
       defaultWorkdir: this.settings.cwd,
       env: this.settings.env ?? {},
       tty: false,
@@ -315,6 +316,7 @@ export class UnifiedExecManager {
         {
           ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
           ...(onOutput ? { onOutput } : {}),
+          keep: 'first',
         },
       );
       const { exitCode, aggregatedOutput: output, durationMs, timedOut } = outcome;
@@ -532,6 +534,14 @@ export class UnifiedExecManager {
     return this.shutdownPromise;
   }
 
+  /**
+   * `await using manager = new UnifiedExecManager()`: shutdown() when the scope ends, however it ends. A manager
+   * forgotten without either does not hold the process up once its sessions' programs have exited.
+   */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdown();
+  }
+
   /** Live sessions held. */
   get size(): number {
     return this.store.size;
@@ -641,7 +651,7 @@ export class UnifiedExecManager {
       // Subscribed in the same tick as the start, so not one byte of output is missed; stored before any wait, so
       // it is reachable (and shutdown finds it) even if the caller goes away.
       const spawned = performance.now();
-      const made = new ExecSession(id, req.cmd, begun.process, {
+      const made = new ExecSession(id, req.command, begun.process, {
         outputMaxBytes: this.settings.outputMaxBytes,
         nowMs: this.clock(),
         sandbox: begun.sandbox,

@@ -1,60 +1,39 @@
-import { Utf8StreamDecoder } from '../buffer/utf8-decoder.js';
+import { HeadTailBuffer } from '../buffer/head-tail-buffer.js';
+import { Utf8StreamDecoder, decodeDrained } from '../buffer/utf8-decoder.js';
 import { SandboxLauncher } from '../sandbox/launcher.js';
-import type { SandboxBackend, SandboxPolicy } from '../sandbox/policy.js';
-import type { EnvPolicy } from '../spawn/env.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 import { LocalExecutor } from '../spawn/local-executor.js';
 import type { CommandRequest, Executor, OutputStream } from '../spawn/types.js';
 import { waitAtMost } from '../util/delay.js';
 import { DEFAULT_EXEC_TIMEOUT_MS, TIMEOUT_EXIT_CODE } from './constants.js';
-import { asSpawnFailed, invalidArgument } from './errors.js';
+import { aborted, asSpawnFailed, invalidArgument } from './errors.js';
+import { parseExecOptions, type ExecOptions } from './exec-options.js';
 
 /** As Codex's one-shot exec: how long pipes may stay open (its time limit and timeout exit code are in constants.ts). */
 const PIPE_DRAIN_MS = 2_000;
-/** Bytes kept of stdout, of stderr, and of the two aggregated: the first ones, the rest counted and dropped. */
+/**
+ * Bytes kept of stdout and of stderr: exec() keeps the first and the last half of each and marks the gap, as sessions
+ * do; the shell tool keeps the first ones, for the two aggregated too, as Codex does (see RunToEndOptions.keep).
+ */
 export const EXEC_OUTPUT_MAX_BYTES = 1024 * 1024;
-
-export interface ExecOptions {
-  /** An argv (run as is, looked up in PATH) or a shell command line (run with `shell -c`, or `-lc` with `login`). */
-  command: string | readonly string[];
-  /** Default: process.cwd(). */
-  cwd?: string;
-  /** Which variables the program inherits; the session variables of every exec session are set too. */
-  env?: EnvPolicy;
-  /** Killed with its whole process group after this long. Default 10000. */
-  timeoutMs?: number;
-  /** For a command line: default $SHELL, else /bin/bash. */
-  shell?: string;
-  /** For a command line: run the shell as a login shell. Default false. */
-  login?: boolean;
-  /** Run inside this sandbox (bubblewrap). Default: none. */
-  sandbox?: SandboxPolicy;
-  /** The sandbox's backend on this machine (default: chosen on first use). */
-  sandboxBackend?: SandboxBackend;
-  /**
-   * Where to run it (default: this machine). `input` needs one whose processes can close stdin (this machine's).
-   */
-  executor?: Executor;
-  /** Written to the program's stdin, which is then closed. Default: nothing (stdin ends at once). */
-  input?: string;
-  /**
-   * Called with stdout and stderr text as it arrives, in arrival order (each stream decoded on its own, so no
-   * character is split), until the call answers; all of it is in the outcome too. A listener that throws changes
-   * nothing for the call.
-   */
-  onOutput?: (text: string) => void;
-}
 
 export interface ExecOutcome {
   /** 128 + n for a death by signal n; 124 when it timed out. */
   exitCode: number;
   signal?: string;
+  /**
+   * What the program printed. Over 1 MiB (EXEC_OUTPUT_MAX_BYTES), the first and the last 512 KiB, with a line
+   * `... N bytes omitted ...` between them where the rest was.
+   */
   stdout: string;
   stderr: string;
   /**
-   * stdout then stderr; over the cap, a third for stdout and two thirds for stderr (what one does not use goes to the
-   * other). After a timeout it starts with `command timed out after N milliseconds`, N the time passed by then.
+   * stdout then stderr. After a timeout it starts with `command timed out after N milliseconds`, N the time passed by
+   * then.
    */
   aggregatedOutput: string;
+  /** Some output was dropped from the middle of stdout or stderr (each marks where, and how much). */
+  truncated: boolean;
   durationMs: number;
   timedOut: boolean;
 }
@@ -66,30 +45,38 @@ export interface ExecOutcome {
  * watchdog ends the tree if this process dies during the call.
  */
 export async function exec(options: ExecOptions): Promise<ExecOutcome> {
-  const { command } = options;
+  const checked = parseExecOptions(options);
+  const { command } = checked;
   const request: CommandRequest = {
     command:
       typeof command === 'string'
-        ? { script: command, shell: options.shell ?? (process.env.SHELL || '/bin/bash'), login: options.login ?? false }
+        ? { script: command, shell: checked.shell ?? (process.env.SHELL || '/bin/bash'), login: checked.login ?? false }
         : { argv: command },
-    workdir: options.cwd,
+    workdir: checked.cwd,
     defaultWorkdir: process.cwd(),
     workdirName: 'cwd',
-    env: options.env ?? {},
+    env: checked.env ?? {},
     tty: false,
-    ...(options.input !== undefined ? { stdin: true } : {}),
-    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(checked.input !== undefined ? { stdin: true } : {}),
+    ...(checked.sandbox ? { sandbox: checked.sandbox } : {}),
   };
-  const executor = options.executor ?? new LocalExecutor({ sandbox: SandboxLauncher.shared(options.sandboxBackend) });
-  const { outcome } = await runToEnd(executor, request, options);
+  const executor = checked.executor ?? new LocalExecutor({ sandbox: SandboxLauncher.shared(checked.sandboxBackend) });
+  const { outcome } = await runToEnd(executor, request, { ...checked, keep: 'head-and-tail' });
   return outcome;
 }
 
 /** What runToEnd takes beside the command: see ExecOptions. */
 export interface RunToEndOptions {
-  timeoutMs?: number;
-  input?: string;
-  onOutput?: (text: string) => void;
+  timeoutMs?: number | undefined;
+  input?: string | undefined;
+  onOutput?: ((text: string) => void) | undefined;
+  signal?: AbortSignal | undefined;
+  /**
+   * What is kept of a stream over EXEC_OUTPUT_MAX_BYTES. head-and-tail: its first and last half, the gap marked (the
+   * library's exec). first: its first bytes, and of the two aggregated Codex's share (its `shell` tool, which a model
+   * reads byte for byte as Codex's).
+   */
+  keep: 'head-and-tail' | 'first';
 }
 
 /**
@@ -107,6 +94,8 @@ export async function runToEnd(
     throw invalidArgument(`Expected \`timeoutMs\` to be a positive number of milliseconds, got ${timeoutMs}`);
   }
   checkCommand(request.command);
+  const { signal } = options;
+  if (signal?.aborted) throw aborted(signal.reason);
   let started;
   try {
     await executor.prepare?.(request);
@@ -115,7 +104,7 @@ export async function runToEnd(
     throw asSpawnFailed(err);
   }
   const proc = started.process;
-  const output = { stdout: new CappedBytes(EXEC_OUTPUT_MAX_BYTES), stderr: new CappedBytes(EXEC_OUTPUT_MAX_BYTES) };
+  const output = capture(options.keep);
   const { onOutput } = options;
   const text = onOutput ? { stdout: streamText(onOutput), stderr: streamText(onOutput) } : undefined;
   proc.onData((chunk: Buffer, stream: OutputStream | undefined) => {
@@ -139,35 +128,76 @@ export async function runToEnd(
   }
 
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-  const first = await Promise.race([exited, timedOut]);
+  // Aborted while it started, or now: either way the tree is ended as on a timeout.
+  const abortedNow = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted');
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  const first = await Promise.race([exited, timedOut, abortedNow]);
   clearTimeout(timer);
+  if (onAbort) signal?.removeEventListener('abort', onAbort);
   // As Codex words it: the time that had passed when the limit struck (a little over the limit, never under).
   const timedOutAfterMs = Math.max(timeoutMs, Math.round(performance.now() - begun));
-  const status = first === 'timeout' ? undefined : proc.exitInfo;
-  if (first === 'timeout') await proc.terminate({ force: true });
+  const status = first === 'exited' ? proc.exitInfo : undefined;
+  if (first !== 'exited') await proc.terminate({ force: true });
   await waitAtMost(proc.outputDone, PIPE_DRAIN_MS);
   // Whatever is left (a background job still holding on, or one that let go of the pipes) ends with the call.
   await proc.terminate();
   text?.stdout.end();
   text?.stderr.end();
+  if (first === 'aborted') throw aborted(signal?.reason);
 
   const info = status ?? { exitCode: TIMEOUT_EXIT_CODE };
-  const stdout = output.stdout.bytes();
-  const stderr = output.stderr.bytes();
+  const kept = keptOutput(output);
   const outcome: ExecOutcome = {
     exitCode: info.exitCode,
     ...(info.signal ? { signal: info.signal } : {}),
-    stdout: decode(stdout),
-    stderr: decode(stderr),
+    stdout: kept.stdout,
+    stderr: kept.stderr,
     // As Codex's shell tool reports a timeout: a first line, then what it printed.
     aggregatedOutput:
       (first === 'timeout' ? `command timed out after ${timedOutAfterMs} milliseconds\n` : '') +
-      withLostNote(decode(aggregateOutput(stdout, stderr, EXEC_OUTPUT_MAX_BYTES)), status?.lost),
+      withLostNote(kept.aggregated, status?.lost),
+    truncated: kept.truncated,
     durationMs: performance.now() - begun,
     timedOut: first === 'timeout',
   };
   return { outcome, sandbox: started.sandbox };
+}
+
+/** Both streams' bytes as they are kept (see RunToEndOptions.keep). */
+type Captured =
+  | { keep: 'first'; stdout: CappedBytes; stderr: CappedBytes }
+  | { keep: 'head-and-tail'; stdout: HeadTailBuffer; stderr: HeadTailBuffer };
+
+const capture = (keep: RunToEndOptions['keep']): Captured =>
+  keep === 'first'
+    ? { keep, stdout: new CappedBytes(EXEC_OUTPUT_MAX_BYTES), stderr: new CappedBytes(EXEC_OUTPUT_MAX_BYTES) }
+    : { keep, stdout: new HeadTailBuffer(EXEC_OUTPUT_MAX_BYTES), stderr: new HeadTailBuffer(EXEC_OUTPUT_MAX_BYTES) };
+
+/** The two streams as text, and the two aggregated, by the rule of what kept them. */
+function keptOutput(output: Captured): { stdout: string; stderr: string; aggregated: string; truncated: boolean } {
+  if (output.keep === 'first') {
+    const [stdout, stderr] = [output.stdout.bytes(), output.stderr.bytes()];
+    return {
+      stdout: decode(stdout),
+      stderr: decode(stderr),
+      aggregated: decode(aggregateOutput(stdout, stderr, EXEC_OUTPUT_MAX_BYTES)),
+      truncated: output.stdout.droppedBytes + output.stderr.droppedBytes > 0,
+    };
+  }
+  const truncated = output.stdout.omittedBytes + output.stderr.omittedBytes > 0;
+  const [stdout, stderr] = [markedText(output.stdout), markedText(output.stderr)];
+  return { stdout, stderr, aggregated: stdout + stderr, truncated };
+}
+
+/** A stream's head and tail as text, the gap marked on a line of its own as in a session's reply. */
+function markedText(buffer: HeadTailBuffer): string {
+  const decoder = new Utf8StreamDecoder();
+  return decodeDrained(decoder, buffer.drain()) + decoder.end();
 }
 
 /** Why the exit status never came (its exec-server or container went away), on a line after what it printed. */
@@ -221,11 +251,14 @@ const decode = (bytes: Uint8Array) => new TextDecoder('utf-8', { fatal: false, i
 class CappedBytes {
   private readonly chunks: Buffer[] = [];
   private size = 0;
+  /** Bytes that came past the cap. */
+  droppedBytes = 0;
 
   constructor(private readonly max: number) {}
 
   push(chunk: Buffer): void {
     const room = this.max - this.size;
+    this.droppedBytes += Math.max(0, chunk.length - Math.max(0, room));
     if (room <= 0) return;
     const kept = chunk.length <= room ? chunk : chunk.subarray(0, room);
     this.chunks.push(kept);

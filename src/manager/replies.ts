@@ -74,8 +74,33 @@ export const execReplyFields = {
   ),
 } satisfies ReplyFields;
 
-/** An exec_command or write_stdin reply, as the library answers it. */
-export interface ExecResponse extends LibraryForm<typeof execReplyFields> {
+/** What every exec_command or write_stdin reply carries, running or exited. */
+type ExecReplyCommon = Omit<
+  LibraryForm<typeof execReplyFields>,
+  'sessionId' | 'state' | 'exitCode' | 'signal' | 'secretPrompt'
+>;
+
+/** A reply whose process still runs: pass `sessionId` to writeStdin or closeSession. */
+export interface RunningExecResponse extends ExecReplyCommon {
+  state: 'running' | 'waiting_for_input';
+  sessionId: number;
+  /** The terminal has echo off in canonical mode: a password prompt. */
+  secretPrompt?: boolean;
+  exitCode?: undefined;
+  signal?: undefined;
+  sandboxDenial?: undefined;
+  patch?: undefined;
+}
+
+/** A reply whose process has exited: the session is gone (a later call on its id gets UNKNOWN_SESSION). */
+export interface ExitedExecResponse extends ExecReplyCommon {
+  state: 'exited';
+  /** A death by signal n is 128 + n, or 1 in a terminal (as Codex). */
+  exitCode: number;
+  /** The signal that ended the process, when one did (SIGINT, SIGKILL). */
+  signal?: string;
+  sessionId?: undefined;
+  secretPrompt?: undefined;
   /** The process failed because the sandbox refused something (a write, a connection); a warning line says so. */
   sandboxDenial?: SandboxDenial;
   /**
@@ -84,6 +109,12 @@ export interface ExecResponse extends LibraryForm<typeof execReplyFields> {
    */
   patch?: { durationMs: number };
 }
+
+/**
+ * An exec_command or write_stdin reply, as the library answers it: `state` tells which, so
+ * `if (reply.state !== 'exited') reply.sessionId` is a number, and `reply.exitCode` one otherwise.
+ */
+export type ExecResponse = RunningExecResponse | ExitedExecResponse;
 
 export const execResultOutput = wireSchema(execReplyFields).refine(
   (r) => (r.exit_code === undefined) !== (r.session_id === undefined),

@@ -18,7 +18,8 @@ import type { ResolvedSettings } from './settings.js';
 import { longestPollMs } from './timing.js';
 
 // The parameters of each tool, once. Wire names are snake_case, as models trained on the Codex contract type them;
-// the library takes the same fields in camelCase (`camelCaseKeys`). The MCP inputSchema, the OpenAI / Anthropic /
+// the library takes the same fields in camelCase, `cmd` and `workdir` under the names `command` and `cwd`
+// (`libraryKeys`). The MCP inputSchema, the OpenAI / Anthropic /
 // AI SDK exports, the library's validation and the README's tool table all come from these objects. A number in a
 // description is the constant's, or the setting's in force (see ToolTextSettings), never typed in again.
 
@@ -210,35 +211,51 @@ export const closeSessionParams = z.object({
 type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
   ? `${Head}${Capitalize<CamelCase<Tail>>}`
   : S;
-type CamelCaseShape<Shape> = { [K in keyof Shape as CamelCase<K & string>]: Shape[K] };
 
-const camelCase = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+/**
+ * Wire fields the library names otherwise than by case: one name per concept across the library, the one exec(),
+ * the manager's settings and Node use (`command`, `cwd`), where the wire keeps Codex's (`cmd`, `workdir`).
+ */
+const LIBRARY_NAMES = { cmd: 'command', workdir: 'cwd' } as const;
+type LibraryName<K extends string> = K extends keyof typeof LIBRARY_NAMES ? (typeof LIBRARY_NAMES)[K] : CamelCase<K>;
+type LibraryShape<Shape> = { [K in keyof Shape as LibraryName<K & string>]: Shape[K] };
 
-/** Wire fields (snake_case) under the library's names (camelCase), values untouched: `{ yield_time_ms: 5 }` → `{ yieldTimeMs: 5 }`. */
-export function toLibraryFields<Fields extends Record<string, unknown>>(fields: Fields): CamelCaseShape<Fields> {
+const libraryName = (name: string): string =>
+  LIBRARY_NAMES[name as keyof typeof LIBRARY_NAMES] ??
+  name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/**
+ * Wire fields under the library's names, values untouched: `{ yield_time_ms: 5, cmd: 'ls' }` →
+ * `{ yieldTimeMs: 5, command: 'ls' }`.
+ */
+export function toLibraryFields<Fields extends Record<string, unknown>>(fields: Fields): LibraryShape<Fields> {
   return Object.fromEntries(
-    Object.entries(fields).map(([name, value]) => [camelCase(name), value]),
-  ) as CamelCaseShape<Fields>;
+    Object.entries(fields).map(([name, value]) => [libraryName(name), value]),
+  ) as LibraryShape<Fields>;
 }
 
 /**
- * The same fields under camelCase names: what the library's methods take. Strict: a program that misspells a field
- * (or types the wire name, `yield_time_ms`) hears so, where a model's extra fields are ignored on the wire.
+ * The same fields under the library's names: what the library's methods take. Strict: a program that misspells a
+ * field (or types the wire name, `yield_time_ms` or `cmd`) hears so, where a model's extra fields are ignored on the
+ * wire.
  */
-function camelCaseKeys<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>): z.ZodObject<CamelCaseShape<Shape>> {
-  const shape = Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [camelCase(name), field]));
-  return z.strictObject(shape) as unknown as z.ZodObject<CamelCaseShape<Shape>>;
+function libraryKeys<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>): z.ZodObject<LibraryShape<Shape>> {
+  const shape = Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [libraryName(name), field]));
+  return z.strictObject(shape) as unknown as z.ZodObject<LibraryShape<Shape>>;
 }
 
-export const execCommandRequest = camelCaseKeys(execCommandParams);
-export const writeStdinRequest = camelCaseKeys(writeStdinParams);
-export const closeSessionRequest = camelCaseKeys(closeSessionParams);
-export const shellRequest = camelCaseKeys(shellParams);
+export const execCommandRequest = libraryKeys(execCommandParams);
+export const writeStdinRequest = libraryKeys(writeStdinParams);
+export const closeSessionRequest = libraryKeys(closeSessionParams);
+export const shellRequest = libraryKeys(shellParams);
 
-/** exec_command for the library, camelCase. Fields are checked at run time too: callers often pass what a model typed. */
+/**
+ * exec_command for the library: `{ command: 'npm test', cwd: 'web', yieldTimeMs: 5000 }`. Fields are checked at run
+ * time too: callers often pass what a model typed.
+ */
 export type ExecCommandRequest = z.input<typeof execCommandRequest>;
 export type WriteStdinRequest = z.input<typeof writeStdinRequest>;
-/** The one-shot shell tool for the library, camelCase: `{ command: ['ls', '-la'], timeoutMs: 5000 }`. */
+/** The one-shot shell tool for the library: `{ command: ['ls', '-la'], cwd: 'web', timeoutMs: 5000 }`. */
 export type ShellRequest = z.input<typeof shellRequest>;
 
 /**

@@ -46,7 +46,7 @@ const text = () => z.string(expected('a non-empty string')).min(1, expected('a n
 const globs = () => z.array(z.string(expected('a glob pattern')), expected('a list of glob patterns'));
 
 /** Which variables sessions inherit (see spawn/env.ts for how they are applied). */
-const envSettings = z
+export const envSettings = z
   .strictObject({
     inherit: z
       .enum(['all', 'core', 'none'], expected('all, core or none'))
@@ -110,7 +110,7 @@ function executorUrlProblem(url: string): string | undefined {
   }
 }
 
-function isExecutor(value: unknown): value is Executor {
+export function isExecutor(value: unknown): value is Executor {
   return typeof value === 'object' && value !== null && typeof (value as Executor).start === 'function';
 }
 

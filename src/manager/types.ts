@@ -5,7 +5,15 @@ import type { SessionBudget } from './budget.js';
 import type { ManagerSettings } from './settings.js';
 
 export type { ExecCommandRequest, WriteStdinRequest } from './requests.js';
-export type { ClosedSession, ExecResponse, ScreenView, SessionInfo, SessionState } from './replies.js';
+export type {
+  ClosedSession,
+  ExecResponse,
+  ExitedExecResponse,
+  RunningExecResponse,
+  ScreenView,
+  SessionInfo,
+  SessionState,
+} from './replies.js';
 
 /** Per-call options of `execCommand`, `writeStdin` and `shell`, beside the request. */
 export interface CallOptions {

@@ -83,6 +83,8 @@ export class DomainProxy {
       proxy.server.once('error', reject);
       proxy.server.listen(options.socketPath, () => {
         proxy.server.off('error', reject);
+        // Listening alone does not hold the process up: a command that uses the proxy does, while it runs.
+        proxy.server.unref();
         resolve();
       });
     });

@@ -6,7 +6,7 @@ export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-acces
  * and the extra writable roots are writable (but not `.git`, `.agents`, `.codex`, `.aws` inside them).
  * danger-full-access: no sandbox at all.
  */
-type SandboxMode = (typeof SANDBOX_MODES)[number];
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
 /**
  * How a sandbox is made: bubblewrap (namespaces and mounts: needs bubblewrap and user namespaces) or a Landlock
@@ -17,7 +17,7 @@ export type SandboxBackend = (typeof SANDBOX_BACKENDS)[number];
 
 export const NETWORK_MODES = ['off', 'on'] as const;
 /** off: the command has a network of its own with nothing on it (the host's loopback included); on: the host's. */
-type NetworkMode = (typeof NETWORK_MODES)[number];
+export type NetworkMode = (typeof NETWORK_MODES)[number];
 
 /** Names kept read-only inside every writable root; missing ones cannot be created either. */
 export const PROTECTED_NAMES = ['.git', '.agents', '.codex', '.aws'] as const;

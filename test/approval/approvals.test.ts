@@ -41,7 +41,7 @@ function approvals(backend: SandboxBackend): void {
     const m = manager({ cwd: ws.dir, sandbox: 'workspace-write', onApproval: p.onApproval });
     const target = outside();
     const r = await m.execCommand({
-      cmd: `touch ${target} && echo made`,
+      command: `touch ${target} && echo made`,
       ...BASH,
       sandboxPermissions: 'require_escalated',
       justification: 'write the report next to the workspace',
@@ -60,7 +60,7 @@ function approvals(backend: SandboxBackend): void {
   it('on-request: an ordinary command runs sandboxed without asking; its denial says how to escalate', async () => {
     const p = person();
     const m = manager({ cwd: ws.dir, sandbox: 'workspace-write', onApproval: p.onApproval });
-    const r = await m.execCommand({ cmd: `touch ${outside()}`, ...BASH });
+    const r = await m.execCommand({ command: `touch ${outside()}`, ...BASH });
     expect(r.exitCode).toBe(1);
     expect(p.asked).toHaveLength(0);
     expect(r.sandboxDenial?.kind).toBe('write');
@@ -75,12 +75,12 @@ function approvals(backend: SandboxBackend): void {
   it('approve for this session: the second identical call does not ask; another command does', async () => {
     const p = person({ decision: 'approve-for-session' }, { decision: 'deny' });
     const m = manager({ cwd: ws.dir, sandbox: 'workspace-write', onApproval: p.onApproval });
-    const call = { cmd: 'rm -rf build-output', ...BASH };
+    const call = { command: 'rm -rf build-output', ...BASH };
     expect((await m.execCommand(call)).exitCode).toBe(0);
     expect((await m.execCommand(call)).exitCode).toBe(0);
     expect(p.asked).toHaveLength(1);
     expect(p.asked[0]!.reason).toBe('dangerous');
-    await rejection(m.execCommand({ cmd: 'rm -rf other-output', ...BASH }), 'NOT_APPROVED');
+    await rejection(m.execCommand({ command: 'rm -rf other-output', ...BASH }), 'NOT_APPROVED');
     expect(p.asked).toHaveLength(2);
     // Cached for that manager (that client) only.
     const q = person({ decision: 'deny', reason: 'not today' });
@@ -94,7 +94,7 @@ function approvals(backend: SandboxBackend): void {
     const m = manager({ cwd: ws.dir, sandbox: 'workspace-write', onApproval: p.onApproval });
     const marker = join(ws.dir, 'denied-marker');
     await rejection(
-      m.execCommand({ cmd: `touch ${marker}; sudo true`, ...BASH, sandboxPermissions: 'require_escalated' }),
+      m.execCommand({ command: `touch ${marker}; sudo true`, ...BASH, sandboxPermissions: 'require_escalated' }),
       'NOT_APPROVED',
     );
     expect(existsSync(marker)).toBe(false);
@@ -103,7 +103,7 @@ function approvals(backend: SandboxBackend): void {
   it('nobody to ask: the call is refused and the reply says why', async () => {
     const m = manager({ cwd: ws.dir, sandbox: 'workspace-write' });
     const error = await rejection(
-      m.execCommand({ cmd: 'touch x', ...BASH, sandboxPermissions: 'require_escalated' }),
+      m.execCommand({ command: 'touch x', ...BASH, sandboxPermissions: 'require_escalated' }),
       'NOT_APPROVED',
     );
     expect(error.message).toMatch(
@@ -119,25 +119,25 @@ function approvals(backend: SandboxBackend): void {
       approvalPolicy: 'untrusted',
       onApproval: p.onApproval,
     });
-    expect((await m.execCommand({ cmd: 'ls && git status | head -n 3', ...BASH })).exitCode).toBe(0);
+    expect((await m.execCommand({ command: 'ls && git status | head -n 3', ...BASH })).exitCode).toBe(0);
     expect(p.asked).toHaveLength(0);
     // In a folder of the workspace: the Landlock backend makes nothing new at its top.
     mkdirSync(join(ws.dir, 'sub'), { recursive: true });
-    expect((await m.execCommand({ cmd: 'touch sub/made-under-untrusted', ...BASH })).exitCode).toBe(0);
+    expect((await m.execCommand({ command: 'touch sub/made-under-untrusted', ...BASH })).exitCode).toBe(0);
     expect(p.asked.map((r) => r.reason)).toEqual(['untrusted']);
   });
 
   it('never: dangerous commands and escalation are refused without asking', async () => {
     const p = person({ decision: 'approve' });
     const m = manager({ cwd: ws.dir, sandbox: 'workspace-write', approvalPolicy: 'never', onApproval: p.onApproval });
-    const dangerous = await rejection(m.execCommand({ cmd: 'git reset --hard', ...BASH }), 'NOT_APPROVED');
+    const dangerous = await rejection(m.execCommand({ command: 'git reset --hard', ...BASH }), 'NOT_APPROVED');
     expect(dangerous.message).toMatch(/destructive .* approval policy is `never`/);
     await rejection(
-      m.execCommand({ cmd: 'touch y', ...BASH, sandboxPermissions: 'require_escalated' }),
+      m.execCommand({ command: 'touch y', ...BASH, sandboxPermissions: 'require_escalated' }),
       'NOT_APPROVED',
     );
     expect(p.asked).toHaveLength(0);
-    const denied = await m.execCommand({ cmd: `touch ${outside()}`, ...BASH });
+    const denied = await m.execCommand({ command: `touch ${outside()}`, ...BASH });
     expect(denied.warnings.join('\n')).toContain(
       'Running outside the sandbox is not available (approval policy never)',
     );
@@ -152,7 +152,7 @@ function approvals(backend: SandboxBackend): void {
       onApproval: p.onApproval,
     });
     const target = outside();
-    const r = await m.execCommand({ cmd: `touch ${target} && echo made`, ...BASH });
+    const r = await m.execCommand({ command: `touch ${target} && echo made`, ...BASH });
     expect(r.exitCode).toBe(0);
     expect(r.output).toContain('made');
     expect(existsSync(target)).toBe(true);
@@ -170,7 +170,7 @@ function approvals(backend: SandboxBackend): void {
       approvalPolicy: 'on-failure',
       onApproval: p.onApproval,
     });
-    const r = await m.execCommand({ cmd: `touch ${outside()}`, ...BASH });
+    const r = await m.execCommand({ command: `touch ${outside()}`, ...BASH });
     expect(r.exitCode).toBe(1);
     expect(r.warnings.join('\n')).toContain('Running it outside the sandbox was not approved.');
   });
@@ -179,7 +179,7 @@ function approvals(backend: SandboxBackend): void {
     const p = person();
     const m = manager({ cwd: ws.dir, onApproval: p.onApproval });
     writeFileSync(join(ws.dir, 'scratch'), 'x');
-    expect((await m.execCommand({ cmd: 'rm -rf scratch', ...BASH })).exitCode).toBe(0);
+    expect((await m.execCommand({ command: 'rm -rf scratch', ...BASH })).exitCode).toBe(0);
     expect(p.asked).toHaveLength(0);
   });
 }

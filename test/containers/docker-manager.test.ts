@@ -25,7 +25,7 @@ describe.skipIf(skip)(title, () => {
   afterAll(() => manager?.shutdown());
 
   it('runs exec_command in the container', async () => {
-    const reply = await manager.execCommand({ cmd: 'echo hi; hostname', login: false });
+    const reply = await manager.execCommand({ command: 'echo hi; hostname', login: false });
     expect(reply).toMatchObject({ exitCode: 0, output: 'hi\nin-the-box\n' });
   });
 
@@ -45,7 +45,7 @@ describe.skipIf(skip)(title, () => {
 
   it('keeps a live session, types into it, and ends it on shutdown', async () => {
     const started = await manager.execCommand({
-      cmd: 'sleep 304 & echo "child=$!"; read line; echo "got $line"; wait',
+      command: 'sleep 304 & echo "child=$!"; read line; echo "got $line"; wait',
       shell: '/bin/sh',
       login: false,
       tty: true,
@@ -71,12 +71,12 @@ describe.skipIf(skip)(title, () => {
       sandbox: 'danger-full-access',
     });
     try {
-      expect((await client.execCommand({ cmd: 'hostname', login: false })).output).toBe('in-the-box\n');
-      const made = await client.execCommand({ cmd: 'hostname', login: false, executor: 'fresh' });
+      expect((await client.execCommand({ command: 'hostname', login: false })).output).toBe('in-the-box\n');
+      const made = await client.execCommand({ command: 'hostname', login: false, executor: 'fresh' });
       expect(made).toMatchObject({ exitCode: 0 });
       const id = made.output.trim();
       expect(id).not.toBe('in-the-box');
-      const live = await client.execCommand({ cmd: 'sleep 30', login: false, executor: 'fresh', yieldTimeMs: 250 });
+      const live = await client.execCommand({ command: 'sleep 30', login: false, executor: 'fresh', yieldTimeMs: 250 });
       const [listed] = client.listSessions().filter((s) => s.sessionId === live.sessionId);
       expect(listed?.location).toMatch(new RegExp(`^docker-image://${TEST_IMAGE} \\(container [0-9a-f]{12}\\)$`));
       const labelled = () => docker.listContainers({ all: true, filters: { label: ['unified-exec=1'] } });

@@ -141,15 +141,20 @@ describe.skipIf(problem !== undefined)(
       const { m, close } = twoHosts();
       try {
         const [a, b] = hosts;
-        const onA = await m.execCommand({ cmd: 'ip -4 -o addr show', ...BASH, executor: 'a' });
-        const onB = await m.execCommand({ cmd: 'ip -4 -o addr show', ...BASH, executor: 'b' });
+        const onA = await m.execCommand({ command: 'ip -4 -o addr show', ...BASH, executor: 'a' });
+        const onB = await m.execCommand({ command: 'ip -4 -o addr show', ...BASH, executor: 'b' });
         expect(onA.output).toContain(a!.address);
         expect(onA.output).not.toContain(b!.address);
         expect(onB.output).toContain(b!.address);
         // Sixteen live sessions spread over the two.
         const live = await Promise.all(
           Array.from({ length: 16 }, (_, i) =>
-            m.execCommand({ cmd: `echo s${i}; sleep 30`, ...BASH, executor: i % 2 ? 'a' : 'b', yieldTimeMs: 1_000 }),
+            m.execCommand({
+              command: `echo s${i}; sleep 30`,
+              ...BASH,
+              executor: i % 2 ? 'a' : 'b',
+              yieldTimeMs: 1_000,
+            }),
           ),
         );
         expect(live.every((r, i) => r.sessionId !== undefined && r.output.includes(`s${i}`))).toBe(true);
@@ -167,8 +172,8 @@ describe.skipIf(problem !== undefined)(
       const [a] = hosts;
       try {
         const ticks = 'for i in $(seq 1 80); do echo tick-$i; sleep 0.05; done';
-        const onA = await m.execCommand({ cmd: ticks, ...BASH, executor: 'a', yieldTimeMs: 500 });
-        const onB = await m.execCommand({ cmd: ticks, ...BASH, executor: 'b', yieldTimeMs: 500 });
+        const onA = await m.execCommand({ command: ticks, ...BASH, executor: 'a', yieldTimeMs: 500 });
+        const onB = await m.execCommand({ command: ticks, ...BASH, executor: 'b', yieldTimeMs: 500 });
         expect(onA.sessionId && onB.sessionId).toBeDefined();
         ip('link', 'set', a!.link, 'down');
         // Long enough for the client to notice (missed pings) and to fail reconnecting at least once.

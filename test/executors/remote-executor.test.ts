@@ -47,11 +47,11 @@ for (const kind of SERVERS) {
 
       it('runs a command there and answers as a local one would; list_sessions says where', async () => {
         const m = remote();
-        const r = await m.execCommand({ cmd: 'echo hello; echo oops >&2; exit 3', ...BASH });
+        const r = await m.execCommand({ command: 'echo hello; echo oops >&2; exit 3', ...BASH });
         expect(r).toMatchObject({ exitCode: 3, state: 'exited' });
         expect(r.output).toContain('hello\n');
         expect(r.output).toContain('oops\n');
-        const live = await m.execCommand({ cmd: 'sleep 30', ...BASH, yieldTimeMs: 250 });
+        const live = await m.execCommand({ command: 'sleep 30', ...BASH, yieldTimeMs: 250 });
         expect(live.sessionId).toBeDefined();
         const [listed] = m.listSessions();
         expect(listed).toMatchObject({ executor: 'box', location: server.url, exited: false });
@@ -62,7 +62,7 @@ for (const kind of SERVERS) {
         const m = remote();
         // A quick command's output, exit and close can all come before the reply to process/start.
         for (let i = 0; i < 20; i++) {
-          const r = await m.execCommand({ cmd: `echo quick-${i}`, ...BASH });
+          const r = await m.execCommand({ command: `echo quick-${i}`, ...BASH });
           expect(r).toMatchObject({ exitCode: 0, output: `quick-${i}\n` });
         }
       });
@@ -73,7 +73,8 @@ for (const kind of SERVERS) {
         process.env.UE_REMOTE_TEST_LOCAL_ONLY = 'here';
         try {
           const r = await m.execCommand({
-            cmd: 'echo "TERM=$TERM NO_COLOR=$NO_COLOR PAGER=$PAGER local=${UE_REMOTE_TEST_LOCAL_ONLY:-absent} home=$HOME"',
+            command:
+              'echo "TERM=$TERM NO_COLOR=$NO_COLOR PAGER=$PAGER local=${UE_REMOTE_TEST_LOCAL_ONLY:-absent} home=$HOME"',
             ...BASH,
           });
           expect(r.output).toContain('TERM=dumb NO_COLOR=1 PAGER=cat local=absent home=/');
@@ -85,25 +86,25 @@ for (const kind of SERVERS) {
           sandbox: 'danger-full-access',
           env: { set: { GREETING: 'from-policy' } },
         });
-        expect((await set.execCommand({ cmd: 'echo $GREETING', ...BASH })).output).toBe('from-policy\n');
+        expect((await set.execCommand({ command: 'echo $GREETING', ...BASH })).output).toBe('from-policy\n');
       });
 
       it('runs in the server’s working directory unless the call names one', async () => {
         const m = remote();
-        const here = await m.execCommand({ cmd: 'pwd', ...BASH });
+        const here = await m.execCommand({ command: 'pwd', ...BASH });
         expect(here.output.trim()).toMatch(/^\//);
-        expect((await m.execCommand({ cmd: 'pwd', workdir: '/usr/bin', ...BASH })).output).toBe('/usr/bin\n');
-        expect((await m.execCommand({ cmd: 'pwd', workdir: '..', ...BASH })).output.trim()).not.toBe(
+        expect((await m.execCommand({ command: 'pwd', cwd: '/usr/bin', ...BASH })).output).toBe('/usr/bin\n');
+        expect((await m.execCommand({ command: 'pwd', cwd: '..', ...BASH })).output.trim()).not.toBe(
           here.output.trim(),
         );
-        const missing = m.execCommand({ cmd: 'pwd', workdir: '/no/such/dir', ...BASH });
+        const missing = m.execCommand({ command: 'pwd', cwd: '/no/such/dir', ...BASH });
         await expect(missing).rejects.toMatchObject({ code: 'SPAWN_FAILED' });
         await expect(missing).rejects.toThrow(/exec-server at ws:\/\/127\.0\.0\.1:\d+ could not start it/);
       });
 
       it('types into a tty session there; with our server it answers when the program waits for input', async () => {
         const m = remote();
-        const started = await m.execCommand({ cmd: 'python3 -q -i', tty: true, ...BASH, yieldTimeMs: 3_000 });
+        const started = await m.execCommand({ command: 'python3 -q -i', tty: true, ...BASH, yieldTimeMs: 3_000 });
         expect(started.sessionId).toBeDefined();
         const reply = await m.writeStdin({ sessionId: started.sessionId!, chars: 'print(6*7)\n', yieldTimeMs: 3_000 });
         expect(reply.output).toContain('42');
@@ -137,7 +138,7 @@ for (const kind of SERVERS) {
       it('close_session ends the program and what it started on the server', async () => {
         const m = remote();
         const r = await m.execCommand({
-          cmd: 'sleep 300 & echo BG=$!; echo LEADER=$$; wait',
+          command: 'sleep 300 & echo BG=$!; echo LEADER=$$; wait',
           ...BASH,
           yieldTimeMs: 500,
         });
@@ -155,7 +156,7 @@ for (const kind of SERVERS) {
         const m = manager({ executor, sandbox: 'danger-full-access' });
         try {
           const r = await m.execCommand({
-            cmd: 'for i in $(seq 1 30); do echo line-$i; sleep 0.05; done',
+            command: 'for i in $(seq 1 30); do echo line-$i; sleep 0.05; done',
             ...BASH,
             yieldTimeMs: 300,
           });
@@ -188,7 +189,7 @@ for (const kind of SERVERS) {
           const m = manager({ executor, sandbox: 'danger-full-access' });
           try {
             const r = await m.execCommand({
-              cmd: 'for i in $(seq 1 20); do echo line-$i; sleep 0.05; done',
+              command: 'for i in $(seq 1 20); do echo line-$i; sleep 0.05; done',
               ...BASH,
               yieldTimeMs: 300,
             });
@@ -216,7 +217,7 @@ for (const kind of SERVERS) {
         const executor = new RemoteExecutor({ url: proxy.url(), ...auth(), pingIntervalMs: 200, giveUpAfterMs: 1_000 });
         const m = manager({ executor, sandbox: 'danger-full-access' });
         try {
-          const r = await m.execCommand({ cmd: 'echo before; sleep 60', ...BASH, yieldTimeMs: 500 });
+          const r = await m.execCommand({ command: 'echo before; sleep 60', ...BASH, yieldTimeMs: 500 });
           expect(r.output).toContain('before');
           await proxy.down();
           const after = await m.writeStdin({ sessionId: r.sessionId!, yieldTimeMs: 5_000 });
@@ -225,7 +226,7 @@ for (const kind of SERVERS) {
             /Lost the exec-server at ws:\/\/127\.0\.0\.1:\d+: unreachable for 1 s/,
           );
           // A new call tries the server again, and says plainly that it cannot be reached.
-          const again = m.execCommand({ cmd: 'echo hi', ...BASH });
+          const again = m.execCommand({ command: 'echo hi', ...BASH });
           await expect(again).rejects.toMatchObject({ code: 'SPAWN_FAILED' });
           await expect(again).rejects.toThrow(/cannot reach the exec-server at ws:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/);
         } finally {

@@ -4,7 +4,7 @@ import type { ExecSessions } from '../../src/tools/run-tool.js';
 
 /** A shell call answered by the real one-shot exec(): a real process runs. */
 async function shellViaExec(request: ShellRequest): Promise<ShellResponse> {
-  const outcome = await exec({ command: request.command, cwd: request.workdir, timeoutMs: request.timeoutMs });
+  const outcome = await exec({ command: request.command, cwd: request.cwd, timeoutMs: request.timeoutMs });
   return {
     exitCode: outcome.exitCode,
     output: outcome.aggregatedOutput,

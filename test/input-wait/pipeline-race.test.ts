@@ -12,7 +12,7 @@ describe('input-wait with a pipeline in the foreground', () => {
 
   it(`answers each of ${LINES} lines only after the pipeline's output`, async () => {
     const manager = newManager();
-    const started = await manager.execCommand({ ...BASH, cmd: 'cat | tr a-z A-Z', tty: true, yieldTimeMs: 2_000 });
+    const started = await manager.execCommand({ ...BASH, command: 'cat | tr a-z A-Z', tty: true, yieldTimeMs: 2_000 });
     const sessionId = started.sessionId!;
     const early: string[] = [];
     for (let i = 0; i < LINES; i++) {
@@ -31,7 +31,12 @@ describe('input-wait with a pipeline in the foreground', () => {
     const manager = newManager();
     const early: string[] = [];
     for (let i = 0; i < STARTS; i++) {
-      const started = await manager.execCommand({ ...BASH, cmd: 'cat | tr a-z A-Z', tty: true, yieldTimeMs: 2_000 });
+      const started = await manager.execCommand({
+        ...BASH,
+        command: 'cat | tr a-z A-Z',
+        tty: true,
+        yieldTimeMs: 2_000,
+      });
       const sessionId = started.sessionId!;
       const reply = await manager.writeStdin({ sessionId, chars: 'hello\n', yieldTimeMs: 5_000 });
       if (!reply.output.includes('HELLO\r\n')) early.push(`start ${i}: ${reply.state} ${JSON.stringify(reply.output)}`);

@@ -45,7 +45,7 @@ export async function runScenario(manager: UnifiedExecManager, scenario: InputWa
   };
   const measuredStart = scenario.input === undefined;
   const start = await manager.execCommand({
-    cmd: scenario.cmd,
+    command: scenario.cmd,
     shell: '/bin/bash',
     login: false,
     tty: true,

@@ -12,7 +12,7 @@ function client(budget: SessionBudget) {
   const executor = new FakeExecutor();
   let now = 1_000;
   const manager = newManager({ executor, budget, returnOn: 'deadline', clock: () => now++, shellSnapshot: false });
-  const open = async () => (await manager.execCommand({ cmd: 'serve', yieldTimeMs: 250 })).sessionId!;
+  const open = async () => (await manager.execCommand({ command: 'serve', yieldTimeMs: 250 })).sessionId!;
   const ids = () => manager.listSessions().map((s) => s.sessionId);
   return { manager, executor, open, ids };
 }
@@ -40,7 +40,7 @@ describe('SessionBudget shared by managers', () => {
     await a.open();
     await a.open();
     const c = client(budget);
-    const error = await rejection(c.manager.execCommand({ cmd: 'serve', yieldTimeMs: 250 }), 'LIMIT_EXCEEDED');
+    const error = await rejection(c.manager.execCommand({ command: 'serve', yieldTimeMs: 250 }), 'LIMIT_EXCEEDED');
     expect(error.message).toBe(
       'The server holds 2 live sessions across clients (limit 2); try again when other clients have closed some',
     );
@@ -53,7 +53,7 @@ describe('SessionBudget shared by managers', () => {
     await a.open();
     a.executor.process(0).print('x'.repeat(1200));
     const b = client(budget);
-    const error = await rejection(b.manager.execCommand({ cmd: 'serve', yieldTimeMs: 250 }), 'LIMIT_EXCEEDED');
+    const error = await rejection(b.manager.execCommand({ command: 'serve', yieldTimeMs: 250 }), 'LIMIT_EXCEEDED');
     expect(error.message).toMatch(
       /^The server's sessions hold 1200 bytes of unread output \(limit 1000 across clients\)/,
     );

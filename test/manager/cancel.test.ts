@@ -11,7 +11,7 @@ const ticks = (text: string) => [...text.matchAll(/tick (\d+)/g)].map((m) => Num
 describe('a call whose caller gives up (its signal aborts)', () => {
   it('ends at once, frees its session, and leaves what it did not deliver for the next call', async () => {
     const manager = newManager();
-    const started = await manager.execCommand({ ...BASH, cmd: TICKER, tty: true, yieldTimeMs: 500 });
+    const started = await manager.execCommand({ ...BASH, command: TICKER, tty: true, yieldTimeMs: 500 });
     const sessionId = started.sessionId!;
     const seen = ticks(started.output);
 
@@ -32,7 +32,7 @@ describe('a call whose caller gives up (its signal aborts)', () => {
 
   it('answers a call queued behind it within that call’s own yield', async () => {
     const manager = newManager();
-    const { sessionId } = await manager.execCommand({ ...BASH, cmd: TICKER, tty: true, yieldTimeMs: 300 });
+    const { sessionId } = await manager.execCommand({ ...BASH, command: TICKER, tty: true, yieldTimeMs: 300 });
     const abort = new AbortController();
     const long = manager.writeStdin(
       { sessionId: sessionId!, chars: '', yieldTimeMs: 30_000 },
@@ -48,7 +48,7 @@ describe('a call whose caller gives up (its signal aborts)', () => {
 
   it('keeps the exit of a program that ended while a cancelled call waited for the next call', async () => {
     const manager = newManager();
-    const { sessionId } = await manager.execCommand({ ...BASH, cmd: 'sleep 0.5; echo bye', yieldTimeMs: 250 });
+    const { sessionId } = await manager.execCommand({ ...BASH, command: 'sleep 0.5; echo bye', yieldTimeMs: 250 });
     const abort = new AbortController();
     const poll = manager.writeStdin(
       { sessionId: sessionId!, chars: '', yieldTimeMs: 30_000 },
@@ -65,7 +65,7 @@ describe('a call whose caller gives up (its signal aborts)', () => {
     const manager = newManager();
     const abort = new AbortController();
     const start = manager.execCommand(
-      { ...BASH, cmd: 'echo first; sleep 30', yieldTimeMs: 10_000 },
+      { ...BASH, command: 'echo first; sleep 30', yieldTimeMs: 10_000 },
       { signal: abort.signal },
     );
     setTimeout(() => abort.abort(), 300);

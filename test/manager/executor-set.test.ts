@@ -19,7 +19,7 @@ describe('a manager given an executor', () => {
     ] as const) {
       const executor = Object.assign(new FakeExecutor(), location ? { location } : {});
       const manager = new UnifiedExecManager({ executor, sandbox: 'danger-full-access' });
-      const reply = manager.execCommand({ cmd: 'sleep 1', yieldTimeMs: 250 });
+      const reply = manager.execCommand({ command: 'sleep 1', yieldTimeMs: 250 });
       await expect(reply).resolves.toMatchObject({ state: 'running' });
       expect(manager.listSessions()).toMatchObject([{ executor: name, location: location ?? 'local' }]);
       await manager.shutdown();

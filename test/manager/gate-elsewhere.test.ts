@@ -28,7 +28,7 @@ describe('a command leaving the sandbox on an executor elsewhere', () => {
   it('is refused with a shell of its own, before anyone is asked, and nothing starts', async () => {
     const { executor, asked, manager } = setup();
     const error = await rejection(
-      manager.execCommand({ cmd: 'git status', shell: '/tmp/x/bash', sandboxPermissions: 'require_escalated' }),
+      manager.execCommand({ command: 'git status', shell: '/tmp/x/bash', sandboxPermissions: 'require_escalated' }),
       'NOT_APPROVED',
     );
     expect(error.message).toMatch(
@@ -40,7 +40,11 @@ describe('a command leaving the sandbox on an executor elsewhere', () => {
 
   it('asks with the configured shell, and the person reads where it runs', async () => {
     const { executor, asked, manager } = setup();
-    const running = manager.execCommand({ cmd: 'git status', login: false, sandboxPermissions: 'require_escalated' });
+    const running = manager.execCommand({
+      command: 'git status',
+      login: false,
+      sandboxPermissions: 'require_escalated',
+    });
     await expect.poll(() => executor.processes.length).toBe(1);
     executor.process(0).exit(0);
     expect((await running).exitCode).toBe(0);

@@ -13,7 +13,7 @@ const STDIN_CLOSED = 'stdin is closed for this session; rerun exec_command with 
 function interruptSuite(options: () => ManagerOptions) {
   async function start(cmd: string) {
     const manager = newManager(options());
-    const started = await manager.execCommand({ ...BASH, cmd, yieldTimeMs: 500 });
+    const started = await manager.execCommand({ ...BASH, command: cmd, yieldTimeMs: 500 });
     expect(started.sessionId).toBeDefined();
     return { manager, sessionId: started.sessionId! };
   }

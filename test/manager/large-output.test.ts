@@ -21,7 +21,7 @@ describe('output over the 1 MiB buffer, as Codex answers it', () => {
     ['seq 1 400000', 'seq-1-400000', 672224],
     ["head -c 3000000 /dev/zero | tr '\\0' a", 'a-3000000', 750000],
   ])('answers `%s` byte for byte as Codex does', async (cmd, fixture, tokens) => {
-    const response = await newManager().execCommand({ ...BASH, cmd, yieldTimeMs: 10_000 });
+    const response = await newManager().execCommand({ ...BASH, command: cmd, yieldTimeMs: 10_000 });
     const text = formatResponse(response);
     expect(header(text)).toEqual(['Process exited with code 0', `Original token count: ${tokens}`]);
     expect(text.slice(text.indexOf('Output:\n') + 'Output:\n'.length)).toBe(codexOutput(fixture));

@@ -54,7 +54,7 @@ async function replyWithin(call: ReturnType<typeof track>, ms: number): Promise<
 const reachWait = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 async function liveSession(manager: UnifiedExecManager, executor: FakeExecutor, tty: boolean) {
-  const started = await manager.execCommand({ cmd: 'fake program', tty, yieldTimeMs: 250 });
+  const started = await manager.execCommand({ command: 'fake program', tty, yieldTimeMs: 250 });
   expect(started).toMatchObject({ state: 'running' });
   return { id: started.sessionId!, proc: executor.processes.at(-1)! };
 }
@@ -98,7 +98,7 @@ const waiters: Waiter[] = [
     name: "exec_command's own wait",
     tty: false,
     async begin(manager, executor) {
-      const call = track(manager.execCommand({ cmd: 'fake program', tty: false, yieldTimeMs: LONG_WAIT_MS }));
+      const call = track(manager.execCommand({ command: 'fake program', tty: false, yieldTimeMs: LONG_WAIT_MS }));
       await vi.waitFor(() => expect(manager.listSessions()).toHaveLength(1));
       await reachWait();
       return { id: manager.listSessions()[0]!.sessionId, proc: executor.process(0), call };
@@ -140,7 +140,7 @@ const endings: Ending[] = [
     // third session pushes the store over, and the waiting session, used least recently, is pruned.
     options: { maxSessions: 2 },
     end: (manager) =>
-      Promise.all([1, 2].map(() => manager.execCommand({ cmd: 'another program', tty: true, yieldTimeMs: 250 }))),
+      Promise.all([1, 2].map(() => manager.execCommand({ command: 'another program', tty: true, yieldTimeMs: 250 }))),
     exitCode: closedCode,
     afterwards: 'UNKNOWN_SESSION',
   },
@@ -270,7 +270,7 @@ describe('ExecSession lifecycle', () => {
     const { manager } = start({ maxSessions: 2, clock: () => 1_000 });
     const replies = [];
     for (const cmd of ['first', 'second', 'third']) {
-      replies.push(await manager.execCommand({ cmd, tty: true, yieldTimeMs: 250 }));
+      replies.push(await manager.execCommand({ command: cmd, tty: true, yieldTimeMs: 250 }));
     }
     expect(replies.map((r) => r.state)).toEqual(['running', 'running', 'running']);
     expect(manager.listSessions().map((s) => s.command)).toEqual(['second', 'third']);
@@ -295,6 +295,6 @@ describe('ExecSession lifecycle', () => {
       exitCode: 1,
       signal: 'SIGHUP',
     });
-    await rejection(manager.execCommand({ cmd: 'too late' }), 'SHUT_DOWN');
+    await rejection(manager.execCommand({ command: 'too late' }), 'SHUT_DOWN');
   });
 });

@@ -14,7 +14,7 @@ describe('UnifiedExecManager under an output burst followed by exit', () => {
     async (tty) => {
       // Budgets above the burst, so nothing is dropped or truncated on purpose.
       const manager = newManager({ outputMaxBytes: 4 * 1024 * 1024 });
-      const request = { ...BASH, cmd: BURST, tty, yieldTimeMs: 30_000, maxOutputTokens: 1_000_000 };
+      const request = { ...BASH, command: BURST, tty, yieldTimeMs: 30_000, maxOutputTokens: 1_000_000 };
       let bytesLost = 0;
       const badRuns: string[] = [];
       for (let run = 0; run < RUNS; run++) {

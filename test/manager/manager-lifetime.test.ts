@@ -10,7 +10,7 @@ const sessionWarning = (open: number) =>
   `Warning: The maximum number of unified exec processes you can keep open is 60 and you currently have ${open} processes open. Reuse older processes or close them to prevent automatic pruning of old processes`;
 
 /** A cheap session that stays alive: pipes, and a 250 ms answer. */
-const idle = (manager: UnifiedExecManager) => manager.execCommand({ ...BASH, cmd: 'sleep 1000', yieldTimeMs: 250 });
+const idle = (manager: UnifiedExecManager) => manager.execCommand({ ...BASH, command: 'sleep 1000', yieldTimeMs: 250 });
 
 const pidOf = (manager: UnifiedExecManager, sessionId: number | undefined) => {
   const pid = manager.listSessions().find((s) => s.sessionId === sessionId)?.pid;
@@ -51,7 +51,7 @@ describe('UnifiedExecManager pruning', () => {
     const manager = newManager({ clock: () => now });
     const responses: ExecResponse[] = [];
 
-    const recent = await manager.execCommand({ ...BASH, cmd: 'cat', tty: true, yieldTimeMs: 1_000 });
+    const recent = await manager.execCommand({ ...BASH, command: 'cat', tty: true, yieldTimeMs: 1_000 });
     now = 2;
     const old = await idle(manager);
     responses.push(recent, old);
@@ -95,7 +95,7 @@ describe('UnifiedExecManager pruning', () => {
     const oldest = await idle(manager);
     now = 2;
     // Exits while nobody watches: its exit code is never reported, so it stays stored.
-    const finished = await manager.execCommand({ ...BASH, cmd: 'sleep 0.3', yieldTimeMs: 250 });
+    const finished = await manager.execCommand({ ...BASH, command: 'sleep 0.3', yieldTimeMs: 250 });
     expect(finished.sessionId).toBeDefined();
     const stored = () => manager.listSessions().find((s) => s.sessionId === finished.sessionId);
     await vi.waitFor(() => expect(stored()?.exited).toBe(true), PATIENT);
@@ -112,7 +112,7 @@ describe('UnifiedExecManager ends background grandchildren', () => {
 
   /** Starts the script and returns the session id, its leader's pid and the grandchild's pid. */
   async function startWithGrandchild(manager: UnifiedExecManager, tty: boolean) {
-    const started = await manager.execCommand({ ...BASH, cmd: SCRIPT, tty, yieldTimeMs: 500 });
+    const started = await manager.execCommand({ ...BASH, command: SCRIPT, tty, yieldTimeMs: 500 });
     expect(started.sessionId).toBeDefined();
     const grandchild = printedPid(started.output);
     const leader = pidOf(manager, started.sessionId);
@@ -132,7 +132,7 @@ describe('UnifiedExecManager ends background grandchildren', () => {
     const manager = newManager();
     const started = await manager.execCommand({
       ...BASH,
-      cmd: 'setsid sleep 1000 & echo PID=$!; wait',
+      command: 'setsid sleep 1000 & echo PID=$!; wait',
       tty,
       yieldTimeMs: 500,
     });
@@ -174,7 +174,7 @@ describe('UnifiedExecManager id allocation', () => {
     await idle(manager);
     const tag = `ue-id-probe-${process.pid}-${Date.now()}`;
     const error = await rejection(
-      manager.execCommand({ ...BASH, cmd: `exec -a ${tag} sleep 1000`, yieldTimeMs: 250 }),
+      manager.execCommand({ ...BASH, command: `exec -a ${tag} sleep 1000`, yieldTimeMs: 250 }),
       'SPAWN_FAILED',
     );
     expect(error.message).toMatch(/no free session id/);

@@ -1,7 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { UnifiedExecError, exec } from '../../src/index.js';
 import { EXEC_OUTPUT_MAX_BYTES, aggregateOutput } from '../../src/manager/one-shot.js';
+import { useManagers } from '../helpers/manager.js';
 import { isAlive, printedPid } from '../helpers/processes.js';
+
+const newManager = useManagers();
 
 const bytes = (text: string) => Buffer.from(text);
 
@@ -58,11 +61,18 @@ describe('exec (one-shot)', () => {
     await vi.waitFor(() => expect(isAlive(printedPid(result.stdout))).toBe(false), { timeout: 5_000 });
   });
 
-  it('keeps the first MiB of each stream, without blocking the writer', async () => {
-    const result = await exec({ command: 'head -c 3000000 /dev/zero | tr "\\0" x', shell: '/bin/bash' });
-    expect(result.exitCode).toBe(0);
-    expect(result.stdout.length).toBe(EXEC_OUTPUT_MAX_BYTES);
-    expect(result.aggregatedOutput.length).toBe(EXEC_OUTPUT_MAX_BYTES);
+  it('reads a flood to its end without blocking the writer', async () => {
+    const result = await exec({ command: 'head -c 3000000 /dev/zero | tr "\\0" x; echo END', shell: '/bin/bash' });
+    expect(result).toMatchObject({ exitCode: 0, truncated: true });
+    expect(result.stdout.endsWith('xEND\n')).toBe(true);
+  });
+
+  it('for the shell tool keeps the first MiB, as Codex does', async () => {
+    const manager = newManager();
+    const command = ['/bin/bash', '-c', 'head -c 3000000 /dev/zero | tr "\\0" x; echo END'];
+    const { exitCode, output } = await manager.shell({ command });
+    expect(exitCode).toBe(0);
+    expect(output).toBe('x'.repeat(EXEC_OUTPUT_MAX_BYTES));
   });
 
   it('refuses bad input with a clear error', async () => {

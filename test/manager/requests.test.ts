@@ -18,8 +18,8 @@ const close = (args: unknown) => parseArguments(closeSessionRequest, args);
 describe('execCommandRequest (the library, camelCase)', () => {
   it('takes the same fields as exec_command, in camelCase', () => {
     expect(Object.keys(execCommandRequest.shape)).toEqual([
-      'cmd',
-      'workdir',
+      'command',
+      'cwd',
       'shell',
       'login',
       'tty',
@@ -35,8 +35,8 @@ describe('execCommandRequest (the library, camelCase)', () => {
   });
 
   it('fills in the Codex defaults', () => {
-    expect(exec({ cmd: 'ls' })).toStrictEqual({
-      cmd: 'ls',
+    expect(exec({ command: 'ls' })).toStrictEqual({
+      command: 'ls',
       login: true,
       tty: false,
       yieldTimeMs: 10_000,
@@ -47,8 +47,8 @@ describe('execCommandRequest (the library, camelCase)', () => {
 
   it('keeps every field that was given', () => {
     const request = {
-      cmd: 'ls',
-      workdir: '/tmp',
+      command: 'ls',
+      cwd: '/tmp',
       shell: '/bin/sh',
       login: false,
       tty: true,
@@ -60,13 +60,13 @@ describe('execCommandRequest (the library, camelCase)', () => {
     expect(exec(request)).toStrictEqual(request);
   });
 
-  it('ignores an empty workdir', () => {
-    expect(exec({ cmd: 'ls', workdir: '' }).workdir).toBeUndefined();
+  it('ignores an empty cwd', () => {
+    expect(exec({ command: 'ls', cwd: '' }).cwd).toBeUndefined();
   });
 
   it('treats a null field as left out', () => {
     const nulls = {
-      workdir: null,
+      cwd: null,
       shell: null,
       login: null,
       tty: null,
@@ -75,11 +75,11 @@ describe('execCommandRequest (the library, camelCase)', () => {
       sandboxPermissions: null,
       justification: null,
     };
-    expect(exec({ cmd: 'ls', ...nulls })).toStrictEqual(exec({ cmd: 'ls' }));
+    expect(exec({ command: 'ls', ...nulls })).toStrictEqual(exec({ command: 'ls' }));
   });
 
   it('rounds fractional milliseconds and tokens down', () => {
-    expect(exec({ cmd: 'ls', yieldTimeMs: 250.9, maxOutputTokens: 3.7 })).toMatchObject({
+    expect(exec({ command: 'ls', yieldTimeMs: 250.9, maxOutputTokens: 3.7 })).toMatchObject({
       yieldTimeMs: 250,
       maxOutputTokens: 3,
     });
@@ -92,63 +92,65 @@ describe('execCommandRequest (the library, camelCase)', () => {
     expect(invalid(() => exec(['ls']))).toBe('Invalid arguments: expected an object, got ["ls"] (array)');
   });
 
-  it('says that cmd is required', () => {
-    expect(invalid(() => exec({}))).toBe('Invalid arguments: `cmd`: is required');
-    expect(invalid(() => exec({ cmd: null }))).toBe('Invalid arguments: `cmd`: is required');
+  it('says that command is required', () => {
+    expect(invalid(() => exec({}))).toBe('Invalid arguments: `command`: is required');
+    expect(invalid(() => exec({ command: null }))).toBe('Invalid arguments: `command`: is required');
   });
 
   it('names a field of the wrong type and says what came', () => {
-    expect(invalid(() => exec({ cmd: 42 }))).toBe('Invalid arguments: `cmd`: expected a string, got 42 (number)');
-    expect(invalid(() => exec({ cmd: 'ls', workdir: 5 }))).toBe(
-      'Invalid arguments: `workdir`: expected a string, got 5 (number)',
+    expect(invalid(() => exec({ command: 42 }))).toBe(
+      'Invalid arguments: `command`: expected a string, got 42 (number)',
     );
-    expect(invalid(() => exec({ cmd: 'ls', tty: 'yes' }))).toBe(
+    expect(invalid(() => exec({ command: 'ls', cwd: 5 }))).toBe(
+      'Invalid arguments: `cwd`: expected a string, got 5 (number)',
+    );
+    expect(invalid(() => exec({ command: 'ls', tty: 'yes' }))).toBe(
       'Invalid arguments: `tty`: expected true or false, got "yes" (string)',
     );
-    expect(invalid(() => exec({ cmd: 'ls', login: 1 }))).toBe(
+    expect(invalid(() => exec({ command: 'ls', login: 1 }))).toBe(
       'Invalid arguments: `login`: expected true or false, got 1 (number)',
     );
-    expect(invalid(() => exec({ cmd: 'ls', yieldTimeMs: 'abc' }))).toBe(
+    expect(invalid(() => exec({ command: 'ls', yieldTimeMs: 'abc' }))).toBe(
       'Invalid arguments: `yieldTimeMs`: expected a finite number, got "abc" (string)',
     );
-    expect(invalid(() => exec({ cmd: 'ls', maxOutputTokens: Number.NaN }))).toBe(
+    expect(invalid(() => exec({ command: 'ls', maxOutputTokens: Number.NaN }))).toBe(
       'Invalid arguments: `maxOutputTokens`: expected a finite number, got NaN (number)',
     );
-    expect(invalid(() => exec({ cmd: 'ls', yieldTimeMs: Infinity }))).toBe(
+    expect(invalid(() => exec({ command: 'ls', yieldTimeMs: Infinity }))).toBe(
       'Invalid arguments: `yieldTimeMs`: expected a finite number, got Infinity (number)',
     );
-    expect(invalid(() => exec({ cmd: 'ls', yieldTimeMs: -1 }))).toBe(
+    expect(invalid(() => exec({ command: 'ls', yieldTimeMs: -1 }))).toBe(
       'Invalid arguments: `yieldTimeMs`: expected zero or more, got -1 (number)',
     );
   });
 
   it('shortens a long value it quotes back', () => {
-    expect(invalid(() => exec({ cmd: 'ls', yieldTimeMs: 'x'.repeat(1000) }))).toBe(
+    expect(invalid(() => exec({ command: 'ls', yieldTimeMs: 'x'.repeat(1000) }))).toBe(
       `Invalid arguments: \`yieldTimeMs\`: expected a finite number, got "${'x'.repeat(40)}…" (string)`,
     );
   });
 
-  it('refuses an empty or blank cmd, a cmd holding NUL, and a blank shell', () => {
-    expect(invalid(() => exec({ cmd: '' }))).toBe(
-      'Invalid arguments: `cmd`: expected a command line, got an empty string',
+  it('refuses an empty or blank command, a command holding NUL, and a blank shell', () => {
+    expect(invalid(() => exec({ command: '' }))).toBe(
+      'Invalid arguments: `command`: expected a command line, got an empty string',
     );
-    expect(invalid(() => exec({ cmd: ' \n\t' }))).toBe(
-      'Invalid arguments: `cmd`: expected a command line, got only white space',
+    expect(invalid(() => exec({ command: ' \n\t' }))).toBe(
+      'Invalid arguments: `command`: expected a command line, got only white space',
     );
-    expect(invalid(() => exec({ cmd: 'echo a\0b' }))).toBe(
-      'Invalid arguments: `cmd`: expected no NUL character (\\u0000)',
+    expect(invalid(() => exec({ command: 'echo a\0b' }))).toBe(
+      'Invalid arguments: `command`: expected no NUL character (\\u0000)',
     );
-    expect(invalid(() => exec({ cmd: 'ls', shell: '' }))).toBe(
+    expect(invalid(() => exec({ command: 'ls', shell: '' }))).toBe(
       'Invalid arguments: `shell`: expected a shell binary, got an empty string',
     );
-    expect(invalid(() => exec({ cmd: 'ls', shell: '   ' }))).toBe(
+    expect(invalid(() => exec({ command: 'ls', shell: '   ' }))).toBe(
       'Invalid arguments: `shell`: expected a shell binary, got only white space',
     );
   });
 
   it('reports every wrong field in one error', () => {
-    expect(invalid(() => exec({ cmd: 5, tty: 'yes', yieldTimeMs: 'x' }))).toBe(
-      'Invalid arguments: `cmd`: expected a string, got 5 (number); ' +
+    expect(invalid(() => exec({ command: 5, tty: 'yes', yieldTimeMs: 'x' }))).toBe(
+      'Invalid arguments: `command`: expected a string, got 5 (number); ' +
         '`tty`: expected true or false, got "yes" (string); ' +
         '`yieldTimeMs`: expected a finite number, got "x" (string)',
     );
@@ -161,7 +163,7 @@ describe('shellRequest (the library, camelCase)', () => {
   it('takes an argv and fills in only the sandbox default', () => {
     expect(Object.keys(shellRequest.shape)).toEqual([
       'command',
-      'workdir',
+      'cwd',
       'timeoutMs',
       'sandboxPermissions',
       'justification',
@@ -171,7 +173,7 @@ describe('shellRequest (the library, camelCase)', () => {
       command: ['ls', '-la'],
       sandboxPermissions: 'use_default',
     });
-    expect(shell({ command: ['ls'], workdir: '', timeoutMs: null }).workdir).toBeUndefined();
+    expect(shell({ command: ['ls'], cwd: '', timeoutMs: null }).cwd).toBeUndefined();
   });
 
   it('refuses what cannot be run as an argv', () => {
@@ -252,8 +254,12 @@ describe('writeStdinRequest and closeSessionRequest (the library, camelCase)', (
 
 describe('unknown fields', () => {
   it('are an error for the library, which a program calls: a wire name there is a mistake', () => {
-    expect(invalid(() => exec({ cmd: 'ls', yield_time_ms: 500 }))).toBe(
+    expect(invalid(() => exec({ command: 'ls', yield_time_ms: 500 }))).toBe(
       'Invalid arguments: unknown field `yield_time_ms`',
+    );
+    // The wire's `cmd` and `workdir` are `command` and `cwd` in the library.
+    expect(invalid(() => exec({ cmd: 'ls', workdir: '/tmp' }))).toBe(
+      'Invalid arguments: `command`: is required; unknown fields `cmd`, `workdir`',
     );
     expect(invalid(() => write({ sessionId: 7, session_id: 7, bogus: 1 }))).toBe(
       'Invalid arguments: unknown fields `session_id`, `bogus`',

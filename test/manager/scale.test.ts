@@ -10,7 +10,7 @@ const SESSIONS = 48;
 const IDLE_MS = 500;
 
 const openShell = (manager: ReturnType<ReturnType<typeof useManagers>>) =>
-  manager.execCommand({ cmd: `PS1='$ ' exec ${INTERACTIVE_BASH}`, ...BASH, tty: true, yieldTimeMs: 30_000 });
+  manager.execCommand({ command: `PS1='$ ' exec ${INTERACTIVE_BASH}`, ...BASH, tty: true, yieldTimeMs: 30_000 });
 
 /** How many callbacks (timers, immediates, I/O) this process runs while `wait` passes, and the CPU it spends. */
 async function backgroundWork(wait: () => Promise<void>): Promise<{ callbacks: number; cpuMs: number }> {

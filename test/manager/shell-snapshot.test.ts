@@ -46,9 +46,9 @@ describe('exec_command with a login shell', () => {
     const home = homes({ '.profile': `${line}\nexport UE_GREETING=hi\n` });
     for (const shellSnapshot of [true, false]) {
       const m = managerIn(home, { shellSnapshot });
-      expect(await m.execCommand({ cmd: 'echo hi' })).toMatchObject({ output: 'hi\n', exitCode: 0, warnings: [] });
-      expect(await m.execCommand({ cmd: 'echo $UE_GREETING' })).toMatchObject({ output: 'hi\n', exitCode: 0 });
-      expect(await m.execCommand({ cmd: 'echo hi', tty: true })).toMatchObject({ output: 'hi\r\n', exitCode: 0 });
+      expect(await m.execCommand({ command: 'echo hi' })).toMatchObject({ output: 'hi\n', exitCode: 0, warnings: [] });
+      expect(await m.execCommand({ command: 'echo $UE_GREETING' })).toMatchObject({ output: 'hi\n', exitCode: 0 });
+      expect(await m.execCommand({ command: 'echo hi', tty: true })).toMatchObject({ output: 'hi\r\n', exitCode: 0 });
       // One snapshot served all three (a terminal or not); none without snapshots.
       expect(snapshotsContaining(value)).toHaveLength(shellSnapshot ? 1 : 0);
       await m.shutdown();
@@ -58,12 +58,12 @@ describe('exec_command with a login shell', () => {
   it('runs the profile once with snapshots on, and once per call with them off', async () => {
     const on = homes({ '.profile': COUNTED });
     const snapshots = managerIn(on);
-    for (let i = 0; i < 3; i++) expect((await snapshots.execCommand({ cmd: 'true' })).exitCode).toBe(0);
+    for (let i = 0; i < 3; i++) expect((await snapshots.execCommand({ command: 'true' })).exitCode).toBe(0);
     expect(profileRuns(on)).toBe(1);
 
     const off = homes({ '.profile': COUNTED });
     const real = managerIn(off, { shellSnapshot: false });
-    for (let i = 0; i < 3; i++) expect((await real.execCommand({ cmd: 'true' })).exitCode).toBe(0);
+    for (let i = 0; i < 3; i++) expect((await real.execCommand({ command: 'true' })).exitCode).toBe(0);
     expect(profileRuns(off)).toBe(3);
   });
 
@@ -72,7 +72,7 @@ describe('exec_command with a login shell', () => {
     const home = homes({ '.profile': `${line}\n${COUNTED}` });
     const m = managerIn(home);
     for (let i = 0; i < 3; i++) {
-      expect(await m.execCommand({ cmd: 'echo "[$UE_MARK]"', login: false })).toMatchObject({ output: '[]\n' });
+      expect(await m.execCommand({ command: 'echo "[$UE_MARK]"', login: false })).toMatchObject({ output: '[]\n' });
     }
     expect(profileRuns(home)).toBe(0);
     expect(snapshotsContaining(value)).toEqual([]);
@@ -82,7 +82,7 @@ describe('exec_command with a login shell', () => {
     const secret = `sk-ue-${randomBytes(6).toString('hex')}`;
     const { line, value } = mark();
     const home = homes({ '.profile': `${line}\nexport MY_API_KEY=${secret}\n` });
-    const show = { cmd: 'echo "[$MY_API_KEY]"' };
+    const show = { command: 'echo "[$MY_API_KEY]"' };
     expect(await managerIn(home).execCommand(show)).toMatchObject({ output: '[]\n', warnings: [] });
     expect(await managerIn(home, { shellSnapshot: false }).execCommand(show)).toMatchObject({
       output: `[${secret}]\n`,
@@ -95,9 +95,9 @@ describe('exec_command with a login shell', () => {
 describe('a profile the snapshot cannot capture', () => {
   it('answers as a real login shell would, with a one-line warning', async () => {
     const home = homes({ '.profile': 'exit 3\n' });
-    const real = await managerIn(home, { shellSnapshot: false }).execCommand({ cmd: 'echo hi' });
+    const real = await managerIn(home, { shellSnapshot: false }).execCommand({ command: 'echo hi' });
     expect(real).toMatchObject({ output: '', exitCode: 3, warnings: [] });
-    const fallback = await managerIn(home).execCommand({ cmd: 'echo hi' });
+    const fallback = await managerIn(home).execCommand({ command: 'echo hi' });
     expect(fallback).toMatchObject({ output: '', exitCode: 3 });
     expect(fallback.warnings).toHaveLength(1);
     expect(fallback.warnings[0]).toMatch(FALLBACK);
@@ -106,7 +106,7 @@ describe('a profile the snapshot cannot capture', () => {
   it("gives the command's output when only the capture failed", async () => {
     // Fails the first time it runs (the capture), then lets the shell through.
     const home = homes({ '.profile': 'if [ ! -e "$HOME/ran" ]; then touch "$HOME/ran"; exit 3; fi\n' });
-    const reply = await managerIn(home).execCommand({ cmd: 'echo hi' });
+    const reply = await managerIn(home).execCommand({ command: 'echo hi' });
     expect(reply).toMatchObject({ output: 'hi\n', exitCode: 0 });
     expect(reply.warnings).toEqual([
       'Warning: ran a real login shell: the shell snapshot failed (the profile ended the shell before it could be captured)',
@@ -119,7 +119,7 @@ describe('snapshot files', () => {
     const { line, value } = mark();
     const home = homes({ '.profile': `${line}\n` });
     const m = managerIn(home);
-    expect((await m.execCommand({ cmd: 'true' })).exitCode).toBe(0);
+    expect((await m.execCommand({ command: 'true' })).exitCode).toBe(0);
     const [file, ...more] = snapshotsContaining(value);
     expect(more).toEqual([]);
     expect(statSync(dirname(file!)).mode & 0o777).toBe(0o700);
@@ -132,8 +132,8 @@ describe('snapshot files', () => {
     const { line, value } = mark();
     const home = homes({ '.profile': `${line}\n` });
     const [a, b] = [managerIn(home), managerIn(home)];
-    await a.execCommand({ cmd: 'true' });
-    await b.execCommand({ cmd: 'true' });
+    await a.execCommand({ command: 'true' });
+    await b.execCommand({ command: 'true' });
     const files = snapshotsContaining(value);
     expect(files).toHaveLength(2);
     expect(dirname(files[0]!)).not.toBe(dirname(files[1]!));
@@ -147,7 +147,7 @@ describe('a shutdown while the snapshot is taken', () => {
     const marker = 31 + Math.floor(Math.random() * 1000) / 1000;
     const home = homes({ '.profile': 'sleep 1.5\n' });
     const m = managerIn(home);
-    const call = m.execCommand({ cmd: `sleep ${marker}`, yieldTimeMs: 500 });
+    const call = m.execCommand({ command: `sleep ${marker}`, yieldTimeMs: 500 });
     // The capture (a login shell sleeping in its profile) is under way.
     await new Promise((resolve) => setTimeout(resolve, 400));
     await m.shutdown();
@@ -167,7 +167,7 @@ describe('an executor elsewhere', () => {
   it('gets the login command as asked, the snapshot left to it, and no capture runs here', async () => {
     const executor = new RemoteExecutor();
     const m = manager({ executor, defaultShell: '/bin/bash' });
-    const call = m.execCommand({ cmd: 'echo hi', yieldTimeMs: 10_000 });
+    const call = m.execCommand({ command: 'echo hi', yieldTimeMs: 10_000 });
     const proc = await vi.waitFor(() => executor.process(0));
     proc.print('hi\n');
     proc.exit(0);
@@ -202,7 +202,7 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('in the sandbox', NO_SANDBOX), 
       sandbox: 'workspace-write',
       env: { set: { HOME: home } },
     });
-    const reply = await m.execCommand({ cmd: 'echo "$UE_SANDBOXED $UE_TOUCHED"' });
+    const reply = await m.execCommand({ command: 'echo "$UE_SANDBOXED $UE_TOUCHED"' });
     expect(reply).toMatchObject({ output: 'yes no\n', exitCode: 0, warnings: [] });
     expect(existsSync(PROBE)).toBe(false);
     // The profile ran once, for the capture: what the command saw is what the capture saw.
@@ -219,13 +219,13 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('in the sandbox', NO_SANDBOX), 
       sandbox: 'workspace-write',
       env: { set: { HOME: home } },
     });
-    expect((await m.execCommand({ cmd: 'true' })).exitCode).toBe(0);
+    expect((await m.execCommand({ command: 'true' })).exitCode).toBe(0);
     const [file] = snapshotsContaining(value);
     // In the user's private root, which every sandbox keeps read-only: otherwise a sandboxed command could add code
     // that a later command approved to run outside the sandbox loads.
     expect(file!.startsWith(`${stateRoot()}/`)).toBe(true);
     const before = readFileSync(file!, 'utf8');
-    const attempt = await m.execCommand({ cmd: `echo 'echo INJECTED' >> ${file}`, login: false });
+    const attempt = await m.execCommand({ command: `echo 'echo INJECTED' >> ${file}`, login: false });
     expect(attempt.exitCode).not.toBe(0);
     expect(readFileSync(file!, 'utf8')).toBe(before);
   });

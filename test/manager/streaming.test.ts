@@ -55,7 +55,10 @@ describe('streaming the output of a call', () => {
         seen.onOutput(text);
         lines.seen();
       };
-      const response = await manager.execCommand({ cmd: lines.cmd, tty, yieldTimeMs: 10_000, ...BASH }, { onOutput });
+      const response = await manager.execCommand(
+        { command: lines.cmd, tty, yieldTimeMs: 10_000, ...BASH },
+        { onOutput },
+      );
       expect(response).toMatchObject({ state: 'exited', exitCode: 0 });
       const eol = tty ? '\r\n' : '\n';
       expect(response.output).toBe(`line1${eol}line2${eol}line3${eol}`);
@@ -68,7 +71,7 @@ describe('streaming the output of a call', () => {
     const manager = newManager();
     const seen = recorder();
     const response = await manager.execCommand(
-      { cmd: 'while :; do echo tick; sleep 0.05; done', tty: false, yieldTimeMs: 300, ...BASH },
+      { command: 'while :; do echo tick; sleep 0.05; done', tty: false, yieldTimeMs: 300, ...BASH },
       { onOutput: seen.onOutput },
     );
     seen.answered();
@@ -87,7 +90,7 @@ describe('streaming the output of a call', () => {
     const executor = new FakeExecutor();
     const manager = newManager({ executor, shellSnapshot: false });
     const seen = recorder();
-    const call = manager.execCommand({ cmd: 'bye', tty: true, yieldTimeMs: 10_000 }, { onOutput: seen.onOutput });
+    const call = manager.execCommand({ command: 'bye', tty: true, yieldTimeMs: 10_000 }, { onOutput: seen.onOutput });
     const proc = await vi.waitFor(() => executor.process(0));
     proc.print('bye\r\n');
     proc.exit(0);
@@ -104,7 +107,7 @@ describe('streaming the output of a call', () => {
     const manager = newManager();
     // The euro sign is e2 82 ac: its first two bytes come with the first reply, the last one during the poll.
     const started = await manager.execCommand(
-      { cmd: String.raw`printf '\xe2\x82'; sleep 1; printf '\xac done\n'`, tty: false, yieldTimeMs: 250, ...BASH },
+      { command: String.raw`printf '\xe2\x82'; sleep 1; printf '\xac done\n'`, tty: false, yieldTimeMs: 250, ...BASH },
       { onOutput: () => undefined },
     );
     expect(started).toMatchObject({ state: 'running', output: '' });
@@ -119,7 +122,7 @@ describe('streaming the output of a call', () => {
 
   it('streams the echo and the answer of a program write_stdin types into', async () => {
     const manager = newManager();
-    const started = await manager.execCommand({ cmd: 'cat', tty: true, yieldTimeMs: 250, ...BASH });
+    const started = await manager.execCommand({ command: 'cat', tty: true, yieldTimeMs: 250, ...BASH });
     expect(started.state).not.toBe('exited');
     const seen = recorder();
     const response = await manager.writeStdin(
@@ -135,7 +138,7 @@ describe('streaming the output of a call', () => {
     let calls = 0;
     const lines = threeLines();
     const response = await manager.execCommand(
-      { cmd: lines.cmd, tty: true, yieldTimeMs: 10_000, ...BASH },
+      { command: lines.cmd, tty: true, yieldTimeMs: 10_000, ...BASH },
       {
         onOutput: () => {
           calls++;
@@ -153,7 +156,10 @@ describe('streaming the output of a call', () => {
     const executor = new FakeExecutor();
     const manager = newManager({ executor, shellSnapshot: false });
     const seen = recorder();
-    const call = manager.execCommand({ cmd: 'chatty', tty: false, yieldTimeMs: 10_000 }, { onOutput: seen.onOutput });
+    const call = manager.execCommand(
+      { command: 'chatty', tty: false, yieldTimeMs: 10_000 },
+      { onOutput: seen.onOutput },
+    );
     const proc = await vi.waitFor(() => executor.process(0));
     const chunks = MAX_OUTPUT_DELTAS + 500;
     for (let i = 0; i < chunks; i++) proc.print('x');
@@ -168,7 +174,7 @@ describe('streaming the output of a call', () => {
     const executor = new FakeExecutor();
     const manager = newManager({ executor, shellSnapshot: false });
     const first = recorder();
-    const call = manager.execCommand({ cmd: 'chatty', tty: true, yieldTimeMs: 250 }, { onOutput: first.onOutput });
+    const call = manager.execCommand({ command: 'chatty', tty: true, yieldTimeMs: 250 }, { onOutput: first.onOutput });
     const proc = await vi.waitFor(() => executor.process(0));
     for (let i = 0; i < MAX_OUTPUT_DELTAS + 1; i++) proc.print('x');
     const started = await call;

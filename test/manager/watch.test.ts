@@ -14,7 +14,7 @@ afterEach(async () => {
   await Promise.all(managers.splice(0).map((m) => m.shutdown()));
 });
 
-const shell = { cmd: "PS1='$ ' bash --norc --noprofile -i", tty: true, login: false } as const;
+const shell = { command: "PS1='$ ' bash --norc --noprofile -i", tty: true, login: false } as const;
 
 describe('watchSession', () => {
   it('starts with the latest output, read or not, then streams what comes, and leaves it all to the model', async () => {
@@ -44,7 +44,7 @@ describe('watchSession', () => {
 
   it('says when a session closed by the model ended', async () => {
     const manager = newManager();
-    const started = await manager.execCommand({ cmd: 'sleep 60', tty: true, login: false, yieldTimeMs: 250 });
+    const started = await manager.execCommand({ command: 'sleep 60', tty: true, login: false, yieldTimeMs: 250 });
     const ended = vi.fn();
     manager.watchSession(started.sessionId!, { output: () => undefined, ended });
     await manager.closeSession(started.sessionId!);
@@ -76,8 +76,8 @@ describe('sendInput and sessionStates', () => {
   it('tells running, waiting for input and exited apart', async () => {
     const manager = newManager();
     const prompt = await manager.execCommand({ ...shell });
-    const busy = await manager.execCommand({ cmd: 'sleep 60', tty: true, login: false, yieldTimeMs: 250 });
-    const done = await manager.execCommand({ cmd: 'sleep 0.3', tty: false, login: false, yieldTimeMs: 250 });
+    const busy = await manager.execCommand({ command: 'sleep 60', tty: true, login: false, yieldTimeMs: 250 });
+    const done = await manager.execCommand({ command: 'sleep 0.3', tty: false, login: false, yieldTimeMs: 250 });
     await vi.waitFor(async () => {
       const states = await manager.sessionStates();
       expect(states.get(prompt.sessionId!)).toBe('waiting_for_input');
@@ -88,7 +88,7 @@ describe('sendInput and sessionStates', () => {
 
   it('refuses to type into a session without a terminal', async () => {
     const manager = newManager();
-    const pipes = await manager.execCommand({ cmd: 'sleep 60', login: false, yieldTimeMs: 250 });
+    const pipes = await manager.execCommand({ command: 'sleep 60', login: false, yieldTimeMs: 250 });
     await expect(manager.sendInput(pipes.sessionId!, 'x')).rejects.toThrow(/stdin is closed/);
   });
 });

@@ -37,7 +37,7 @@ class SlowStartExecutor extends FakeExecutor {
 describe('the first yield of exec_command', () => {
   it('sees a quick exit after a start slower than the whole yield', async () => {
     const manager = newManager({ executor: new SlowStartExecutor(50), returnOn: 'deadline', shellSnapshot: false });
-    const reply = await manager.execCommand({ cmd: 'quick', yieldTimeMs: 10 });
+    const reply = await manager.execCommand({ command: 'quick', yieldTimeMs: 10 });
     expect(reply).toMatchObject({ state: 'exited', exitCode: 0 });
   });
 
@@ -45,7 +45,7 @@ describe('the first yield of exec_command', () => {
     const executor = new SlowStartExecutor();
     const manager = newManager({ executor, returnOn: 'deadline', shellSnapshot: false });
     const called = performance.now();
-    const reply = await manager.execCommand({ cmd: 'runs on', yieldTimeMs: 10 });
+    const reply = await manager.execCommand({ command: 'runs on', yieldTimeMs: 10 });
     const answered = performance.now();
     expect(reply.state).toBe('running');
     // Lower bounds only: load can make an answer later, never earlier.

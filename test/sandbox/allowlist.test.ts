@@ -19,7 +19,7 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('network off with a domain allo
   it('reaches an allowed name through the proxy, on pipes and in a terminal', async () => {
     for (const tty of [false, true]) {
       const { m } = allowing(tty);
-      const r = await m.execCommand({ cmd: `curl -sS http://localhost:${server.port}/`, ...BASH, tty });
+      const r = await m.execCommand({ command: `curl -sS http://localhost:${server.port}/`, ...BASH, tty });
       expect(r.exitCode).toBe(0);
       expect(r.output).toContain('hello');
     }
@@ -27,9 +27,9 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('network off with a domain allo
 
   it('blocks a name not on the list, and the reply says which and why', async () => {
     const { m } = allowing();
-    const r = await m.execCommand({ cmd: `curl -sS -f http://127.0.0.1:${server.port}/`, ...BASH });
+    const r = await m.execCommand({ command: `curl -sS -f http://127.0.0.1:${server.port}/`, ...BASH });
     expect(r.exitCode).toBe(22);
-    const text = await m.execCommand({ cmd: `curl -sS http://127.0.0.1:${server.port}/; exit 1`, ...BASH });
+    const text = await m.execCommand({ command: `curl -sS http://127.0.0.1:${server.port}/; exit 1`, ...BASH });
     expect(text.output).toContain('unified-exec sandbox: network access to 127.0.0.1 is blocked');
     expect(text.sandboxDenial?.kind).toBe('domain');
     expect(text.warnings.join('\n')).toMatch(/^Sandbox: the domain is not in the allowlist/m);
@@ -37,7 +37,7 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('network off with a domain allo
 
   it('blocks a tunnel (HTTPS) to a name not on the list, and curl says so', async () => {
     const { m } = allowing();
-    const r = await m.execCommand({ cmd: `curl -sS -p http://127.0.0.1:${server.port}/`, ...BASH });
+    const r = await m.execCommand({ command: `curl -sS -p http://127.0.0.1:${server.port}/`, ...BASH });
     expect(r.exitCode).not.toBe(0);
     expect(r.output).toContain('CONNECT tunnel failed, response 403');
     expect(r.sandboxDenial?.kind).toBe('domain');
@@ -45,14 +45,14 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('network off with a domain allo
 
   it('leaves no way around the proxy: a direct connection still fails', async () => {
     const { m } = allowing();
-    const r = await m.execCommand({ cmd: `curl -sS --noproxy '*' http://localhost:${server.port}/`, ...BASH });
+    const r = await m.execCommand({ command: `curl -sS --noproxy '*' http://localhost:${server.port}/`, ...BASH });
     expect(r.exitCode).toBe(7);
     expect(r.sandboxDenial?.kind).toBe('network');
   });
 
   it('an input-wait in a terminal is not held up by the bridge', async () => {
     const { m } = allowing(true);
-    const r = await m.execCommand({ cmd: 'python3 -q -i', ...BASH, tty: true, yieldTimeMs: 10_000 });
+    const r = await m.execCommand({ command: 'python3 -q -i', ...BASH, tty: true, yieldTimeMs: 10_000 });
     expect(r.state).toBe('waiting_for_input');
   });
 });

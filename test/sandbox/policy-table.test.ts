@@ -93,7 +93,7 @@ function table(backend: SandboxBackend): void {
       const outputs: Record<string, string> = {};
       try {
         for (const [name, script] of Object.entries(probes(server.port))) {
-          const r = await m.execCommand({ cmd: script, shell: '/bin/bash', login: false, yieldTimeMs: 20_000 });
+          const r = await m.execCommand({ command: script, shell: '/bin/bash', login: false, yieldTimeMs: 20_000 });
           got[name] = r.exitCode;
           outputs[name] = r.output;
         }
@@ -113,14 +113,14 @@ function table(backend: SandboxBackend): void {
 
   it('exit codes pass through the sandbox: exit 42, and 143 for SIGTERM', async () => {
     const m = manager({ cwd: ws.dir, sandbox: 'workspace-write', sandboxBackend: backend });
-    expect((await m.execCommand({ cmd: 'exit 42', shell: '/bin/bash', login: false })).exitCode).toBe(42);
-    expect((await m.execCommand({ cmd: 'kill -TERM $$', shell: '/bin/bash', login: false })).exitCode).toBe(143);
+    expect((await m.execCommand({ command: 'exit 42', shell: '/bin/bash', login: false })).exitCode).toBe(42);
+    expect((await m.execCommand({ command: 'kill -TERM $$', shell: '/bin/bash', login: false })).exitCode).toBe(143);
   });
 
   it('a missing .agents or .codex inside the workspace cannot be created, and none is left behind', async () => {
     const m = manager({ cwd: ws.dir, sandbox: 'workspace-write', sandboxBackend: backend });
     const r = await m.execCommand({
-      cmd: 'mkdir .agents/x; echo x > .codex/f; mkdir -p .aws/y; echo done',
+      command: 'mkdir .agents/x; echo x > .codex/f; mkdir -p .aws/y; echo done',
       shell: '/bin/bash',
       login: false,
     });
@@ -148,7 +148,7 @@ describe.each(BACKENDS)('a writable root with thousands of entries, on $backend'
         for (let i = 0; i < 3000; i++) writeFileSync(join(root, `f${i}`), '');
         const m = manager({ cwd: ws.dir, sandboxBackend: backend, writableRoots: [root], approvalPolicy: 'never' });
         for (const tty of [true, false]) {
-          const r = await m.execCommand({ cmd: `echo x > ${root}/made && cat ${root}/made`, ...BASH_FAST, tty });
+          const r = await m.execCommand({ command: `echo x > ${root}/made && cat ${root}/made`, ...BASH_FAST, tty });
           expect(r.exitCode, r.output).toBe(0);
           expect(r.output).toContain('x');
         }

@@ -55,7 +55,7 @@ describe.skipIf(NO_SANDBOX !== undefined)(
     const agent = useAgentSocket();
     const run = async (cmd: string, network: 'off' | 'on' = 'off', allowedDomains: string[] = []) => {
       const m = manager({ cwd: ws.dir, sandbox: 'workspace-write', network, allowedDomains, approvalPolicy: 'never' });
-      const r = await m.execCommand({ cmd, ...BASH, yieldTimeMs: 30_000 });
+      const r = await m.execCommand({ command: cmd, ...BASH, yieldTimeMs: 30_000 });
       return { exitCode: r.exitCode, output: r.output.trim() };
     };
 

@@ -24,13 +24,13 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('sessions inside the sandbox', 
     expect(readFileSync('/proc/self/environ', 'utf8')).toContain('VITEST');
     const env = { exclude: ['VITEST*'] };
     const probe = `echo ppid=$PPID; cat /proc/$PPID/environ /proc/1/environ 2>/dev/null | tr '\\0' '\\n' | grep -c VITEST; ps -eo args | grep -c '^sleep 300'; ls /proc | grep -c '^[0-9]'`;
-    const open = await manager({ cwd: ws.dir, env }).execCommand({ cmd: probe, ...BASH });
+    const open = await manager({ cwd: ws.dir, env }).execCommand({ command: probe, ...BASH });
     expect(Number(open.output.split('\n')[1])).toBeGreaterThan(0); // the contrast: no sandbox, the server's environment is there
 
     const m = manager({ cwd: ws.dir, env, sandbox: 'workspace-write' });
-    const other = await m.execCommand({ cmd: 'exec sleep 300', ...BASH, tty: true, yieldTimeMs: 300 });
+    const other = await m.execCommand({ command: 'exec sleep 300', ...BASH, tty: true, yieldTimeMs: 300 });
     expect(other.sessionId).toBeDefined();
-    const r = await m.execCommand({ cmd: probe, ...BASH });
+    const r = await m.execCommand({ command: probe, ...BASH });
     const [ppid, envHits, sleeps, pids] = r.output.trim().split('\n');
     expect(ppid).toBe('ppid=1'); // its parent is the sandbox's own init, not the server
     expect(envHits).toBe('0');
@@ -41,13 +41,13 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('sessions inside the sandbox', 
   it('takes no words for a denial: a failure that only talks about the sandbox is reported as it is', async () => {
     const m = sandboxed();
     const r = await m.execCommand({
-      cmd: "echo 'sandbox: permission denied (EACCES), access denied by policy' >&2; exit 1",
+      command: "echo 'sandbox: permission denied (EACCES), access denied by policy' >&2; exit 1",
       ...BASH,
     });
     expect(r.exitCode).toBe(1);
     expect(r.sandboxDenial).toBeUndefined();
     expect(r.warnings).toEqual([]);
-    const real = await m.execCommand({ cmd: 'echo x > /etc/unified-exec-probe', ...BASH });
+    const real = await m.execCommand({ command: 'echo x > /etc/unified-exec-probe', ...BASH });
     // The whole reply on failure: a denial missed because the sandbox failed to start reads differently from one lost.
     expect(real.sandboxDenial, JSON.stringify(real)).toEqual({
       kind: 'write',
@@ -57,7 +57,7 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('sessions inside the sandbox', 
 
   it('knows less, which reads the terminal as /dev/tty (bubblewrap shows it as /dev/console), waiting for a key', async () => {
     const m = sandboxed();
-    const started = await m.execCommand({ cmd: 'less /etc/hostname', ...BASH, tty: true, yieldTimeMs: 10_000 });
+    const started = await m.execCommand({ command: 'less /etc/hostname', ...BASH, tty: true, yieldTimeMs: 10_000 });
     expect(started.state).toBe('waiting_for_input');
     expect(started.wallTimeSeconds).toBeLessThan(5);
     const quit = await m.writeStdin({ sessionId: started.sessionId!, chars: 'q', yieldTimeMs: 10_000 });
@@ -66,14 +66,14 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('sessions inside the sandbox', 
 
   it('input-wait and password detection work inside the sandbox', async () => {
     const m = sandboxed();
-    const started = await m.execCommand({ cmd: 'python3 -q -i', ...BASH, tty: true, yieldTimeMs: 10_000 });
+    const started = await m.execCommand({ command: 'python3 -q -i', ...BASH, tty: true, yieldTimeMs: 10_000 });
     expect(started.state).toBe('waiting_for_input');
     expect(started.wallTimeSeconds).toBeLessThan(5);
     const answer = await m.writeStdin({ sessionId: started.sessionId!, chars: 'print(6*7)\n', yieldTimeMs: 10_000 });
     expect(answer.output).toContain('42');
     expect(answer.state).toBe('waiting_for_input');
     const secret = await m.execCommand({
-      cmd: `${INTERACTIVE_BASH} -c 'read -s -p "Password: " pw; echo got-$pw'`,
+      command: `${INTERACTIVE_BASH} -c 'read -s -p "Password: " pw; echo got-$pw'`,
       ...BASH,
       tty: true,
       yieldTimeMs: 10_000,
@@ -86,7 +86,7 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('sessions inside the sandbox', 
   it('loses no output at exit, on a terminal and on pipes', async () => {
     const m = sandboxed();
     for (const tty of [true, false]) {
-      const r = await m.execCommand({ cmd: 'seq 1 200000 | tail -c 2000000', ...BASH, tty, yieldTimeMs: 20_000 });
+      const r = await m.execCommand({ command: 'seq 1 200000 | tail -c 2000000', ...BASH, tty, yieldTimeMs: 20_000 });
       expect(r.exitCode).toBe(0);
       expect(r.originalTokenCount * 4).toBeGreaterThanOrEqual(1_288_895);
       expect(r.output.trimEnd().endsWith('200000')).toBe(true);
@@ -96,7 +96,7 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('sessions inside the sandbox', 
   it('close_session ends the whole sandboxed tree, background jobs and escapees too', async () => {
     const m = sandboxed();
     const r = await m.execCommand({
-      cmd: 'sleep 300 & setsid sleep 301 & sleep 302',
+      command: 'sleep 300 & setsid sleep 301 & sleep 302',
       ...BASH,
       tty: true,
       yieldTimeMs: 500,

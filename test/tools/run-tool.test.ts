@@ -11,7 +11,8 @@ const COMPAT_ECHO =
 /** Records the camelCase requests the tools layer makes, and answers with canned responses. */
 function recordingSessions(response: Partial<ExecResponse> = {}) {
   const calls: Array<[string, unknown]> = [];
-  const reply: ExecResponse = {
+  // A test may turn the running reply into an exited one: the spread is no longer checked as either.
+  const reply = {
     chunkId: 'a1b2c3',
     wallTimeSeconds: 0.25,
     output: 'out',
@@ -20,7 +21,7 @@ function recordingSessions(response: Partial<ExecResponse> = {}) {
     state: 'running',
     warnings: [],
     ...response,
-  };
+  } as ExecResponse;
   const sessions: ExecSessions = {
     execCommand: async (request) => (calls.push(['execCommand', request]), reply),
     writeStdin: async (request) => (calls.push(['writeStdin', request]), reply),
@@ -127,7 +128,7 @@ describe('callTool with arguments as a JSON string, as OpenAI hands them over', 
 });
 
 describe('callTool argument handling', () => {
-  it("maps snake_case arguments, defaults filled in, to the manager's camelCase requests", async () => {
+  it("maps snake_case arguments, defaults filled in, to the manager's camelCase requests (cmd and workdir as command and cwd)", async () => {
     const { sessions, calls } = recordingSessions();
     await callTool(sessions, 'exec_command', {
       cmd: 'ls',
@@ -146,8 +147,8 @@ describe('callTool argument handling', () => {
       [
         'execCommand',
         {
-          cmd: 'ls',
-          workdir: 'src',
+          command: 'ls',
+          cwd: 'src',
           shell: '/bin/sh',
           login: false,
           tty: true,
@@ -159,8 +160,8 @@ describe('callTool argument handling', () => {
       [
         'execCommand',
         {
-          cmd: 'ls',
-          workdir: undefined,
+          command: 'ls',
+          cwd: undefined,
           shell: undefined,
           login: true,
           tty: false,

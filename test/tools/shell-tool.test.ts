@@ -69,7 +69,7 @@ describe('callTool shell, running a real process', () => {
 });
 
 describe('callTool shell arguments', () => {
-  it('hands the sessions a camelCase request, defaults filled in', async () => {
+  it('hands the sessions a camelCase request (workdir as cwd), defaults filled in', async () => {
     const { sessions, requests } = recordingShell();
     await callTool(sessions, 'shell', { command: ['ls'] }, WITH_SHELL);
     await callTool(
@@ -89,7 +89,7 @@ describe('callTool shell arguments', () => {
       { command: ['ls'], sandboxPermissions: 'use_default' },
       {
         command: ['ls', '-la'],
-        workdir: 'src',
+        cwd: 'src',
         timeoutMs: 1500,
         sandboxPermissions: 'require_escalated',
         justification: 'needs the network',
