@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The package's root: the same relative path from src/util/ (tests) and dist/util/ (the build). */
-export const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 
 /** Where `npm run build:native` (node-gyp) writes a build of native/ from this checkout or package. */
 const BUILD_DIR = join(PACKAGE_ROOT, 'build/Release');
@@ -12,7 +12,7 @@ const BUILD_DIR = join(PACKAGE_ROOT, 'build/Release');
 const PREBUILT_PLATFORMS = ['linux-x64', 'linux-arm64'] as const;
 
 /** The folder of this machine's prebuilt binaries, whether or not there are any. */
-export const prebuildDir = (platform: string = process.platform, arch: string = process.arch): string =>
+const prebuildDir = (platform: string = process.platform, arch: string = process.arch): string =>
   join(PACKAGE_ROOT, 'prebuilds', `${platform}-${arch}`);
 
 /**
