@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execTextOf } from '../mcp/client-scenarios.js';
 import { ROOT, cleanEnv, runToEnd } from '../mcp/cli-process.js';
-import { CJS_APP, ESM_APP, TS_APP, tsconfigFor } from './package-apps.js';
+import { CJS_APP, ESM_APP, NO_DOCKERODE_APP, TS_APP, tsconfigFor } from './package-apps.js';
 
 const INSTALL_TIMEOUT_MS = 300_000;
 /** No compiler may run: a package that needs one fails to install here. */
@@ -122,6 +122,12 @@ describe('the package installed by npm, with no compiler and no install scripts'
   });
 
   usesTheInstalledPackage(() => app);
+
+  it('says what to install when the container executor is used without dockerode', async () => {
+    expect(await runApp(app, 'no-dockerode.js', NO_DOCKERODE_APP)).toEqual({
+      message: 'DockerExecutor needs the dockerode package, which is not installed: npm install dockerode@5',
+    });
+  });
 
   it('is require()d from CommonJS', async () => {
     expect(await runApp(app, 'required.cjs', CJS_APP)).toEqual({ stdout: 'required\n', exitCode: 0 });

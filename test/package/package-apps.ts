@@ -20,6 +20,18 @@ await manager.shutdown();
 console.log(JSON.stringify({ piped: piped.stdout, exitCode: piped.exitCode, sessionId, terminal }));
 `;
 
+/** The container executor without dockerode, which is optional: it says what to install. */
+export const NO_DOCKERODE_APP = `
+import { DockerExecutor } from 'unified-exec';
+let message;
+try {
+  new DockerExecutor({ container: 'web-1' });
+} catch (error) {
+  message = error.message;
+}
+console.log(JSON.stringify({ message }));
+`;
+
 /** CommonJS: require() of the ESM package (Node >= 20.19), then exec(). */
 export const CJS_APP = `
 const { exec } = require('unified-exec');
