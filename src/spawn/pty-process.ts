@@ -51,16 +51,24 @@ function loadNativePty(): NativePty {
       (require(`${NODE_PTY_PACKAGE}/requireBinary`) as NodePtyBinaries).requireBinary('pty.node'),
     );
   } catch (error) {
-    // No prebuilt binary fits this machine (musl, glibc < 2.28, another CPU): node-pty built here does.
-    try {
-      return loadChecked(
-        'node-pty',
-        () => (require('node-pty/lib/utils') as NodePtyUtils).loadNativeModule('pty').module,
-      );
-    } catch {
+    // No prebuilt binary fits this machine (musl, glibc < 2.28, another CPU): node-pty built here, if installed.
+    if (!isInstalled('node-pty')) {
       const build = `to build node-pty from source instead: npm install node-pty@${NODE_PTY_VERSION} (needs a C++ compiler, make and Python)`;
       throw new Error(`Cannot open a terminal: ${(error as Error).message.trim()}\n\nOr, ${build}`, { cause: error });
     }
+    return loadChecked(
+      'node-pty',
+      () => (require('node-pty/lib/utils') as NodePtyUtils).loadNativeModule('pty').module,
+    );
+  }
+}
+
+function isInstalled(name: string): boolean {
+  try {
+    require.resolve(`${name}/package.json`);
+    return true;
+  } catch {
+    return false;
   }
 }
 
