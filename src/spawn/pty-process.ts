@@ -51,7 +51,7 @@ function loadNativePty(): NativePty {
       (require(`${NODE_PTY_PACKAGE}/requireBinary`) as NodePtyBinaries).requireBinary('pty.node'),
     );
   } catch (error) {
-    // No prebuilt binary fits this machine (musl, glibc < 2.28, another CPU): node-pty built here, if installed.
+    // No prebuilt binary fits this machine (musl, an older glibc, another CPU): node-pty built here, if installed.
     if (!isInstalled('node-pty')) {
       const build = `to build node-pty from source instead: npm install node-pty@${NODE_PTY_VERSION} (needs a C++ compiler, make and Python)`;
       throw new Error(`Cannot open a terminal: ${(error as Error).message.trim()}\n\nOr, ${build}`, { cause: error });
