@@ -5,7 +5,7 @@
  * so the cost of bubblewrap itself is measured apart from the library's handling of a sandboxed session.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import pty from 'node-pty';
+import pty from '@lydell/node-pty';
 import { SandboxLauncher } from '../../dist/sandbox/launcher.js';
 import { SANDBOX_EXEC_PATH } from '../../dist/sandbox/sandbox-exec.js';
 import { buildEnv } from '../../dist/spawn/env.js';

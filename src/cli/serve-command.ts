@@ -2,6 +2,7 @@ import type { ManagerOptions } from '../manager/types.js';
 import { startHttpServer } from '../mcp/http-server.js';
 import type { ServeSettings } from './cli-settings.js';
 import { VIEW_PATH } from '../view/constants.js';
+import { findXterm } from '../view/static-files.js';
 import { viewRoutes } from '../view/view-routes.js';
 import { httpConnectHints, viewHints } from './connect-hints.js';
 import { log, writeTo } from './log.js';
@@ -30,6 +31,8 @@ export async function serve(
 ): Promise<void> {
   const { auth } = options;
   if (auth.from === 'none') log(noAuthWarning());
+  const xterm = options.noView ? undefined : findXterm();
+  if (xterm !== undefined && 'problem' in xterm) log(`warning: ${xterm.problem}`);
   hideTokenFiles(auth, options.managerOptions.cwd ?? process.cwd());
   const server = await startHttpServer({
     host: options.host,

@@ -16,16 +16,41 @@ import type { DockerProcess } from './docker-process.js';
  * dockerode, loaded by the first DockerExecutor: it and its HTTP stack hold ~25 MiB, and every PTY spawn of the
  * process forks all of its memory's page tables (a fork from a 80 MiB process costs ~40 % more than from 50 MiB).
  */
-const loadDockerode = (): typeof Dockerode => createRequire(import.meta.url)('dockerode') as typeof Dockerode;
+function loadDockerode(): typeof Dockerode {
+  try {
+    return createRequire(import.meta.url)('dockerode') as typeof Dockerode;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    // An optional dependency: only programs that run commands in containers install it.
+    throw new Error('DockerExecutor needs the dockerode package, which is not installed: npm install dockerode@5', {
+      cause: error,
+    });
+  }
+}
 
 /** The label on every container the executor makes, so they can be found (and cleaned up) by it. */
 export const CONTAINER_LABEL = 'unified-exec';
 /** Keeps a container made from an image alive; its init (Init: true) reaps what sessions leave behind. */
 const KEEPALIVE = 'while sleep 3600; do :; done';
 
+/**
+ * A dockerode client as the public API types it: by its `modem`, without dockerode's declarations, so a program
+ * that never runs containers needs neither dockerode nor its types.
+ */
+interface DockerClient {
+  modem: object;
+}
+
+/** Options for the container the executor makes (dockerode's ContainerCreateOptions, the Engine API's body; its Image is the executor's). */
+interface ContainerCreateOptions {
+  Labels?: Record<string, string>;
+  HostConfig?: Record<string, unknown>;
+  [option: string]: unknown;
+}
+
 interface EngineOptions {
   /** A dockerode client, or the engine's socket. Default: what dockerode picks (DOCKER_HOST, else /var/run/docker.sock). */
-  docker?: Dockerode | { socketPath: string };
+  docker?: DockerClient | { socketPath: string };
 }
 
 export type DockerExecutorOptions = EngineOptions &
@@ -43,7 +68,7 @@ export type DockerExecutorOptions = EngineOptions &
          * More options for that container (mounts, network, user, labels), over the executor's own: `Labels` and
          * `HostConfig` are merged, the rest replaced.
          */
-        createOptions?: Omit<Dockerode.ContainerCreateOptions, 'Image'>;
+        createOptions?: ContainerCreateOptions;
       }
   );
 
@@ -64,7 +89,7 @@ export class DockerExecutor implements Executor {
   constructor(private readonly options: DockerExecutorOptions) {
     const given = options.docker;
     // Duck-typed: a client from another copy of dockerode is still a client.
-    this.docker = given !== undefined && 'modem' in given ? given : new (loadDockerode())(given);
+    this.docker = given !== undefined && 'modem' in given ? (given as Dockerode) : new (loadDockerode())(given);
     this.engine = describeEngine(this.docker);
     if ((options.container === undefined) === (options.image === undefined)) {
       throw new Error('DockerExecutor needs exactly one of `container` (a running container) or `image`');
@@ -147,7 +172,7 @@ export class DockerExecutor implements Executor {
       container = await this.docker.createContainer({
         Entrypoint: ['/bin/sh', '-c', KEEPALIVE],
         Cmd: [],
-        ...extra,
+        ...(extra as Dockerode.ContainerCreateOptions),
         Image: options.image,
         Labels: { ...extra.Labels, [CONTAINER_LABEL]: '1' },
         HostConfig: { Init: true, ...extra.HostConfig },

@@ -43,7 +43,10 @@ export const SANDBOX_HELP =
   'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) on a kernel that allows user namespaces, or run on a kernel with Landlock enabled (5.13+), or choose `--sandbox danger-full-access` knowingly to run commands unsandboxed';
 
 /** Why the sandbox cannot run without our launcher at `path`, and how to build it. */
-const notBuilt = (path: string) => `the sandbox's launcher ${path} is not built: ${SANDBOX_EXEC_HELP}`;
+const notBuilt = (path: string) =>
+  path === SANDBOX_EXEC_PATH
+    ? `the sandbox's launcher is missing: ${SANDBOX_EXEC_HELP}`
+    : `the sandbox's launcher ${path} is missing; ${SANDBOX_EXEC_HELP}`;
 
 /**
  * Is bubblewrap here and able to make the namespaces we use, and does our launcher install its seccomp filter in

@@ -1,20 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT, findNativeFile, nativeFileHelp } from '../util/native-binary.js';
 import { seccompProgram, supervisionProgram, type SeccompNetwork } from './seccomp.js';
 
-/**
- * Our launcher (native/sandbox-exec.c, built with the addon): inside bubblewrap it installs the seccomp filter,
- * then becomes the command; as the Landlock backend it is the whole sandbox. Same relative path from src/sandbox/
- * (tests) and dist/sandbox/ (the build).
- */
-export const SANDBOX_EXEC_PATH = fileURLToPath(
-  new URL('../../build/Release/unified-exec-sandbox-exec', import.meta.url),
-);
+const SANDBOX_EXEC_FILE = 'unified-exec-sandbox-exec';
 
-/** What to tell someone whose launcher was not built. */
-export const SANDBOX_EXEC_HELP = `build it with \`npm run build:native\` (node-gyp rebuild, which needs a C compiler) in ${fileURLToPath(new URL('../..', import.meta.url))}`;
+/**
+ * Our launcher (native/sandbox-exec.c): inside bubblewrap it installs the seccomp filter, then becomes the command;
+ * as the Landlock backend it is the whole sandbox. A build made here (npm run build:native), else the one prebuilt
+ * for this platform (statically linked: any libc), else where the build would put it.
+ */
+export const SANDBOX_EXEC_PATH =
+  findNativeFile(SANDBOX_EXEC_FILE) ?? join(PACKAGE_ROOT, 'build/Release', SANDBOX_EXEC_FILE);
+
+/** What to tell someone whose launcher is missing. */
+export const SANDBOX_EXEC_HELP = nativeFileHelp(SANDBOX_EXEC_FILE);
 
 /** `path` when the launcher was built there and can run, else undefined. */
 export function findSandboxExec(path = SANDBOX_EXEC_PATH): string | undefined {

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { findNativeFile, nativeFileHelp } from '../util/native-binary.js';
 
 export interface NativeHelpers {
   /** Marks an fd close-on-exec. */
@@ -7,14 +8,22 @@ export interface NativeHelpers {
   localModes(fd: number): { canonical: boolean; echo: boolean };
 }
 
+const ADDON_FILE = 'unified_exec_native.node';
 const require = createRequire(import.meta.url);
+let loaded: NativeHelpers | undefined;
 
-/** Our small addon (native/unified-exec.c, built at install), or undefined when it was not built. */
-export const nativeHelpers: NativeHelpers | undefined = (() => {
+/**
+ * Our small addon (native/unified-exec.c, N-API), loaded on the first PTY: pipes never need it. Throws saying how to
+ * build it when there is none for this machine or it does not load here (another libc).
+ */
+export function nativeHelpers(): NativeHelpers {
+  if (loaded) return loaded;
+  const path = findNativeFile(ADDON_FILE);
+  if (path === undefined) throw new Error(`Cannot open a terminal: ${nativeFileHelp(ADDON_FILE)}`);
   try {
-    // Same relative path from src/spawn/ (tests) and dist/spawn/ (the build).
-    return require('../../build/Release/unified_exec_native.node') as NativeHelpers;
-  } catch {
-    return undefined;
+    return (loaded = require(path) as NativeHelpers);
+  } catch (error) {
+    const why = `${path} does not load here (${(error as Error).message.split('\n')[0]})`;
+    throw new Error(`Cannot open a terminal: ${nativeFileHelp(ADDON_FILE, why)}`, { cause: error });
   }
-})();
+}

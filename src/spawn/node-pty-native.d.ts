@@ -1,6 +1,7 @@
 // node-pty's private native API, which pty-process.ts drives directly: exactly as node-pty 1.1.0 defines it
-// (src/unix/pty.cc there). package.json pins node-pty to that version, and pty-process.ts checks the installed one
-// at load: 1.2.0 changes these calls (resize gains arguments), so another version must not be used silently.
+// (src/unix/pty.cc there). package.json pins @lydell/node-pty (node-pty 1.1.0 with prebuilt binaries) to that version,
+// and pty-process.ts checks the installed one at its first terminal: 1.2.0 changes these calls (resize gains
+// arguments), so another version must not be used silently.
 
 /** The node-pty version this API is node-pty's own for. */
 export type NodePtyNativeVersion = '1.1.0';
@@ -28,4 +29,9 @@ export interface NativePty {
 /** node-pty's `lib/utils`, the loader of its native modules. */
 export interface NodePtyUtils {
   loadNativeModule(name: 'pty'): { dir: string; module: NativePty };
+}
+
+/** `@lydell/node-pty/requireBinary`: the same native modules, from the package prebuilt for this platform. */
+export interface NodePtyBinaries {
+  requireBinary(file: 'pty.node'): NativePty;
 }

@@ -10,7 +10,7 @@ import { MarkerScanner } from './marker-scanner.js';
 import { nativeHelpers } from './native.js';
 import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
 import { killSessionTree } from '../linux/process-tree.js';
-import type { NativePty, NodePtyNativeVersion, NodePtyUtils } from './node-pty-native.js';
+import type { NativePty, NodePtyBinaries, NodePtyNativeVersion, NodePtyUtils } from './node-pty-native.js';
 import { DEFAULT_COLS, DEFAULT_ROWS, ProcessCore } from './process-core.js';
 import type { ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions, TerminalHandle } from './types.js';
 
@@ -20,6 +20,9 @@ import type { ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions, TerminalHandle
 const NODE_PTY_VERSION: NodePtyNativeVersion = '1.1.0';
 const require = createRequire(import.meta.url);
 
+/** The package of node-pty we call: node-pty itself, with its binaries prebuilt in per-platform packages. */
+const NODE_PTY_PACKAGE = '@lydell/node-pty';
+
 /**
  * Why node-pty's native module cannot be used as pty-process.ts calls it: another version of node-pty than the one
  * whose calls node-pty-native.d.ts declares, or a module without them. Exported for tests.
@@ -27,28 +30,61 @@ const require = createRequire(import.meta.url);
 export function nativePtyProblem(
   installed: string,
   module: Partial<Record<keyof NativePty, unknown>>,
+  name: string = NODE_PTY_PACKAGE,
 ): string | undefined {
   if (installed !== NODE_PTY_VERSION) {
-    return `unified-exec calls node-pty's native module, whose calls are node-pty ${NODE_PTY_VERSION}'s, but node-pty ${installed} is installed: install ${NODE_PTY_VERSION} exactly (npm ci, or npm install node-pty@${NODE_PTY_VERSION})`;
+    return `unified-exec calls node-pty's native module, whose calls are node-pty ${NODE_PTY_VERSION}'s, but ${name} ${installed} is installed: install ${NODE_PTY_VERSION} exactly (npm ci, or npm install ${name}@${NODE_PTY_VERSION})`;
   }
   if (typeof module.fork !== 'function' || typeof module.resize !== 'function') {
-    return `node-pty ${installed}'s native module has no fork or resize: reinstall it (npm ci)`;
+    return `${name} ${installed}'s native module has no fork or resize: reinstall it (npm ci)`;
   }
   return undefined;
 }
 
-/** node-pty's native module, once the installed node-pty is checked to be the one whose API we call. */
+/**
+ * node-pty's native module, once the installed node-pty is checked to be the one whose API we call. Loaded by the
+ * first PTY, not at import: a program that only runs commands on pipes never needs it.
+ */
 function loadNativePty(): NativePty {
-  const installed = (require('node-pty/package.json') as { version: string }).version;
+  try {
+    return loadChecked(NODE_PTY_PACKAGE, () =>
+      (require(`${NODE_PTY_PACKAGE}/requireBinary`) as NodePtyBinaries).requireBinary('pty.node'),
+    );
+  } catch (error) {
+    // No prebuilt binary fits this machine (musl, an older glibc, another CPU): node-pty built here, if installed.
+    if (!isInstalled('node-pty')) {
+      const build = `to build node-pty from source instead: npm install node-pty@${NODE_PTY_VERSION} (needs a C++ compiler, make and Python)`;
+      throw new Error(`Cannot open a terminal: ${(error as Error).message.trim()}\n\nOr, ${build}`, { cause: error });
+    }
+    return loadChecked(
+      'node-pty',
+      () => (require('node-pty/lib/utils') as NodePtyUtils).loadNativeModule('pty').module,
+    );
+  }
+}
+
+function isInstalled(name: string): boolean {
+  try {
+    require.resolve(`${name}/package.json`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `load()` of the package `name`, once its version is the one whose calls we make and the module has them. */
+function loadChecked(name: string, load: () => NativePty): NativePty {
+  const installed = (require(`${name}/package.json`) as { version: string }).version;
   // The version first: a module of another version may not even load.
-  const versionProblem = nativePtyProblem(installed, { fork: () => undefined, resize: () => undefined });
+  const versionProblem = nativePtyProblem(installed, { fork: () => undefined, resize: () => undefined }, name);
   if (versionProblem) throw new Error(versionProblem);
-  const { module } = (require('node-pty/lib/utils') as NodePtyUtils).loadNativeModule('pty');
-  const problem = nativePtyProblem(installed, module);
+  const module = load();
+  const problem = nativePtyProblem(installed, module, name);
   if (problem) throw new Error(problem);
   return module;
 }
-const native = loadNativePty();
+let loadedPty: NativePty | undefined;
+const nativePty = (): NativePty => (loadedPty ??= loadNativePty());
 
 /** How long to wait for the drain marker before giving up (output flow stopped by ^S, a wedged terminal). */
 const DRAIN_TIMEOUT_MS = 2000;
@@ -95,7 +131,9 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
     const { file, args } = withArg0(resolveProgram(name, options.env, options.cwd), rest, options);
     const env = Object.entries({ ...options.env, [PROCESS_TAG_VAR]: this.tag }).map(([k, v]) => `${k}=${v}`);
     this.exitSeenPromise = new Promise((resolve) => (this.exitSeen = resolve));
-    const term = native.fork(
+    // Both natives first: a machine without them fails here, before a process is started.
+    const helpers = nativeHelpers();
+    const term = nativePty().fork(
       file,
       args,
       env,
@@ -110,7 +148,7 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
     );
     // Without this every later child (PTY or pipes) inherits this master: it could read this session's terminal,
     // and the terminal would never hang up while any of them lives.
-    nativeHelpers?.setCloexec(term.fd);
+    helpers.setCloexec(term.fd);
     this.pid = term.pid;
     lifetime?.started(term.pid, this.tag);
     this.masterFd = term.fd;
@@ -122,9 +160,9 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
       ...(options.supervisorDepth ? { supervisorDepth: options.supervisorDepth } : {}),
       flushOutput: () => this.flushOutput(),
       localModes: () => {
-        if (this.slaveFd === undefined || !nativeHelpers) return undefined;
+        if (this.slaveFd === undefined) return undefined;
         try {
-          return nativeHelpers.localModes(this.slaveFd);
+          return helpers.localModes(this.slaveFd);
         } catch {
           return undefined;
         }
@@ -146,7 +184,7 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
   }
 
   resize(cols: number, rows: number): void {
-    if (!this.readerClosed) native.resize(this.masterFd, cols, rows);
+    if (!this.readerClosed) nativePty().resize(this.masterFd, cols, rows);
   }
 
   /**

@@ -13,19 +13,40 @@ import { COMMON_HEADERS, ViewHttpError } from './http-io.js';
  * without the token.
  */
 const PAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../view');
-const XTERM_DIR = dirname(createRequire(import.meta.url).resolve('@xterm/xterm/package.json'));
+
+/** The package the page draws terminals with: optional, so a package user who never opens the view skips it. */
+const XTERM_PACKAGE = '@xterm/xterm';
+
+/** Where @xterm/xterm is installed, or why the live view cannot draw terminals without it. */
+export function findXterm(): { dir: string } | { problem: string } {
+  try {
+    return { dir: dirname(createRequire(import.meta.url).resolve(`${XTERM_PACKAGE}/package.json`)) };
+  } catch {
+    return {
+      problem: `the live view draws terminals with ${XTERM_PACKAGE}, which is not installed: npm install ${XTERM_PACKAGE}@6 beside unified-exec (or start serve with --no-view)`,
+    };
+  }
+}
+
+/** A file of @xterm/xterm's; throws the 503 that says what to install when it is missing. */
+const xtermFile = (path: string) => () => {
+  const found = findXterm();
+  if ('problem' in found) throw new ViewHttpError(503, 'VIEW_UNAVAILABLE', found.problem);
+  return join(found.dir, path);
+};
 
 const HTML = 'text/html; charset=utf-8';
 const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
-const FILES = new Map<string, { file: string; type: string }>([
-  [VIEW_PATH, { file: join(PAGE_DIR, 'index.html'), type: HTML }],
-  [`${VIEW_PATH}/`, { file: join(PAGE_DIR, 'index.html'), type: HTML }],
-  [`${VIEW_PATH}/view.js`, { file: join(PAGE_DIR, 'view.js'), type: JS }],
-  [`${VIEW_PATH}/view.css`, { file: join(PAGE_DIR, 'view.css'), type: CSS }],
-  [`${VIEW_PATH}/xterm.js`, { file: join(XTERM_DIR, 'lib/xterm.js'), type: JS }],
-  [`${VIEW_PATH}/xterm.css`, { file: join(XTERM_DIR, 'css/xterm.css'), type: CSS }],
+const page = (name: string) => () => join(PAGE_DIR, name);
+const FILES = new Map<string, { file: () => string; type: string }>([
+  [VIEW_PATH, { file: page('index.html'), type: HTML }],
+  [`${VIEW_PATH}/`, { file: page('index.html'), type: HTML }],
+  [`${VIEW_PATH}/view.js`, { file: page('view.js'), type: JS }],
+  [`${VIEW_PATH}/view.css`, { file: page('view.css'), type: CSS }],
+  [`${VIEW_PATH}/xterm.js`, { file: xtermFile('lib/xterm.js'), type: JS }],
+  [`${VIEW_PATH}/xterm.css`, { file: xtermFile('css/xterm.css'), type: CSS }],
 ]);
 
 /**
@@ -54,7 +75,7 @@ export async function serveStatic(req: IncomingMessage, res: ServerResponse, pat
     throw new ViewHttpError(405, 'METHOD_NOT_ALLOWED', `${pathname} takes GET`, { allow: 'GET, HEAD' });
   }
   // Read on each request: a few small files, and an edited page shows without a restart.
-  const body = await readFile(entry.file);
+  const body = await readFile(entry.file());
   res.writeHead(200, {
     ...COMMON_HEADERS,
     'content-type': entry.type,

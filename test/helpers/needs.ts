@@ -18,6 +18,8 @@ const PACKAGES: Readonly<Record<string, string>> = {
   make: 'make',
   ip: 'iproute2',
   strace: 'strace',
+  'aarch64-linux-gnu-gcc': 'gcc-aarch64-linux-gnu',
+  'qemu-aarch64-static': 'qemu-user-static',
 };
 
 /** A program that can be run: a file with an execute bit for us (a /dev/null bound over it is not). */

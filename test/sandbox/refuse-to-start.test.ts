@@ -175,7 +175,7 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewra
     );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /cannot start with --sandbox read-only: bubblewrap \(bwrap\) is not installed; and the Landlock backend cannot run either: the sandbox's launcher .* is not built/,
+      /cannot start with --sandbox read-only: bubblewrap \(bwrap\) is not installed; and the Landlock backend cannot run either: the sandbox's launcher is missing: /,
     );
     expect(r.stderr).toContain('`--sandbox danger-full-access`');
   });

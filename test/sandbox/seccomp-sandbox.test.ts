@@ -42,7 +42,7 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('the sandbox probe', NO_SANDBOX
     const probe = probeSandbox(process.env.PATH, '/nonexistent/unified-exec-sandbox-exec');
     expect(probe).toEqual({
       ok: false,
-      reason: expect.stringContaining('is not built: build it with `npm run build:native`'),
+      reason: expect.stringMatching(/is missing; .*: build it from source with `cd .* && npm run build:native`/),
     });
   });
 });

@@ -19,14 +19,22 @@ describe('nativePtyProblem', () => {
     }
   });
 
+  it('names the package it found, node-pty built from source among them', () => {
+    expect(nativePtyProblem('1.2.0', { fork: fn, resize: fn }, 'node-pty')).toMatch(
+      /but node-pty 1\.2\.0 is installed: install 1\.1\.0 exactly \(npm ci, or npm install node-pty@1\.1\.0\)/,
+    );
+  });
+
   it('refuses a module without the calls', () => {
     expect(nativePtyProblem('1.1.0', { fork: fn })).toMatch(/has no fork or resize: reinstall it/);
   });
 
   it('finds the installed node-pty to be the pinned one, as package.json pins it', () => {
     const require = createRequire(import.meta.url);
-    const pinned = (require('../../package.json') as { dependencies: Record<string, string> }).dependencies['node-pty'];
+    const pinned = (require('../../package.json') as { dependencies: Record<string, string> }).dependencies[
+      '@lydell/node-pty'
+    ];
     expect(pinned).toBe('1.1.0');
-    expect((require('node-pty/package.json') as { version: string }).version).toBe(pinned);
+    expect((require('@lydell/node-pty/package.json') as { version: string }).version).toBe(pinned);
   });
 });

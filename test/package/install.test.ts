@@ -1,0 +1,195 @@
+// The package as its users get it: `npm pack`ed, installed from the tarball into an empty app where no compiler
+// runs (CC and CXX are /bin/false) and no install script either (--ignore-scripts; pnpm 10 runs none by default),
+// once by npm and once by pnpm. Installing reaches the npm registry: one pack, one install each, every case after.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execTextOf } from '../mcp/client-scenarios.js';
+import { ROOT, cleanEnv, runToEnd } from '../mcp/cli-process.js';
+import { CJS_APP, ESM_APP, NO_DOCKERODE_APP, TS_APP, tsconfigFor } from './package-apps.js';
+
+const INSTALL_TIMEOUT_MS = 300_000;
+/** No compiler may run: a package that needs one fails to install here. */
+const NO_COMPILER = { CC: '/bin/false', CXX: '/bin/false' };
+/**
+ * What the installed package may weigh, with its dependencies (docs/benchmarks.md has the measured figures): well
+ * above them, and far below node-pty's sources and build (63 MB) or dockerode's tree coming back.
+ */
+const MAX_INSTALLED_MB = 45;
+const MAX_INSTALLED_PACKAGES = 120;
+
+let work: string;
+let tarball: string;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'unified-exec-package-'));
+  // dist/ is built by the suite's global setup; --ignore-scripts keeps `prepare` from building it again.
+  const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  tarball = join(work, packed.trim().split('\n').pop()!);
+}, INSTALL_TIMEOUT_MS);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** An empty ESM app in the temp dir; `install` puts the tarball into it. */
+function makeApp(name: string, install: (dir: string) => void): string {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  install(dir);
+  return dir;
+}
+
+const installEnv = () => ({ ...cleanEnv(), ...NO_COMPILER, npm_config_ignore_scripts: 'true' });
+
+/** Runs `node file` in the app (written from `source` when given) and reads the one JSON line it printed. */
+async function runApp(dir: string, file: string, source?: string): Promise<Record<string, unknown>> {
+  if (source !== undefined) writeFileSync(join(dir, file), source);
+  const result = await runToEnd(process.execPath, [file], { cwd: dir, timeoutMs: 60_000 });
+  expect(result, result.stderr).toMatchObject({ code: 0 });
+  return JSON.parse(result.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+}
+
+/** The package's CLI started as a user's MCP client starts it: `npx unified-exec mcp`, with the default policy. */
+async function connectMcp(dir: string): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: 'npx',
+    args: ['--no-install', 'unified-exec', 'mcp'],
+    cwd: dir,
+    env: cleanEnv() as Record<string, string>,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name: 'package-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+/** The cases every installer's app must pass. */
+function usesTheInstalledPackage(app: () => string): void {
+  it('runs exec() on pipes and bash -i in a terminal from the library', async () => {
+    const seen = await runApp(app(), 'esm.js', ESM_APP);
+    expect(seen).toMatchObject({ piped: 'piped\n', exitCode: 0, sessionId: expect.any(Number) });
+    expect(seen.terminal).toMatch(/^42\r?$/m);
+  });
+
+  it('serves MCP through `npx unified-exec mcp`, sandboxed by default, to the SDK client', async () => {
+    const { client, stderr } = await connectMcp(app());
+    try {
+      const hello = await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo hello', login: false } });
+      expect(execTextOf(hello)).toMatchObject({ output: 'hello\n', exitCode: 0 });
+      // The seccomp filter of the package's prebuilt launcher is on the command (mode 2: filtered).
+      const status = await client.callTool({
+        name: 'exec_command',
+        arguments: { cmd: 'grep ^Seccomp: /proc/self/status', login: false },
+      });
+      expect(execTextOf(status).output).toMatch(/^Seccomp:\s+2\n$/);
+      expect(stderr()).toMatch(/Sandbox: workspace-write, network off .* on (bubblewrap|Landlock)/);
+    } finally {
+      await client.close();
+    }
+  });
+}
+
+describe('the package installed by npm, with no compiler and no install scripts', () => {
+  let app: string;
+  beforeAll(() => {
+    app = makeApp('npm-app', (dir) =>
+      execFileSync('npm', ['install', tarball, '--ignore-scripts', '--no-audit', '--no-fund'], {
+        cwd: dir,
+        env: installEnv(),
+        stdio: 'pipe',
+      }),
+    );
+  }, INSTALL_TIMEOUT_MS);
+
+  it('stays small: no node-pty sources, no container or browser packages unless asked for', () => {
+    const modules = join(app, 'node_modules');
+    const packages = installedPackages(modules);
+    expect(packages).toContain('@lydell/node-pty');
+    for (const optional of ['node-pty', 'dockerode', '@xterm/xterm']) expect(packages).not.toContain(optional);
+    expect(packages.length).toBeLessThanOrEqual(MAX_INSTALLED_PACKAGES);
+    expect(sizeOf(modules) / 2 ** 20).toBeLessThanOrEqual(MAX_INSTALLED_MB);
+  });
+
+  usesTheInstalledPackage(() => app);
+
+  it('says what to install when the container executor is used without dockerode', async () => {
+    expect(await runApp(app, 'no-dockerode.js', NO_DOCKERODE_APP)).toEqual({
+      message: 'DockerExecutor needs the dockerode package, which is not installed: npm install dockerode@5',
+    });
+  });
+
+  it('is require()d from CommonJS', async () => {
+    expect(await runApp(app, 'required.cjs', CJS_APP)).toEqual({ stdout: 'required\n', exitCode: 0 });
+  });
+
+  it('compiles under tsc --strict with every declaration checked, and runs', async () => {
+    writeFileSync(join(app, 'typed.ts'), TS_APP);
+    writeFileSync(join(app, 'tsconfig.json'), tsconfigFor(join(ROOT, 'node_modules/@types')));
+    const tsc = await runToEnd(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], {
+      cwd: app,
+      timeoutMs: 120_000,
+    });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.code).toBe(0);
+    const seen = await runApp(app, 'out/typed.js');
+    expect(seen).toEqual({ stdout: 'typed\n', exitCode: 0, exported: ['function', 'function'] });
+  }, 180_000);
+});
+
+describe('the package installed by pnpm 10', () => {
+  let app: string;
+  beforeAll(() => {
+    app = makeApp('pnpm-app', (dir) =>
+      execFileSync('npx', ['--yes', 'pnpm@10', 'add', tarball, '--store-dir', join(work, 'pnpm-store')], {
+        cwd: dir,
+        env: installEnv(),
+        stdio: 'pipe',
+      }),
+    );
+  }, INSTALL_TIMEOUT_MS);
+
+  usesTheInstalledPackage(() => app);
+});
+
+/** Every package in a node_modules tree, by name (scoped ones as @scope/name), pnpm's store included. */
+function installedPackages(modules: string): string[] {
+  const names = new Set<string>();
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name === '.bin' || entry.name === '.cache') continue;
+      if (entry.name.startsWith('@')) {
+        for (const scoped of readdirSync(join(dir, entry.name)))
+          add(join(dir, entry.name, scoped), `${entry.name}/${scoped}`);
+      } else add(join(dir, entry.name), entry.name);
+    }
+  };
+  const add = (dir: string, name: string) => {
+    names.add(name);
+    try {
+      visit(join(dir, 'node_modules'));
+    } catch {
+      // No nested node_modules.
+    }
+  };
+  visit(modules);
+  return [...names].sort();
+}
+
+/** Bytes on disk under `dir`, as du counts them (whole blocks). */
+function sizeOf(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true, recursive: true }).reduce((total, entry) => {
+    if (entry.isSymbolicLink()) return total;
+    return total + statSync(join(entry.parentPath, entry.name)).blocks * 512;
+  }, 0);
+}
