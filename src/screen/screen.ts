@@ -22,6 +22,8 @@ export interface ScreenSnapshot {
  * this size and a flood of them cannot hold the loop for long.
  */
 const WRITE_SLICE_BYTES = 256;
+/** How long repeats (REP) may print in one event-loop turn before the next waits for another (see repeatPrevious). */
+const REPEAT_MS_PER_TURN = 4;
 
 /**
  * Controls whose work grows with their count (xterm loops once per line, tab stop or character), with the count past
@@ -39,7 +41,7 @@ const COUNTED_CONTROLS: readonly { final: string; limit: (cols: number, rows: nu
 interface CoreParserHook {
   registerCsiHandler(
     id: { final: string },
-    handler: (params: { length: number; params: Int32Array }) => boolean,
+    handler: (params: { length: number; params: Int32Array }) => boolean | Promise<boolean>,
   ): unknown;
   _inputHandler?: Partial<CoreInputHandler>;
 }
@@ -66,6 +68,9 @@ export class Screen {
   private pending = 0;
   /** The code points a repeated character is printed from, kept for the next repeat (see repeatPrevious). */
   private repeated = new Uint32Array(0);
+  /** When repeats began printing in this event-loop turn (see repeatPrevious); undefined between turns. */
+  private repeatingSince: number | undefined;
+  private disposed = false;
 
   constructor(cols: number, rows: number) {
     this.terminal = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true });
@@ -103,6 +108,7 @@ export class Screen {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.terminal.dispose();
   }
 
@@ -140,8 +146,24 @@ export class Screen {
    * character), from one array filled at once and kept: xterm's builds a new array of `count` code points with
    * `count` copies each time, and 1 MiB of `a\e[30000000b` made ~670 MB of garbage and long collections. False
    * (xterm's handler runs) for anything else: no previous character, a character of several units, another xterm.
+   *
+   * A repeat fills up to a whole screen for a few bytes, so xterm's own pause (after ~12 ms of parsing, checked
+   * between writes) came after a slice of 20 of them: 10-20 ms late. Once repeats have printed for
+   * REPEAT_MS_PER_TURN in one turn, the next one waits for the next turn (xterm's parser waits for a handler's
+   * promise), so other sessions and clients get the loop in between.
    */
-  private repeatPrevious(core: Partial<CoreParserHook>, count: number): boolean {
+  private repeatPrevious(core: Partial<CoreParserHook>, count: number): boolean | Promise<boolean> {
+    const now = performance.now();
+    if (this.repeatingSince === undefined) {
+      this.repeatingSince = now;
+      setImmediate(() => (this.repeatingSince = undefined));
+    } else if (now - this.repeatingSince > REPEAT_MS_PER_TURN) {
+      return new Promise((resolve) => setImmediate(() => resolve(this.disposed || this.repeatPrevious(core, count))));
+    }
+    return this.printRepeat(core, count);
+  }
+
+  private printRepeat(core: Partial<CoreParserHook>, count: number): boolean {
     const handler = core._inputHandler;
     const state = handler?._parser?.precedingJoinState;
     const buffer = handler?._activeBuffer;

@@ -62,8 +62,19 @@ const startClient = (url: string, mode: 'stream' | 'no-stream', resume?: string)
  * A client process started and loaded ahead, that resumes the MCP session it is then given: a restart as quick as a
  * client's own, without the seconds a loaded machine takes to start node and load the SDK (more than the grace).
  */
-function waitingClient(url: string): { resume(mcpSessionId: string): Promise<ClientProcess> } {
+async function waitingClient(url: string): Promise<{ resume(mcpSessionId: string): Promise<ClientProcess> }> {
   const { child, ready } = spawnClient(url, 'stream', '-');
+  let said = '';
+  await new Promise<void>((resolve, reject) => {
+    const heard = (chunk: Buffer) => {
+      said += chunk.toString();
+      if (!said.includes('loaded\n')) return;
+      child.stderr!.off('data', heard);
+      resolve();
+    };
+    child.stderr!.on('data', heard);
+    ready.catch(reject); // it exited before it loaded
+  });
   return {
     resume(mcpSessionId) {
       child.stdin!.end(`${mcpSessionId}\n`);
@@ -116,7 +127,7 @@ describe('a client that goes away without closing its MCP session', () => {
     const server = await startServe(['--disconnect-grace-s', String(GRACE_S)], TOKEN_ENV);
     try {
       const first = await startClient(server.url, 'stream');
-      const restart = waitingClient(server.url);
+      const restart = await waitingClient(server.url);
       await kill(first);
       const second = await restart.resume(first.mcpSessionId);
       await sleep(GRACE_S * 2_000 + 1_000);

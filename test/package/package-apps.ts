@@ -6,7 +6,7 @@ export const ESM_APP = `
 import { exec, UnifiedExecManager } from 'unified-exec';
 const piped = await exec({ command: 'echo piped' });
 const manager = new UnifiedExecManager();
-let reply = await manager.execCommand({ cmd: 'bash -i', tty: true, yieldTimeMs: 1000 });
+let reply = await manager.execCommand({ command: 'bash -i', tty: true, yieldTimeMs: 1000 });
 const sessionId = reply.sessionId;
 let terminal = reply.output;
 reply = await manager.writeStdin({ sessionId, chars: 'echo $((6*7))\\n', yieldTimeMs: 1000 });
@@ -40,14 +40,20 @@ exec({ command: 'echo required' }).then((r) => console.log(JSON.stringify({ stdo
 
 /** TypeScript, checked strictly against the package's own declarations (skipLibCheck off), then run. */
 export const TS_APP = `
-import { exec, DockerExecutor, UnifiedExecManager, type ExecResponse } from 'unified-exec';
+import { exec, DockerExecutor, UnifiedExecManager, type ExecResponse, type SandboxPolicy } from 'unified-exec';
 import { createMcpServer } from 'unified-exec/mcp';
 const outcome = await exec({ command: 'echo typed' });
-const manager: UnifiedExecManager = new UnifiedExecManager();
-const reply: ExecResponse = await manager.execCommand({ cmd: 'true', yieldTimeMs: 5000 });
-await manager.shutdown();
-const exported = [typeof DockerExecutor, typeof createMcpServer];
-console.log(JSON.stringify({ stdout: outcome.stdout, exitCode: reply.exitCode, exported }));
+const policy: SandboxPolicy | undefined = undefined;
+let exitCode: number;
+{
+  await using manager = new UnifiedExecManager();
+  let reply: ExecResponse = await manager.execCommand({ command: 'true', yieldTimeMs: 5000 });
+  // The reply narrows on its state: a session id while it runs, an exit code once it exited; no \`!\` needed.
+  while (reply.state !== 'exited') reply = await manager.writeStdin({ sessionId: reply.sessionId, chars: '' });
+  exitCode = reply.exitCode;
+}
+const exported = [typeof DockerExecutor, typeof createMcpServer, typeof policy];
+console.log(JSON.stringify({ stdout: outcome.stdout, exitCode, exported }));
 `;
 
 /** The app's tsconfig: strict, every declaration checked; Node's types from the repository (a user has their own). */
@@ -59,6 +65,7 @@ export const tsconfigFor = (nodeTypesRoot: string) =>
       module: 'nodenext',
       moduleResolution: 'nodenext',
       target: 'es2022',
+      lib: ['es2022', 'esnext.disposable'],
       outDir: 'out',
       types: ['node'],
       typeRoots: [nodeTypesRoot],

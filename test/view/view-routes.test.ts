@@ -106,7 +106,7 @@ describe('the live view, read-only (the default)', () => {
         tty: true,
       });
       sleeper = await startSession(b, { cmd: 'echo started; sleep 600', yield_time_ms: 300 });
-      quick = await startSession(b, { cmd: 'sleep 0.3; echo done; exit 3', yield_time_ms: 50 });
+      quick = await startSession(b, { cmd: 'sleep 1.5; echo done; exit 3', yield_time_ms: 50 });
       clientA = view.server.clients.listClients().find((c) => c.clientName === 'agent-a')!.clientId;
     });
 
