@@ -214,14 +214,15 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock supe
         "while not os.path.exists('go'): time.sleep(0.05)",
         "attempt('MOVED', fd, 0o666)",
       ].join('\n');
-      const running = await server.call(`python3 - <<'EOF'\n${script}\nEOF`, { yield_time_ms: 3000 });
-      expect(running).toContain('HELD');
+      let out = await server.call(`python3 - <<'EOF'\n${script}\nEOF`, { yield_time_ms: 3000 });
+      const id = Number(/session ID (\d+)/.exec(out)?.[1]);
+      expect(id, out).toBeGreaterThan(0);
+      for (let i = 0; i < 12 && !out.includes('HELD'); i++) out += await server.write(id, '');
+      expect(out).toContain('HELD');
       // Moved out of the roots by someone outside the sandbox, while the command keeps its fd on it.
       renameSync(join(ws, 'moved.txt'), join(outside, 'moved.txt'));
       writeFileSync(join(ws, 'go'), '');
-      const id = Number(/session ID (\d+)/.exec(running)?.[1]);
-      let out = running;
-      for (let i = 0; i < 20 && !/(DID|REFUSED)_MOVED/.test(out); i++) out += await server.write(id, '');
+      for (let i = 0; i < 12 && !/(DID|REFUSED)_MOVED/.test(out); i++) out += await server.write(id, '');
       expect(out).toContain('SAME_NUMBER');
       expect(out).toContain('REFUSED_SAME_NUMBER');
       expect(out).toContain('REFUSED_MOVED');
@@ -449,6 +450,7 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock supe
         expect(out, cmd).toContain('DONE_OK');
       };
       await run('echo > x.txt');
+      await run('echo more >> README.md'); // a file that was there: opened for writing by the supervisor too
       expect(
         await server.call("apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: added.txt\n+added\n*** End Patch\nEOF"),
       ).toMatch(/Success\. Updated the following files:\nA .*added\.txt/);
@@ -457,6 +459,7 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock supe
       await run('npm init -y >/dev/null');
       await run('script -qc true /dev/null');
       expect(readFileSync(join(ws, 'x.txt'), 'utf8')).toBe('\n');
+      expect(readFileSync(join(ws, 'README.md'), 'utf8')).toBe('readme\nmore\n');
       expect(readFileSync(join(ws, 'added.txt'), 'utf8')).toBe('added\n');
       expect(existsSync(join(ws, 'e'))).toBe(false);
       expect(existsSync(join(ws, '.venv/bin/python'))).toBe(true);
