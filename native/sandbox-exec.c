@@ -29,8 +29,8 @@
  *
  * drops every capability (a root server's command is uid 0 without privileges, and stays so across exec), sets
  * no_new_privs, enters a Landlock domain (see enter_write_domain), installs the filter and execs the command. With
- * --supervise it forks first: the child does the above under the supervision filter too, and this process stays
- * outside the domain as its supervisor (supervisor.c). A path that does not exist (any more) is skipped. Errors go to stderr in one line; the exit status is a shell's: 127 when the command is not found, 126 when it cannot run, 125
+ * --supervise it starts a child first (in its memory until the exec): the child does the above under the supervision
+ * filter too, and this process stays outside the domain as its supervisor (supervisor.c). A path that does not exist (any more) is skipped. Errors go to stderr in one line; the exit status is a shell's: 127 when the command is not found, 126 when it cannot run, 125
  * for our own usage or setup errors.
  */
 #define _GNU_SOURCE
@@ -256,7 +256,7 @@ static int enter_landlock_domain(void) {
 
 /*
  * The fds the rules were added with, still open: one close_range for each run of them rather than a close each (a
- * grant per entry of every writable root makes hundreds, and a system call costs more than the rest of a rule). At
+ * grant per folder of every writable root makes hundreds, and a system call costs more than the rest of a rule). At
  * most 256 wait, well below the usual limit of 1024 open fds. New fds come lowest first, so they ascend until a flush.
  */
 static int spent[256];
