@@ -29,8 +29,8 @@
  *
  * drops every capability (a root server's command is uid 0 without privileges, and stays so across exec), sets
  * no_new_privs, enters a Landlock domain (see enter_write_domain), installs the filter and execs the command. With
- * --supervise it forks first: the child does the above under the supervision filter too, and this process stays
- * outside the domain as its supervisor (supervisor.c). A path that does not exist (any more) is skipped. Errors go to stderr in one line; the exit status is a shell's: 127 when the command is not found, 126 when it cannot run, 125
+ * --supervise it starts a child first (in its memory until the exec): the child does the above under the supervision
+ * filter too, and this process stays outside the domain as its supervisor (supervisor.c). A path that does not exist (any more) is skipped. Errors go to stderr in one line; the exit status is a shell's: 127 when the command is not found, 126 when it cannot run, 125
  * for our own usage or setup errors.
  */
 #define _GNU_SOURCE
@@ -250,6 +250,34 @@ static int enter_landlock_domain(void) {
 /* Rights on files, the only ones a rule on a file may grant. */
 #define LL_FILE_RIGHTS (LL_ACCESS_FS_READ_FILE | LL_ACCESS_FS_WRITE_FILE | LL_ACCESS_FS_TRUNCATE)
 
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+/*
+ * The fds the rules were added with, still open: one close_range for each run of them rather than a close each (a
+ * grant per folder of every writable root makes hundreds, and a system call costs more than the rest of a rule). At
+ * most 256 wait, well below the usual limit of 1024 open fds. New fds come lowest first, so they ascend until a flush.
+ */
+static int spent[256];
+static int spent_n;
+
+static void close_spent(void) {
+  for (int i = 0; i < spent_n;) {
+    int j = i;
+    while (j + 1 < spent_n && spent[j + 1] == spent[j] + 1) j++;
+    if (syscall(SYS_close_range, spent[i], spent[j], 0) != 0)
+      for (int k = i; k <= j; k++) close(spent[k]); /* kernels before 5.9 */
+    i = j + 1;
+  }
+  spent_n = 0;
+}
+
+static void spend(int fd) {
+  if (spent_n == (int)(sizeof(spent) / sizeof(spent[0]))) close_spent();
+  spent[spent_n++] = fd;
+}
+
 /* Grants `rights` (those of them the ruleset handles) on `path`; a path that is gone is skipped. */
 static int allow_path(int rules, const char *path, unsigned long long rights, unsigned long long handled) {
   struct ll_path_beneath_attr rule = {.allowed_access = rights & handled,
@@ -257,7 +285,7 @@ static int allow_path(int rules, const char *path, unsigned long long rights, un
   if (rule.parent_fd < 0) return errno == ENOENT || errno == ELOOP ? 0 : fail(path, errno);
   int ok = syscall(__NR_landlock_add_rule, rules, LL_RULE_PATH_BENEATH, &rule, 0);
   int err = errno;
-  close(rule.parent_fd);
+  spend(rule.parent_fd);
   if (ok != 0) return fail(path, err);
   return 0;
 }
@@ -305,6 +333,7 @@ static int enter_write_domain(struct paths trees, struct paths files, struct pat
   /* The session's own terminal, which no grant names: /dev/pts as a whole stays out. */
   const char *tty = isatty(0) ? ttyname(0) : NULL;
   if (status == 0 && tty != NULL) status = allow_path(rules, tty, LL_FILE_RIGHTS, handled);
+  close_spent();
   if (status != 0) return status;
   if (syscall(__NR_landlock_restrict_self, rules, 0) != 0) return fail("cannot enter a Landlock domain", errno);
   close(rules);
@@ -345,9 +374,6 @@ static int drop_capabilities(void) {
  * service manager passed, a CI runner's pipe) may reach the sandbox, where it would lead past the filter.
  */
 static void close_from(int first, int keep) {
-#ifndef SYS_close_range
-#define SYS_close_range 436
-#endif
   if (keep >= first) {
     if (keep > first && syscall(SYS_close_range, first, keep - 1, 0) != 0) goto slow;
     if (syscall(SYS_close_range, keep + 1, ~0U, 0) != 0) goto slow;

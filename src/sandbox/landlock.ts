@@ -5,25 +5,26 @@
  * Landlock grants are allow-lists inherited by whole subtrees: a right on a folder holds for everything beneath it,
  * and nothing beneath can take it back. So a writable root that must keep `.git` (and the other protected names)
  * read-only cannot be granted as a whole. Such a root is granted entry by entry instead: each folder in it as a
- * subtree, each file for writing, the protected names never. What is made, removed or renamed directly in it is then
- * the supervisor's to do (native/supervisor.c); the launcher guards every root so, scratch roots included. A root
- * not guarded is granted whole, unless another writable root or a folder of the server lies in it.
+ * subtree, each named pipe for writing, the protected names never. What is made, removed or renamed directly in it,
+ * and a file there opened for writing, is then the supervisor's to do (native/supervisor.c); the launcher guards
+ * every root so, scratch roots included. A root not guarded is granted whole, unless another writable root or a
+ * folder of the server lies in it.
  */
 import { join } from 'node:path';
 import { BARE_REPOSITORY_MARK, PROTECTED_NAMES, isInside } from './policy.js';
 
 /** What an entry of a folder is, as far as the plan cares. */
-export type EntryType = 'dir' | 'file' | 'device' | 'other';
+export type EntryType = 'dir' | 'file' | 'fifo' | 'device' | 'other';
 
 export interface LandlockFacts {
-  /** The entries of a folder (files and named pipes as 'file', links and sockets as 'other'); empty if unreadable. */
+  /** The entries of a folder (links and sockets as 'other'); empty if unreadable. */
   entries: (dir: string) => { name: string; type: EntryType }[];
 }
 
 export interface LandlockPlan {
   /** Folders where everything beneath may be written, made and removed. */
   trees: string[];
-  /** Files that may be written (and truncated), not removed. */
+  /** Files that may be written (and truncated), not removed: devices, named pipes. */
   files: string[];
   /** Writable roots granted entry by entry: what is made directly in them is the supervisor's to make. */
   entryByEntry: string[];
@@ -58,7 +59,7 @@ export function planReads(facts: LandlockFacts): { readTrees: string[]; readFile
   for (const { name, type } of facts.entries('/')) {
     if (name === 'dev') continue;
     if (type === 'dir') readTrees.push(join('/', name));
-    else if (type === 'file' || type === 'device') readFiles.push(join('/', name));
+    else if (type === 'file' || type === 'fifo' || type === 'device') readFiles.push(join('/', name));
     // Links: what they point to is granted where it lies.
   }
   for (const { name, type } of facts.entries('/dev')) {
@@ -101,8 +102,10 @@ export function planLandlock(
       if (barriers.includes(path)) continue; // another root (granted on its own) or a folder of the server
       if (type === 'dir' && holdsBarrier(path)) grantEntries(path);
       else if (type === 'dir') plan.trees.push(path);
-      else if (type === 'file') plan.files.push(path);
-      // Links and sockets: what a link points to is granted (or not) where it lies.
+      else if (type === 'fifo') plan.files.push(path);
+      // A regular file is opened for writing by the supervisor, as one made since is: a rule each cost the launcher
+      // as much as the rest of its start in a busy /tmp. Links and sockets: what a link points to is granted (or
+      // not) where it lies.
     }
   };
 

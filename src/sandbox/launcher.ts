@@ -384,11 +384,13 @@ function folderEntries(dir: string): { name: string; type: EntryType }[] {
     name: entry.name,
     type: entry.isDirectory()
       ? 'dir'
-      : entry.isFile() || entry.isFIFO()
+      : entry.isFile()
         ? 'file'
-        : entry.isCharacterDevice() || entry.isBlockDevice()
-          ? 'device'
-          : 'other',
+        : entry.isFIFO()
+          ? 'fifo'
+          : entry.isCharacterDevice() || entry.isBlockDevice()
+            ? 'device'
+            : 'other',
   }));
 }
 

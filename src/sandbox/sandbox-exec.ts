@@ -88,7 +88,7 @@ export function landlockArgv(
 
 /**
  * `argv` run through the launcher `exec` with `options` handed over in a new file in `dir` (`--args-file`: the
- * launcher reads and removes it). A Landlock sandbox has a grant per entry of each writable root, thousands in a busy
+ * launcher reads and removes it). A Landlock sandbox has a grant per folder of each writable root, thousands in a busy
  * /tmp, and node-pty's fork copies every argument through handles of one scope: with hundreds of them it was seen
  * to return a number instead of its result (a tty spawn then failed with "expected an fd").
  */

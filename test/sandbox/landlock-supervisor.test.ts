@@ -10,6 +10,7 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   statSync,
   utimesSync,
@@ -179,6 +180,56 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock supe
       expect(out).not.toMatch(/DID_/);
       expect(out.match(/Operation not permitted/g)?.length, out).toBeGreaterThanOrEqual(9);
       expect([metadata(victim, flags), metadata(device, false)]).toEqual(before);
+    });
+
+    // The supervisor holds the files it lately allowed a metadata call on by fd (tar's times, owner, mode in a row) and
+    // finds them again by a stat of the command's fd: neither another file on the same fd number nor the held file
+    // moved out of the roots meanwhile may pass as held.
+    it('cannot change the metadata of a file through an fd by way of a file the supervisor holds', async () => {
+      const ws = workspace(user);
+      const outside = folder(user, 'ue-victim-');
+      const victim = join(outside, 'file');
+      writeFileSync(victim, 'victim\n', { mode: 0o644 });
+      chownSync(victim, uidOf(user), uidOf(user));
+      const before = metadata(victim, false);
+      const server = await start(user, ws);
+      const script = [
+        'import os, time',
+        'def attempt(name, fd, mode):',
+        '    try:',
+        '        os.fchmod(fd, mode)',
+        "        print('DID_' + name, flush=True)",
+        '    except PermissionError:',
+        "        print('REFUSED_' + name, flush=True)",
+        "fd = os.open('made.txt', os.O_WRONLY | os.O_CREAT, 0o644)",
+        'os.fchmod(fd, 0o600)',
+        'os.fchmod(fd, 0o640)',
+        'os.close(fd)',
+        `other = os.open('${victim}', os.O_RDONLY)`,
+        "print('SAME_NUMBER' if other == fd else 'OTHER_NUMBER', flush=True)",
+        "attempt('SAME_NUMBER', other, 0o666)",
+        "fd = os.open('moved.txt', os.O_WRONLY | os.O_CREAT, 0o644)",
+        'os.fchmod(fd, 0o600)',
+        "print('HELD', flush=True)",
+        "while not os.path.exists('go'): time.sleep(0.05)",
+        "attempt('MOVED', fd, 0o666)",
+      ].join('\n');
+      let out = await server.call(`python3 - <<'EOF'\n${script}\nEOF`, { yield_time_ms: 3000 });
+      const id = Number(/session ID (\d+)/.exec(out)?.[1]);
+      expect(id, out).toBeGreaterThan(0);
+      for (let i = 0; i < 12 && !out.includes('HELD'); i++) out += await server.write(id, '');
+      expect(out).toContain('HELD');
+      // Moved out of the roots by someone outside the sandbox, while the command keeps its fd on it.
+      renameSync(join(ws, 'moved.txt'), join(outside, 'moved.txt'));
+      writeFileSync(join(ws, 'go'), '');
+      for (let i = 0; i < 12 && !/(DID|REFUSED)_MOVED/.test(out); i++) out += await server.write(id, '');
+      expect(out).toContain('SAME_NUMBER');
+      expect(out).toContain('REFUSED_SAME_NUMBER');
+      expect(out).toContain('REFUSED_MOVED');
+      expect(out).not.toMatch(/DID_/);
+      expect(statSync(join(ws, 'made.txt')).mode & 0o777).toBe(0o640);
+      expect(statSync(join(outside, 'moved.txt')).mode & 0o777).toBe(0o600);
+      expect(metadata(victim, false)).toEqual(before);
     });
 
     it("cannot change the mode of a root's top, its workspace's nor its temp folder's; beneath them it can", async () => {
@@ -399,6 +450,7 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock supe
         expect(out, cmd).toContain('DONE_OK');
       };
       await run('echo > x.txt');
+      await run('echo more >> README.md'); // a file that was there: opened for writing by the supervisor too
       expect(
         await server.call("apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: added.txt\n+added\n*** End Patch\nEOF"),
       ).toMatch(/Success\. Updated the following files:\nA .*added\.txt/);
@@ -407,6 +459,7 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock supe
       await run('npm init -y >/dev/null');
       await run('script -qc true /dev/null');
       expect(readFileSync(join(ws, 'x.txt'), 'utf8')).toBe('\n');
+      expect(readFileSync(join(ws, 'README.md'), 'utf8')).toBe('readme\nmore\n');
       expect(readFileSync(join(ws, 'added.txt'), 'utf8')).toBe('added\n');
       expect(existsSync(join(ws, 'e'))).toBe(false);
       expect(existsSync(join(ws, '.venv/bin/python'))).toBe(true);
