@@ -6,8 +6,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Builds dist/ when src/ is newer: CLI and MCP tests run the built CLI as a real client would.
     globalSetup: ['test/cli/global-build.ts'],
-    // Kills any `serve` a failed test left running, at the end of its file.
-    setupFiles: ['test/helpers/leftover-servers.ts'],
+    // The system's programs, not a profile's shims, on PATH; kills any `serve` a failed test left running, at the
+    // end of its file.
+    setupFiles: ['test/helpers/system-path.ts', 'test/helpers/leftover-servers.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,
