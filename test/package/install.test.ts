@@ -21,6 +21,8 @@ const NO_COMPILER = { CC: '/bin/false', CXX: '/bin/false' };
  */
 const MAX_INSTALLED_MB = 45;
 const MAX_INSTALLED_PACKAGES = 120;
+/** The native TypeScript compiler a consumer may check the declarations with. */
+const TYPESCRIPT_7 = '7.0.2';
 
 let work: string;
 let tarball: string;
@@ -133,19 +135,38 @@ describe('the package installed by npm, with no compiler and no install scripts'
     expect(await runApp(app, 'required.cjs', CJS_APP)).toEqual({ stdout: 'required\n', exitCode: 0 });
   });
 
-  it('compiles under tsc --strict with every declaration checked, and runs', async () => {
-    writeFileSync(join(app, 'typed.ts'), TS_APP);
-    writeFileSync(join(app, 'tsconfig.json'), tsconfigFor(join(ROOT, 'node_modules/@types')));
-    const tsc = await runToEnd(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], {
-      cwd: app,
-      timeoutMs: 120_000,
-    });
-    expect(tsc.stdout + tsc.stderr).toBe('');
-    expect(tsc.code).toBe(0);
-    const seen = await runApp(app, 'out/typed.js');
-    expect(seen).toEqual({ stdout: 'typed\n', exitCode: 0, exported: ['function', 'function', 'undefined'] });
-  }, 180_000);
+  // The repository's TypeScript 5.9, and 7.0 (the native compiler) installed beside the app as a user's would be.
+  it.each([
+    ['5.9', () => join(ROOT, 'node_modules/typescript/bin/tsc')],
+    ['7.0', () => join(typeScript7(), 'node_modules/typescript/bin/tsc')],
+  ])(
+    'compiles under TypeScript %s with --strict and every declaration checked, and runs',
+    async (_version, tsc) => {
+      writeFileSync(join(app, 'typed.ts'), TS_APP);
+      writeFileSync(join(app, 'tsconfig.json'), tsconfigFor(join(ROOT, 'node_modules/@types')));
+      rmSync(join(app, 'out'), { recursive: true, force: true });
+      const compiled = await runToEnd(process.execPath, [tsc(), '-p', '.'], { cwd: app, timeoutMs: 120_000 });
+      expect(compiled.stdout + compiled.stderr).toBe('');
+      expect(compiled.code).toBe(0);
+      const seen = await runApp(app, 'out/typed.js');
+      expect(seen).toEqual({ stdout: 'typed\n', exitCode: 0, exported: ['function', 'function', 'undefined'] });
+    },
+    180_000,
+  );
 });
+
+/** TypeScript 7.0 installed once, in a folder of its own beside the apps; its folder. */
+let typeScript7Dir: string | undefined;
+function typeScript7(): string {
+  typeScript7Dir ??= makeApp('typescript-7', (dir) =>
+    execFileSync('npm', ['install', `typescript@${TYPESCRIPT_7}`, '--no-audit', '--no-fund'], {
+      cwd: dir,
+      env: installEnv(),
+      stdio: 'pipe',
+    }),
+  );
+  return typeScript7Dir;
+}
 
 describe('the package installed by pnpm 10', () => {
   let app: string;

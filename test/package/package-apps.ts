@@ -65,7 +65,6 @@ export const tsconfigFor = (nodeTypesRoot: string) =>
       module: 'nodenext',
       moduleResolution: 'nodenext',
       target: 'es2022',
-      lib: ['es2022', 'esnext.disposable'],
       outDir: 'out',
       types: ['node'],
       typeRoots: [nodeTypesRoot],
