@@ -1,9 +1,18 @@
-// Two syscalls Node has no API for. node-pty leaves its master fds inheritable, so every later child would hold
-// every earlier session's terminal (readable by it, and never hung up); and reading termios lets us spot a
-// password prompt without spawning stty.
+// What Node has no API for. node-pty leaves its master fds inheritable, so every later child would hold every
+// earlier session's terminal (readable by it, and never hung up); reading termios lets us spot a password prompt
+// without spawning stty; and asking the kernel's socket diagnostics (sock_diag) which user owns a local TCP socket
+// tells a listener which local user is at the other end of a connection, in one lookup, where /proc/net/tcp would
+// be read whole.
 #include <node_api.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <termios.h>
+#include <unistd.h>
 #include <errno.h>
 #include <string.h>
 #include <stdio.h>
@@ -46,11 +55,96 @@ static napi_value local_modes(napi_env env, napi_callback_info info) {
   return result;
 }
 
+// One netlink socket for every lookup, opened on the first.
+static int diag_fd = -1;
+static uint32_t diag_seq;
+
+static int string_arg(napi_env env, napi_value value, char* out, size_t size) {
+  size_t length;
+  return napi_get_value_string_utf8(env, value, out, size, &length) == napi_ok && length < size - 1;
+}
+
+// tcpSocketUid(localAddress, localPort, remoteAddress, remotePort): the user id owning the TCP socket of this
+// network namespace whose own address is localAddress:localPort and whose peer is remoteAddress:remotePort (both
+// IPv4 or both IPv6, as text), or -1 when there is none. An exact lookup in the kernel's hash of connections.
+static napi_value tcp_socket_uid(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  char local[INET6_ADDRSTRLEN], remote[INET6_ADDRSTRLEN];
+  uint32_t local_port, remote_port;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4 ||
+      !string_arg(env, argv[0], local, sizeof local) || napi_get_value_uint32(env, argv[1], &local_port) != napi_ok ||
+      !string_arg(env, argv[2], remote, sizeof remote) || napi_get_value_uint32(env, argv[3], &remote_port) != napi_ok ||
+      local_port > 65535 || remote_port > 65535) {
+    napi_throw_type_error(env, NULL, "expected (address, port, address, port)");
+    return NULL;
+  }
+  struct {
+    struct nlmsghdr header;
+    struct inet_diag_req_v2 body;
+  } request;
+  memset(&request, 0, sizeof request);
+  struct inet_diag_sockid* id = &request.body.id;
+  int family = AF_INET;
+  if (inet_pton(AF_INET, local, id->idiag_src) != 1 || inet_pton(AF_INET, remote, id->idiag_dst) != 1) {
+    family = AF_INET6;
+    if (inet_pton(AF_INET6, local, id->idiag_src) != 1 || inet_pton(AF_INET6, remote, id->idiag_dst) != 1) {
+      napi_throw_type_error(env, NULL, "expected two IPv4 or two IPv6 addresses");
+      return NULL;
+    }
+  }
+  if (diag_fd < 0) {
+    diag_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    if (diag_fd < 0) return throw_errno(env, "socket(NETLINK_SOCK_DIAG)");
+  }
+  request.header.nlmsg_len = sizeof request;
+  request.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  request.header.nlmsg_flags = NLM_F_REQUEST;
+  request.header.nlmsg_seq = ++diag_seq;
+  request.body.sdiag_family = family;
+  request.body.sdiag_protocol = IPPROTO_TCP;
+  request.body.idiag_states = ~0u;
+  id->idiag_sport = htons(local_port);
+  id->idiag_dport = htons(remote_port);
+  id->idiag_cookie[0] = id->idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+  if (send(diag_fd, &request, sizeof request, 0) < 0) return throw_errno(env, "send(NETLINK_SOCK_DIAG)");
+  // One answer per request: the socket, or an error. Answers to earlier requests (none, as each is read before the
+  // next is sent) are skipped by their sequence number.
+  for (;;) {
+    long buffer[1024];
+    ssize_t got = recv(diag_fd, buffer, sizeof buffer, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return throw_errno(env, "recv(NETLINK_SOCK_DIAG)");
+    }
+    int64_t uid = -2;
+    for (struct nlmsghdr* h = (struct nlmsghdr*)buffer; NLMSG_OK(h, (size_t)got); h = NLMSG_NEXT(h, got)) {
+      if (h->nlmsg_seq != diag_seq) continue;
+      if (h->nlmsg_type == NLMSG_ERROR) {
+        int error = -((struct nlmsgerr*)NLMSG_DATA(h))->error;
+        if (error == ENOENT) uid = -1;
+        else {
+          errno = error;
+          return throw_errno(env, "sock_diag");
+        }
+      } else if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY) {
+        uid = ((struct inet_diag_msg*)NLMSG_DATA(h))->idiag_uid;
+      }
+    }
+    if (uid == -2) continue;
+    napi_value result;
+    napi_create_int64(env, uid, &result);
+    return result;
+  }
+}
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "setCloexec", NAPI_AUTO_LENGTH, set_cloexec, NULL, &fn);
   napi_set_named_property(env, exports, "setCloexec", fn);
   napi_create_function(env, "localModes", NAPI_AUTO_LENGTH, local_modes, NULL, &fn);
   napi_set_named_property(env, exports, "localModes", fn);
+  napi_create_function(env, "tcpSocketUid", NAPI_AUTO_LENGTH, tcp_socket_uid, NULL, &fn);
+  napi_set_named_property(env, exports, "tcpSocketUid", fn);
   return exports;
 }

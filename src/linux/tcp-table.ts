@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { readProcText } from './proc-read.js';
+import { plainAddress } from '../net/address.js';
 
 /** One socket of the table: its own and its peer's address as `address:port`, its owner's uid and its inode. */
 export interface TcpSocket {
@@ -15,11 +16,7 @@ export interface TcpSocket {
   inode: number;
 }
 
-/** An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) as the IPv4 one, so both tables compare alike. */
-export function plainAddress(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped === null ? address.toLowerCase() : mapped[1]!;
-}
+export { plainAddress };
 
 /** The kernel prints each 32-bit word of an address in the host's byte order. */
 function wordBytes(hex: string, littleEndian: boolean): number[] {

@@ -9,6 +9,11 @@ export interface ConnectionState<K> {
   busy: boolean;
   /** The event-loop turn that accepted it (a counter the caller advances once per turn). */
   acceptedTurn: number;
+  /**
+   * Whose process is at the other end: `ours` (the server's user's, who can read the token anyway), `other`
+   * (another local user's, or none of this machine's), `unknown` (it could not be told: then only its age counts). Asked only of a connection that sent nothing yet, and only when one must be closed.
+   */
+  peer(): 'ours' | 'other' | 'unknown';
 }
 
 /**
@@ -16,8 +21,10 @@ export interface ConnectionState<K> {
  * first of these groups that has one:
  * 1. it sent bytes, idle: half-sent headers without the token;
  * 2. it sent bytes, being answered: a request without the token (a public file, a 401), which ends with its answer;
- * 3. it sent nothing yet, accepted before the previous turn of the event loop;
- * 4. it sent nothing yet, accepted in this turn or the previous one: a token holder's first bytes, sent at once, may
+ * 3. it sent nothing yet, from another user's process: whatever its age, it is not a token holder of the server's
+ *    user, who would otherwise lose the race against a flood that reopens every connection closed;
+ * 4. it sent nothing yet, accepted before the previous turn of the event loop;
+ * 5. it sent nothing yet, accepted in this turn or the previous one: a token holder's first bytes, sent at once, may
  *    not have been read yet, so these go last.
  * A connection whose bytes were read without the token is known not to be the token holder's; one that sent nothing
  * may be. `connections` come oldest first. Undefined when every one is authenticated: then the newcomer is refused.
@@ -35,5 +42,6 @@ export function pickConnectionToClose<K>(connections: Iterable<ConnectionState<K
 
 function groupOf(connection: ConnectionState<unknown>, turn: number): number {
   if (connection.sent) return connection.busy ? 1 : 0;
-  return connection.acceptedTurn < turn - 1 ? 2 : 3;
+  if (connection.peer() === 'other') return 2;
+  return connection.acceptedTurn < turn - 1 ? 3 : 4;
 }

@@ -2,6 +2,8 @@ import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import { CONNECTIONS_CHECK_INTERVAL_MS, REQUEST_TIMEOUT_MS } from './defaults.js';
 import { pickConnectionToClose, type ConnectionState } from './connection-eviction.js';
+import { optionalNativeHelpers } from '../util/native-addon.js';
+import { plainAddress } from './address.js';
 
 /** Node's timeouts for slow senders (slowloris): headers within `headersTimeoutMs`, a whole request within 60 s. */
 export function connectionTimeouts(headersTimeoutMs: number): ServerOptions {
@@ -20,17 +22,37 @@ export interface ConnectionGate {
   isAuthenticated(socket: Socket): boolean;
 }
 
+type Peer = ReturnType<ConnectionState<Socket>['peer']>;
+
+/**
+ * Whose process holds the other end of `socket`: one exact lookup in the kernel's table of connections (sock_diag,
+ * through our addon), where reading /proc/net/tcp would walk a table another user can make long. `unknown` where the
+ * addon does not load or the lookup fails.
+ */
+export function connectionPeer(socket: Socket): Peer {
+  const { localAddress, localPort, remoteAddress, remotePort } = socket;
+  const native = optionalNativeHelpers();
+  if (native === undefined || !localAddress || !localPort || !remoteAddress || !remotePort) return 'unknown';
+  try {
+    const uid = native.tcpSocketUid(plainAddress(remoteAddress), remotePort, plainAddress(localAddress), localPort);
+    return uid === process.getuid?.() ? 'ours' : 'other';
+  } catch {
+    return 'unknown';
+  }
+}
+
 /**
  * At most `max` open connections, so a flood cannot use up the process's file descriptors. At the cap a new
- * connection closes one that never carried the token (pickConnectionToClose), so connections without it cannot lock
- * out the token holder; only when every other one carried it is the newcomer closed. A log line every 5 s says how
+ * connection closes one that never carried the token (pickConnectionToClose), another user's first, so connections
+ * without it cannot lock out the token holder; only when every other one carried it is the newcomer closed. A log line every 5 s says how
  * many were closed either way.
  */
 export function limitConnections(server: Server, max: number, log: (line: string) => void): ConnectionGate {
   // Insertion order is acceptance order: oldest first.
-  const open = new Map<Socket, Omit<ConnectionState<Socket>, 'sent'>>();
+  const open = new Map<Socket, Omit<ConnectionState<Socket>, 'sent' | 'peer'> & { peer?: Peer }>();
   function* states(): Generator<ConnectionState<Socket>> {
-    for (const state of open.values()) yield { ...state, sent: state.key.bytesRead > 0 };
+    for (const state of open.values())
+      yield { ...state, sent: state.key.bytesRead > 0, peer: () => (state.peer ??= connectionPeer(state.key)) };
   }
   // Event-loop turns that accepted connections, counted in the check phase after them; one more turn is counted
   // after the last accept, then the counter rests (no timer runs while nothing arrives).

@@ -7,7 +7,7 @@ import { toExitInfo } from './exit-info.js';
 import { FdWriter } from './fd-writer.js';
 import { waitAtMost } from '../util/delay.js';
 import { MarkerScanner } from './marker-scanner.js';
-import { nativeHelpers } from './native.js';
+import { nativeHelpers } from '../util/native-addon.js';
 import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
 import { killSessionTree } from '../linux/process-tree.js';
 import type { NativePty, NodePtyBinaries, NodePtyNativeVersion, NodePtyUtils } from './node-pty-native.js';

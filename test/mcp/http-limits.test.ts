@@ -4,6 +4,7 @@ import { startServe } from './cli-process.js';
 import { structuredOf } from './client-scenarios.js';
 import { TEST_TOKEN, TOKEN_ENV, connectHttp, rawInitialize, rawToolCall } from './http-client.js';
 import { rawSocket, whileFlooded, type RawSocket } from '../helpers/connections.js';
+import { CANNOT_SWITCH_USER } from '../helpers/nobody.js';
 
 /** Slowloris: a request line, then one header byte every `everyMs`, never the blank line that ends the headers. */
 function slowSender(port: number, everyMs: number): Promise<RawSocket> {
@@ -95,6 +96,32 @@ describe('serve: connections without the token', () => {
       const server = await startServe(['--structured-output', '--max-connections', '16'], TOKEN_ENV);
       try {
         await whileFlooded(server.port, 16, mode, () => echoes(server.url));
+      } finally {
+        await server.stop();
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(CANNOT_SWITCH_USER !== undefined)(
+    'keeps a token holder’s connection that sends its request 1 s after connecting, while another user’s flood of silent connections reopens every one closed',
+    async () => {
+      const server = await startServe(['--structured-output', '--max-connections', '16'], TOKEN_ENV);
+      try {
+        const request = `GET /view/api/sessions HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n\r\n`;
+        const slow = await whileFlooded(server.port, 16, 'silent', async () => {
+          // A client slow to write (a busy machine): meanwhile the flood reopens each connection its arrival closed,
+          // and each reopening closes another.
+          const raw = await rawSocket(server.port, ({ socket }) => setTimeout(() => socket.write(request), 1_000));
+          await vi.waitFor(() => expect(raw.received || raw.closedAt).toBeTruthy(), { timeout: 10_000, interval: 20 });
+          return raw;
+        });
+        expect(slow.received).toMatch(/^HTTP\/1\.1 200 [^]*"sessions"/);
+        slow.socket.destroy();
+        // The flood did churn: the log's count of closed connections, printed 5 s after the first.
+        await vi.waitFor(() => expect(server.stderr()).toMatch(/closed \d+ connection\(s\) without the token/), {
+          timeout: 10_000,
+        });
       } finally {
         await server.stop();
       }
