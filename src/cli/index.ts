@@ -1,110 +1,17 @@
 #!/usr/bin/env node
+// The CLI's entry: `--version` is answered here with nothing else loaded; every other command loads main.ts, and each
+// command then loads only what it runs (a client that starts `mcp` waits for nothing it does not need).
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ManagerOptions } from '../manager/types.js';
-import { survivePipeErrors } from './log.js';
-import { resolveManagerOptions } from './manager-config.js';
-import { parseCli, UsageError, type CliCommand } from './parse-args.js';
-import { resolveServeAuth, type ServeAuth } from './serve-auth.js';
-import { prepareSandbox, withServerDefaults } from './server-policy.js';
-import { usage } from './usage.js';
 import { packageVersion } from './version.js';
 
-// Commands load lazily: --help and --version should not pay for the MCP SDK and node-pty.
-
-async function main(argv: string[]): Promise<void> {
-  survivePipeErrors();
-  const version = packageVersion();
-  let command: CliCommand;
-  try {
-    command = parseCli(argv, process.env);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`unified-exec: ${error.message}\nRun \`unified-exec --help\` for usage.\n`);
-    return exit(2);
-  }
-  let managerOptions: ManagerOptions = {};
-  if ('manager' in command) {
-    try {
-      managerOptions = resolveManagerOptions(command.manager);
-    } catch (error) {
-      process.stderr.write(`unified-exec: ${(error as Error).message}\n`);
-      return exit(2);
-    }
-  }
-  if (command.kind === 'mcp' || command.kind === 'serve') {
-    const prepared = prepareSandbox(withServerDefaults(managerOptions));
-    if (!prepared.ok) {
-      process.stderr.write(`unified-exec: ${prepared.problem}\n`);
-      return exit(1);
-    }
-    managerOptions = prepared.options;
-    if (prepared.note !== undefined) process.stderr.write(`unified-exec: ${prepared.note}\n`);
-  }
-  switch (command.kind) {
-    case 'help':
-      process.stdout.write(usage(version, [process.execPath, realpathSync(fileURLToPath(import.meta.url)), 'mcp']));
-      return exit(0);
-    case 'version':
-      process.stdout.write(`${version}\n`);
-      return exit(0);
-    case 'mcp': {
-      const { serveStdio } = await import('./mcp-command.js');
-      return serveStdio({
-        managerOptions,
-        version,
-        tools: command.tools,
-        structuredOutput: command.structuredOutput,
-        stateLines: command.stateLines,
-      });
-    }
-    case 'serve': {
-      let auth: ServeAuth;
-      try {
-        auth = resolveServeAuth(command, process.env);
-      } catch (error) {
-        if (!(error instanceof UsageError)) throw error;
-        process.stderr.write(`unified-exec: ${error.message}\n`);
-        return exit(2);
-      }
-      const { serve } = await import('./serve-command.js');
-      return serve({ ...command, auth, managerOptions, version });
-    }
-    case 'run': {
-      const { runOnce } = await import('./run-command.js');
-      return exit(await runOnce({ ...command, managerOptions }));
-    }
-    case 'exec-server': {
-      const { resolveExecServerAuth, runExecServer } = await import('./exec-server-command.js');
-      let auth: ServeAuth;
-      try {
-        auth = resolveExecServerAuth(command.listen, command, process.env);
-      } catch (error) {
-        if (!(error instanceof UsageError)) throw error;
-        process.stderr.write(`unified-exec: ${error.message}\n`);
-        return exit(2);
-      }
-      return runExecServer({ ...command, auth, version });
-    }
-  }
-}
-
-/** Exits once stdout has taken everything: leftover timers elsewhere must not keep a finished command alive. */
-async function exit(code: number): Promise<void> {
-  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
-  process.exit(code);
-}
-
-main(process.argv.slice(2)).catch((error: unknown) => {
-  // Configuration mistakes (a non-loopback host without a token, a busy port) read as one clear line.
-  const known = error instanceof Error && (error.name === 'UnifiedExecError' || isListenError(error));
-  process.stderr.write(
-    `unified-exec: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`,
-  );
-  process.exitCode = 1;
-});
-
-function isListenError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL';
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version')) {
+  process.stdout.write(`${packageVersion()}\n`);
+} else {
+  const { main, failureLine } = await import('./main.js');
+  await main(argv, realpathSync(fileURLToPath(import.meta.url))).catch((error: unknown) => {
+    process.stderr.write(failureLine(error));
+    process.exitCode = 1;
+  });
 }

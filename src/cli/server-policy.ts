@@ -1,6 +1,6 @@
 import { approvalPolicyOf, resolveSettings, sandboxPolicyOf } from '../manager/settings.js';
 import type { ManagerOptions } from '../manager/types.js';
-import { SANDBOX_HELP, chooseBackend } from '../sandbox/launcher.js';
+import { SANDBOX_HELP, chooseBackendAsync } from '../sandbox/launcher.js';
 import { describePolicy } from '../sandbox/policy.js';
 
 /** What `mcp` and `serve` run with unless told otherwise: Codex's defaults (sandboxed, the model may ask to leave). */
@@ -18,15 +18,15 @@ export function withServerDefaults(options: ManagerOptions): ManagerOptions {
  * sandbox can run and what to do. A server never falls back to running commands unsandboxed on its own. `note`: why
  * bubblewrap was passed over, for the log.
  */
-export function prepareSandbox(
+export async function prepareSandbox(
   options: ManagerOptions,
-): { ok: true; options: ManagerOptions; note?: string } | { ok: false; problem: string } {
+): Promise<{ ok: true; options: ManagerOptions; note?: string } | { ok: false; problem: string }> {
   const mode = options.sandbox ?? 'danger-full-access';
   if (mode === 'danger-full-access') return { ok: true, options };
   // Exec-servers apply the policy on their side and containers are the box: only sessions here need a sandbox.
   const urls = Object.values(options.executors ?? {});
   if (urls.length > 0 && !urls.includes('local')) return { ok: true, options };
-  const choice = chooseBackend(options.sandboxBackend);
+  const choice = await chooseBackendAsync(options.sandboxBackend);
   if (!choice.ok) {
     const forced = options.sandboxBackend ? ` --sandbox-backend ${options.sandboxBackend}` : '';
     return {

@@ -1,6 +1,11 @@
-import xterm from '@xterm/headless';
+import { createRequire } from 'node:module';
+import type xterm from '@xterm/headless';
 
-const { Terminal } = xterm;
+type Terminal = InstanceType<typeof xterm.Terminal>;
+
+/** The emulator's module, loaded with the first screen: a server whose sessions have no terminal never pays for it. */
+let emulator: typeof xterm | undefined;
+const loadEmulator = () => (emulator ??= createRequire(import.meta.url)('@xterm/headless') as typeof xterm);
 
 /** What a person would see on a terminal now: its rows of text, where the cursor is, and the modes that matter. */
 export interface ScreenSnapshot {
@@ -63,7 +68,7 @@ interface CoreInputHandler {
  * say what is on screen. It keeps no scrollback: only the visible rows, so its memory does not grow with output.
  */
 export class Screen {
-  private readonly terminal: InstanceType<typeof Terminal>;
+  private readonly terminal: Terminal;
   /** Writes not yet parsed. */
   private pending = 0;
   /** The code points a repeated character is printed from, kept for the next repeat (see repeatPrevious). */
@@ -73,7 +78,7 @@ export class Screen {
   private disposed = false;
 
   constructor(cols: number, rows: number) {
-    this.terminal = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true });
+    this.terminal = new (loadEmulator().Terminal)({ cols, rows, scrollback: 0, allowProposedApi: true });
     this.boundCountedControls();
   }
 
