@@ -40,6 +40,8 @@ export const DRIVERS = {
   'ue-container': { module: 'elsewhere', label: 'unified-exec → container', params: { where: 'container' } },
   // The built `mcp` CLI on stdio, driven by the MCP SDK's client (drivers/mcp.mjs).
   'ue-mcp': { module: 'mcp', label: 'unified-exec over MCP stdio', params: {} },
+  // Figure 19's floor: the least MCP server the same SDK makes (lib/minimal-mcp-server.mjs).
+  'mcp-minimal': { module: 'mcp', label: 'minimal MCP SDK server (one tool)', params: { server: 'minimal' } },
   // Screens turned off (the manager's `screens: false`, the CLI's --no-screens): the screen figures' baseline.
   'ue-no-screens': {
     module: 'unified',
@@ -72,6 +74,12 @@ const latencyRow = (results) => {
     notWaiting: sum(results, 'notWaiting'),
   };
 };
+
+/** Figure 19: the median time to `initialize`'s answer (the value), and to `tools/list`'s. */
+const startupRow = (results) => ({
+  ...latencyRow(results),
+  toolsListMs: round(median(results.flatMap((r) => r.toolsList)), 1),
+});
 
 /** Throughput is the best of the runs: load from outside the bench can only slow a run down. */
 const floodRow = (results) => {
@@ -396,6 +404,8 @@ export function figures(quick) {
   const spread = { count: q(256, 32), tty: true };
   // Figure 18b: one fresh workspace per worker (a second unpack would find the files there), 3 workers a row.
   const fileHeavy = { files: q(10_000, 2_000) };
+  /** Figure 19: servers started one after another per worker (each run interleaves the two kinds). */
+  const startup = { iterations: q(6, 2) };
   // Many sessions (figure 13): one worker per driver opens them all, then measures the figures 13b–d on them.
   const scale = {
     count: q(1024, 64),
@@ -906,6 +916,26 @@ export function figures(quick) {
         },
       ],
       targets: [{ variant: 'ue-landlock', field: 'compared', op: '<=', value: 1.3 }],
+    },
+    {
+      id: 'startup',
+      title:
+        '19. Start-up: spawn → `initialize` answered (and `tools/list`), `unified-exec mcp` as clients start it beside a minimal SDK server',
+      figure: 'startup',
+      valueLabel: 'median',
+      row: startupRow,
+      noFloor: true,
+      variants: [
+        { driver: 'mcp-minimal', params: startup, reps: q(5, 2) },
+        {
+          driver: 'ue-mcp',
+          params: { ...startup, server: 'unified' },
+          reps: q(5, 2),
+          note: 'default: sandboxed',
+          compareTo: { key: 'mcp-minimal', label: 'minimal SDK server' },
+        },
+      ],
+      targets: [{ variant: 'ue-mcp', field: 'compared', op: '<=', value: 1.25 }],
     },
   ].map((f) => ({ ...f, variants: f.variants.filter((v) => !(quick && v.skipQuick)) }));
 }

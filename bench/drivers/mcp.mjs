@@ -5,6 +5,7 @@
  * after `tools/list`. With --structured-output the replies carry `wall_time_seconds` and `state` as fields, and the
  * client checks every result against the tool's outputSchema: the dearest form of a reply.
  */
+import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { fileURLToPath } from 'node:url';
@@ -90,4 +91,64 @@ export async function roundTrip({ repl: name, iterations, warmup }) {
   }
   await call(client, 'close_session', { session_id: opened.session_id });
   return { samples, inManager, outside, wrong, notWaiting };
+}
+
+/** The servers figure 19 starts: ours as a client starts it (the default sandbox), and the SDK's floor. */
+const STARTED = {
+  unified: [CLI, 'mcp'],
+  minimal: [fileURLToPath(new URL('../lib/minimal-mcp-server.mjs', import.meta.url))],
+};
+
+/**
+ * Start-up as a client sees it: from spawning the server to the answer to `initialize`, and to the answer to
+ * `tools/list` sent right after it (with `notifications/initialized`), in raw JSON-RPC lines on stdio; `iterations`
+ * servers one after another, each ended (end of stdin) before the next.
+ */
+export async function startup({ server, iterations }) {
+  const initialize = [];
+  const toolsList = [];
+  for (let i = 0; i < iterations; i++) {
+    const times = await startOnce(STARTED[server]);
+    initialize.push(times.initialize);
+    toolsList.push(times.toolsList);
+  }
+  return { samples: initialize, toolsList };
+}
+
+function startOnce(args) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env } });
+    trackStop(() => child.kill('SIGKILL'));
+    const send = (message) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    const times = {};
+    let stderr = '';
+    let buffered = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+        const { id } = JSON.parse(buffered.slice(0, end));
+        buffered = buffered.slice(end + 1);
+        if (id === 1) {
+          times.initialize = performance.now() - t0;
+          send({ method: 'notifications/initialized' });
+          send({ id: 2, method: 'tools/list' });
+        } else if (id === 2) {
+          times.toolsList = performance.now() - t0;
+          child.stdin.end();
+        }
+      }
+    });
+    child.once('close', (code) =>
+      times.toolsList === undefined
+        ? reject(new Error(`startup: the server exited (${code}) before answering: ${stderr.slice(-500)}`))
+        : resolve(times),
+    );
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    });
+  });
 }

@@ -1,6 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
-import { UnifiedExecManager } from '../manager/manager.js';
+import type { UnifiedExecManager } from '../manager/manager.js';
+import { resolveSettings } from '../manager/settings.js';
 import type { ManagerOptions } from '../manager/types.js';
+import type { ExecSessions } from '../tools/run-tool.js';
 import { CallTrackingTransport } from './call-tracking-transport.js';
 import { SHUTDOWN_ANSWER_GRACE_MS } from './defaults.js';
 import { elicitApproval } from './elicit-approval.js';
@@ -22,16 +24,30 @@ export interface RunningStdioServer {
   close(): Promise<void>;
 }
 
-/** MCP over stdin/stdout: stdout carries protocol messages only, so nothing else may print there. */
+/**
+ * MCP over stdin/stdout: stdout carries protocol messages only, so nothing else may print there. The server answers
+ * `initialize` and `tools/list` before the manager's code is even loaded: a client starts its servers when it starts
+ * and lists their tools once, so a server still loading then offers nothing for the whole conversation. The manager
+ * loads right after (a tool call that comes first waits for it); this resolves once it is there.
+ */
 export async function startStdioServer(options: StdioServerOptions = {}): Promise<RunningStdioServer> {
   const input = options.input ?? process.stdin;
-  // A wrong tool name fails before there is a manager to shut down.
+  // A wrong tool name or setting fails before there is a server.
   if (options.tools) offeredTools(options.tools);
-  const manager = new UnifiedExecManager({
-    ...options.managerOptions,
-    onApproval: options.managerOptions?.onApproval ?? elicitApproval(() => server.server),
-  });
-  const server = createMcpServer(manager, options);
+  const { maxBackgroundPollMs } = resolveSettings(options.managerOptions ?? {});
+  let loaded: UnifiedExecManager | undefined;
+  let loading: Promise<UnifiedExecManager> | undefined;
+  const manager = () => (loading ??= makeManager(options.managerOptions, () => server).then((m) => (loaded = m)));
+  const sessions: Required<ExecSessions> = {
+    settings: { maxBackgroundPollMs },
+    execCommand: async (request, callOptions) => (await manager()).execCommand(request, callOptions),
+    writeStdin: async (request, callOptions) => (await manager()).writeStdin(request, callOptions),
+    shell: async (request, callOptions) => (await manager()).shell(request, callOptions),
+    closeSession: async (sessionId) => (await manager()).closeSession(sessionId),
+    // Before the manager is there, no session can be.
+    listSessions: () => loaded?.listSessions() ?? [],
+  };
+  const server = createMcpServer(sessions, options);
   const output = options.output ?? process.stdout;
   // Garbage and over-long lines are answered by the transport's line guard; the SDK's transport would ignore the one
   // and hang up on the other.
@@ -42,7 +58,7 @@ export async function startStdioServer(options: StdioServerOptions = {}): Promis
   const close = () =>
     (closing ??= (async () => {
       // Calls waiting on a session answer at once with its exit; every open call is answered before the server closes.
-      await manager.shutdown();
+      await (await manager()).shutdown();
       await transport.answerOpenCalls(SHUTDOWN_ANSWER_GRACE_MS);
       await server.close().catch(() => undefined);
       markClosed();
@@ -52,5 +68,17 @@ export async function startStdioServer(options: StdioServerOptions = {}): Promis
   input.once('close', () => void close());
   transport.onclose = () => void close();
   await server.connect(transport);
-  return { manager, closed, close: () => close() };
+  return { manager: await manager(), closed, close: () => close() };
+}
+
+/** The manager, its code loaded now; approvals are asked of the client through `server`. */
+async function makeManager(
+  managerOptions: ManagerOptions | undefined,
+  server: () => ReturnType<typeof createMcpServer>,
+): Promise<UnifiedExecManager> {
+  const { UnifiedExecManager } = await import('../manager/manager.js');
+  return new UnifiedExecManager({
+    ...managerOptions,
+    onApproval: managerOptions?.onApproval ?? elicitApproval(() => server().server),
+  });
 }
