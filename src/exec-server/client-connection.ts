@@ -134,7 +134,9 @@ export class ClientConnection implements SessionSink {
     } catch (error) {
       if (!(error instanceof RpcError)) this.host.log(`${this.label}: ${method} failed: ${String(error)}`);
       const code = error instanceof RpcError ? error.code : INTERNAL_ERROR;
-      this.send({ error: { code, message: (error as Error)?.message ?? String(error) }, id });
+      const data = error instanceof RpcError && error.data !== undefined ? { data: error.data } : {};
+      // Members in the real server's order: code, data, message.
+      this.send({ error: { code, ...data, message: (error as Error)?.message ?? String(error) }, id });
     }
   }
 

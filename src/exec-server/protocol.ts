@@ -1,6 +1,7 @@
 /**
- * The wire contract of Codex's `codex exec-server` (0.169.0, as observed: see EXEC-SERVER.md in codex-reference), plus
- * unified-exec's optional extensions, which a Codex client never sends and ignores when it receives them. Types,
+ * The wire contract of Codex's `codex exec-server` (0.171.0, as observed: EXEC-SERVER.md in codex-reference describes
+ * 0.169.0, and 0.171.0 answered its scripts the same but for `data.kind` on spawn failures and one more capability),
+ * plus unified-exec's optional extensions, which a Codex client never sends and ignores when it receives them. Types,
  * constants and tiny pure helpers only: both our server and our client import this file. The params of each method
  * are not here: they are written once, as the validators in schemas.ts, which their types are derived from.
  *
@@ -30,6 +31,8 @@ export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 /** Spawn and I/O failures (`No such file or directory (os error 2)`, `failed to write to process stdin`). */
 export const INTERNAL_ERROR = -32603;
+/** What a failed `process/start`'s error says in `data.kind` (`{"kind":"spawnNotFound"}`). */
+export type SpawnFailureKind = 'spawnNotFound' | 'spawnPermissionDenied' | 'spawnFailed';
 /** A file system path (or file handle) that does not exist. */
 export const NOT_FOUND = -32004;
 /** `resumeSessionId` names a session attached to another live connection. */
@@ -306,7 +309,7 @@ interface WirePermissions {
   network?: 'restricted' | 'enabled';
 }
 
-/** The `sandbox` field of `process/start` and the fs methods, as Codex 0.169.0 sends it. */
+/** The `sandbox` field of `process/start` and the fs methods, as Codex 0.171.0 sends it (0.169.0's was the same). */
 export interface WireSandbox {
   permissions: WirePermissions;
   /** file:// URI. */

@@ -1,13 +1,14 @@
 import { constants } from 'node:os';
-import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, NOT_FOUND } from './protocol.js';
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, NOT_FOUND, type SpawnFailureKind } from './protocol.js';
 
-/** A JSON-RPC error to answer with: the code and the exact message. */
+/** A JSON-RPC error to answer with: the code, the exact message, and the error's `data` when it has one. */
 export class RpcError extends Error {
   override readonly name = 'RpcError';
 
   constructor(
     readonly code: number,
     message: string,
+    readonly data?: unknown,
   ) {
     super(message);
   }
@@ -46,6 +47,25 @@ export function osErrorMessage(error: unknown): string {
   const text = code === undefined ? undefined : STRERROR[code];
   if (text !== undefined && errno !== undefined) return `${text} (os error ${errno})`;
   return (error as Error | undefined)?.message ?? String(error);
+}
+
+/** Rust's io::ErrorKind::PermissionDenied, which the real server's spawnPermissionDenied comes from, is both. */
+const PERMISSION_DENIED = new Set(['EACCES', 'EPERM']);
+
+/**
+ * A failed `process/start`: -32603 with the system error's text, and `data.kind` saying what failed, as the real
+ * server (0.171.0) tells them apart: a missing program or working directory, a program not allowed to run, anything
+ * else.
+ */
+export function spawnError(error: unknown, message = osErrorMessage(error)): RpcError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const kind: SpawnFailureKind =
+    code === 'ENOENT'
+      ? 'spawnNotFound'
+      : code !== undefined && PERMISSION_DENIED.has(code)
+        ? 'spawnPermissionDenied'
+        : 'spawnFailed';
+  return new RpcError(INTERNAL_ERROR, message, { kind });
 }
 
 /** A file system error: a missing path is -32004 (NOT_FOUND), anything else -32603. */

@@ -1,7 +1,8 @@
 /**
  * Our SandboxPolicy and the `sandbox` object of the exec-server wire, both ways. Pure: plain data in, plain data out.
  *
- * What Codex 0.169.0 sends (captured through the tap, EXEC-SERVER.md section 13): read-only is the root readable and
+ * What Codex sends (EXEC-SERVER.md section 13, captured through the tap from 0.169.0; 0.171.0's workspace-write
+ * object was the same, byte for byte): read-only is the root readable and
  * nothing else; workspace-write adds the project roots, /tmp and $TMPDIR writable, each extra writable root as an
  * absolute `path` entry (a file:// URI) right after them, then `.git`, `.agents`, `.codex`, `.aws` inside the
  * project roots read-only. `workspaceRoots` lists the working directory and then the extra writable roots.

@@ -1,8 +1,9 @@
 /**
  * `unified-exec exec-server`: a server of Codex's exec-server protocol (EXEC-SERVER.md, observed on codex-cli
- * 0.169.0) built on our process layer, so a Codex CLI pointed at it (`CODEX_EXEC_SERVER_URL`) runs its commands
- * here. The core is transport-agnostic: `connect(transport)` takes anything that can send a text and be closed;
- * ws-transport.ts and stdio-transport.ts carry it over WebSocket and stdin/stdout.
+ * 0.169.0; 0.171.0 checked against it, see protocol.ts) built on our process layer, so a Codex CLI pointed at it
+ * (`CODEX_EXEC_SERVER_URL`) runs its commands here. The core is transport-agnostic: `connect(transport)` takes
+ * anything that can send a text and be closed; ws-transport.ts and stdio-transport.ts carry it over WebSocket and
+ * stdin/stdout.
  *
  * Where it differs from the real server, on purpose:
  * - Requests on one connection run concurrently: a long-polling `process/read` holds up nothing (the real server's

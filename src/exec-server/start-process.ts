@@ -5,7 +5,7 @@ import type { ExecProcess, ProcessSpawner, SpawnOptions } from '../spawn/types.j
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/process-core.js';
 import { MAX_TERMINAL_DIMENSION } from './limits.js';
 import type { SandboxType } from './protocol.js';
-import { RpcError, internalError, invalidParams, osErrorMessage } from './rpc-error.js';
+import { RpcError, invalidParams, spawnError } from './rpc-error.js';
 import { fromWireSandbox } from './sandbox-wire.js';
 import type { ExecEnvPolicy, StartParams } from './schemas.js';
 
@@ -55,8 +55,9 @@ export interface StartedProcess {
 
 /**
  * Starts the process `params` describe with `executor`, or throws the RpcError the real server would answer:
- * -32602 for empty argv or a sandbox object it cannot read, -32603 `No such file or directory (os error 2)` for a
- * missing working directory or program (argv[0] is looked up on the PATH of the child's environment).
+ * -32602 for empty argv or a sandbox object it cannot read, -32603 `No such file or directory (os error 2)` with
+ * `data: {"kind":"spawnNotFound"}` for a missing working directory or program (argv[0] is looked up on the PATH of the
+ * child's environment), other spawn failures with their own kind (spawnError).
  */
 export async function startProcess(
   params: StartParams,
@@ -81,7 +82,7 @@ export async function startProcess(
     // Checked here for the sandbox too: it sees this machine's files, and bwrap would only say so on stderr.
     resolveProgram(argv[0]!, env, cwd);
   } catch (error) {
-    throw internalError(osErrorMessage(error));
+    throw spawnError(error);
   }
   const arg0 = params.arg0;
   const options: SpawnOptions = {
@@ -102,8 +103,8 @@ export async function startProcess(
     if (error instanceof RpcError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (sandbox !== undefined && code === undefined) {
-      throw internalError(`unable to start the sandbox: ${(error as Error).message}`);
+      throw spawnError(error, `unable to start the sandbox: ${(error as Error).message}`);
     }
-    throw internalError(osErrorMessage(error));
+    throw spawnError(error);
   }
 }

@@ -1,11 +1,33 @@
 // Where the real agent clients the interop tests drive live: a package of their own (test/clients/package.json,
-// installed by `npm run clients:install`), so the project's own install does not fetch them (about 800 MB).
-import { existsSync } from 'node:fs';
+// installed by `npm run clients:install`), so the project's own install does not fetch them (about 800 MB). That
+// package.json is the one place their versions are written: tests and docs name them through it.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const CLIENTS_DIR = fileURLToPath(new URL('.', import.meta.url));
 const MODULES = join(CLIENTS_DIR, 'node_modules');
+
+const readManifest = (file: string) =>
+  JSON.parse(readFileSync(file, 'utf8')) as { version?: string; dependencies?: Record<string, string> };
+
+/** The clients' packages and the exact versions test/clients/package.json pins them to. */
+const PINNED: Readonly<Record<string, string>> = readManifest(join(CLIENTS_DIR, 'package.json')).dependencies ?? {};
+
+/** The Codex CLI release the tests run (and whose observed behaviour they compare against). */
+export const PINNED_CODEX_VERSION = PINNED['@openai/codex'] ?? 'unpinned';
+
+/**
+ * Why the installed `name` is not the pinned release (an install left from before the pin moved), or undefined. A
+ * missing package is left to the binary checks, which say how to install it.
+ */
+export function staleClient(name: string): string | undefined {
+  const file = join(MODULES, name, 'package.json');
+  if (!existsSync(file)) return undefined;
+  const installed = readManifest(file).version;
+  if (installed === PINNED[name]) return undefined;
+  return `${name} ${installed} is installed, test/clients/package.json pins ${PINNED[name]}: npm run clients:install`;
+}
 
 /** The platform packages the clients bring their native binaries in, by Node's `process.arch` (Linux only). */
 const CODEX_TARGETS: Readonly<Record<string, string>> = {
@@ -30,6 +52,10 @@ export function clientsAvailability(): string | undefined {
   }
   for (const [name, binary] of Object.entries(CLIENT_BINARIES)) {
     if (!existsSync(binary)) return `no ${name} binary at ${binary} (npm run clients:install)`;
+  }
+  for (const name of Object.keys(PINNED)) {
+    const stale = staleClient(name);
+    if (stale) return stale;
   }
   return undefined;
 }

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLIENT_BINARIES } from '../clients/clients-install.js';
+import { CLIENT_BINARIES, staleClient } from '../clients/clients-install.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** `../shared/codex-reference` beside the repository: CI runs from a clean clone with `../shared` next to it. */
@@ -27,7 +27,7 @@ export function codexAvailability(): string | undefined {
   if (!existsSync(CLIENT_BINARIES.codex)) {
     return `no Codex binary at ${CLIENT_BINARIES.codex}: the real clients are not installed (npm run clients:install)`;
   }
-  return undefined;
+  return staleClient('@openai/codex');
 }
 
 /** The Codex binary to run; throws with the reason when the interop tests cannot run here. */

@@ -8,6 +8,7 @@
 // --no-auth behind it (loopback, for the length of the test); a last case has Codex send our server its token.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { PINNED_CODEX_VERSION } from '../clients/clients-install.js';
 import { codexSkipReason, runCodexScript, type CodexRun, type CodexStep } from './codex-driver.js';
 import { clientMethods, startTap } from './exec-server-tap.js';
 import { normalizeAnswers, type NormalizedAnswer } from './normalize.js';
@@ -126,7 +127,9 @@ function tapDirForTest(): string {
 const unavailable = codexSkipReason();
 
 describe.skipIf(unavailable !== undefined)(
-  unavailable ? `Codex CLI interop (skipped: ${unavailable})` : 'Codex CLI, local and through an exec-server',
+  unavailable
+    ? `Codex CLI interop (skipped: ${unavailable})`
+    : `Codex CLI ${PINNED_CODEX_VERSION}, local and through an exec-server`,
   () => {
     afterAll(() => console.info(`Codex runs:\n${timings.join('\n')}`));
 

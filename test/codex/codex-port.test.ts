@@ -29,6 +29,7 @@
 //   completed_commands_do_not_persist_sessions, unified_exec_prunes_exited_sessions_first (64 sessions).
 // - unified_exec_pause_blocks_yield_timeout: an out-of-band elicitation pause inside Codex; no model call makes one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PINNED_CODEX_VERSION } from '../clients/clients-install.js';
 import { codexSkipReason, runCodexScript, type CodexAnswer, type CodexStep } from './codex-driver.js';
 import { normalizeCodexText, normalizeReportedSessions } from './normalize.js';
 import { runOurScript } from './our-mcp-script.js';
@@ -86,7 +87,7 @@ const unavailable = codexSkipReason();
 describe.skipIf(unavailable !== undefined)(
   unavailable
     ? `Codex's unified exec tests ported (skipped: ${unavailable})`
-    : "Codex's unified exec tests, run against us",
+    : `Codex ${PINNED_CODEX_VERSION}'s unified exec tests, run against us`,
   () => {
     const results = new Map<PortCase, Texts>();
     const timings: string[] = [];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeAnswers, normalizeCodexText, normalizeReportedSessions } from './normalize.js';
 
-// Answers taken from real runs of Codex CLI 0.169.0 (local and through `codex exec-server`).
+// Answers taken from real runs of the pinned Codex CLI (test/clients/package.json), local and through
+// `codex exec-server`.
 const ECHO_LOCAL =
   'Chunk ID: d8f8ab\nWall time: 0.0485 seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\nhello\n';
 const ECHO_REMOTE =
@@ -58,7 +59,7 @@ describe('normalizeCodexText', () => {
 });
 
 describe('normalizeCodexText on an applied patch', () => {
-  // Codex CLI 0.169.0's answer to `apply_patch <<'EOF' … EOF` typed into exec_command.
+  // The pinned Codex CLI's answer to `apply_patch <<'EOF' … EOF` typed into exec_command.
   const PATCHED =
     'Wall time: 0.0512 seconds\nOutput:\nExit code: 0\nWall time: 0.1 seconds\nOutput:\n' +
     'Success. Updated the following files:\nA uexec_apply.txt\n';

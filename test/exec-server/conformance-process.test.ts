@@ -1,5 +1,7 @@
-// Replays the scripts the real `codex exec-server` 0.169.0 was recorded with (codex-reference/exec-server) against
-// our server and asserts the facts its transcripts show: results, errors, seq order, decoded output, exit codes.
+// Replays the scripts the real `codex exec-server` was recorded with (codex-reference/exec-server: transcripts of
+// 0.169.0; the pinned release, test/clients/package.json, answered the same scripts alike but for what
+// conformance-session.test.ts notes) against our server and asserts the facts its transcripts show: results, errors,
+// seq order, decoded output, exit codes.
 // Ids, pids, paths and timings are normalised away; where we differ on purpose (terminate's SIGTERM first, the
 // process tag in the environment) the test says so.
 import { describe, expect, it } from 'vitest';

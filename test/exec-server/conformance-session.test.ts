@@ -4,15 +4,20 @@ import { describe, expect, it } from 'vitest';
 import { CORE_ENV_NAMES } from '../../src/spawn/env.js';
 import { SandboxLauncher, probeSandbox } from '../../src/sandbox/launcher.js';
 import { LocalExecutor } from '../../src/spawn/local-executor.js';
+import { dirname, join } from 'node:path';
+import { CLIENT_BINARIES } from '../clients/clients-install.js';
 import { decode, useExecServer } from './client.js';
 import { replay, seqs } from './replay.js';
 
 const start = useExecServer();
-// bubblewrap from PATH, else the one the pinned @openai/codex package ships.
-const CODEX_RESOURCES = new URL(
-  '../../node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/codex-resources',
-  import.meta.url,
-).pathname;
+// bubblewrap from PATH, else the one the pinned Codex (test/clients/package.json) ships beside its binary.
+const CODEX_RESOURCES = join(dirname(dirname(CLIENT_BINARIES.codex)), 'codex-resources');
+/**
+ * A missing program or working directory, as the real server answers it, member order included: 0.171.0 added
+ * `data` (0.169.0 sent only code and message), measured with probe.mjs on 07-errors and 08-env.
+ */
+const SPAWN_NOT_FOUND =
+  '{"code":-32603,"data":{"kind":"spawnNotFound"},"message":"No such file or directory (os error 2)"}';
 const onPath = probeSandbox();
 const sandbox = onPath.ok ? onPath : probeSandbox(`${CODEX_RESOURCES}:${process.env.PATH}`);
 const startSandboxed = useExecServer(
@@ -41,9 +46,9 @@ describe('conformance: handshake, errors, environment, fs, resume, sandbox', () 
     const { url, dir } = await start();
     const t = await replay(url, '07-errors', { cwd: dir });
     expect(t.error(1)).toEqual({ code: -32602, message: 'invalid URI: relative URL without a base' });
-    expect(t.error(2)).toEqual({ code: -32603, message: 'No such file or directory (os error 2)' });
+    expect(JSON.stringify(t.error(2))).toBe(SPAWN_NOT_FOUND); // the working directory
     expect(t.error(3)).toEqual({ code: -32602, message: 'argv must not be empty' });
-    expect(t.error(4)).toEqual({ code: -32603, message: 'No such file or directory (os error 2)' });
+    expect(JSON.stringify(t.error(4))).toBe(SPAWN_NOT_FOUND); // the program
     expect(t.error(5)).toEqual({ code: -32602, message: 'missing field `tty`' });
     expect(t.error(6)).toEqual({ code: -32602, message: 'missing field `env`' });
     expect(t.error(7)).toEqual({ code: -32602, message: 'invalid type: number, expected a string' });
@@ -74,7 +79,7 @@ describe('conformance: handshake, errors, environment, fs, resume, sandbox', () 
     expect(withoutTag(t.output('e2').split('\r\n'))).toEqual(['FOO=bar', 'SHELL=/bin/bash']);
     expect(t.output('e3')).toMatch(/^PATH=\S+\n$/); // found with env {}; sh's own default PATH
     expect(t.output('e9')).toBe('myprog-ran\n'); // only on env.PATH
-    expect(t.error(10)).toEqual({ code: -32603, message: 'No such file or directory (os error 2)' });
+    expect(JSON.stringify(t.error(10))).toBe(SPAWN_NOT_FOUND);
     expect(t.output('e4', ['stdout']).split('\n')[0]).toBe(`HOME=${process.env.HOME} FROM_SET=env-wins FROM_ENV=e`);
     const core = t.output('e5').trim().split(' ');
     expect(core).toEqual(expect.arrayContaining(['HOME', 'PATH', 'PWD']));

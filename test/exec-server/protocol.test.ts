@@ -13,7 +13,7 @@ import {
   type ProcessWriteParams,
   type StartParams,
 } from '../../src/exec-server/schemas.js';
-import { osErrorMessage } from '../../src/exec-server/rpc-error.js';
+import { osErrorMessage, spawnError } from '../../src/exec-server/rpc-error.js';
 
 const paramsError = (fn: () => unknown) => {
   try {
@@ -149,5 +149,25 @@ describe('osErrorMessage', () => {
       'Directory not empty (os error 39)',
     );
     expect(osErrorMessage(new Error('plain'))).toBe('plain');
+  });
+});
+
+describe('spawnError', () => {
+  const failure = (code?: string) => Object.assign(new Error('plain'), code === undefined ? {} : { code });
+  // The kinds codex exec-server 0.171.0 answered: a missing program or cwd, a program without the execute bit or a
+  // directory as the program, a cwd that is a file.
+  it.each([
+    ['ENOENT', 'spawnNotFound', 'No such file or directory (os error 2)'],
+    ['EACCES', 'spawnPermissionDenied', 'Permission denied (os error 13)'],
+    ['EPERM', 'spawnPermissionDenied', 'Operation not permitted (os error 1)'],
+    ['ENOTDIR', 'spawnFailed', 'Not a directory (os error 20)'],
+    [undefined, 'spawnFailed', 'plain'],
+  ])('%s is -32603 with data.kind %s', (code, kind, message) => {
+    const error = spawnError(failure(code));
+    expect({ code: error.code, data: error.data, message: error.message }).toEqual({
+      code: -32603,
+      data: { kind },
+      message,
+    });
   });
 });

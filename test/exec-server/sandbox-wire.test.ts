@@ -15,7 +15,10 @@ const TAIL = {
   useLegacyLandlock: false,
 };
 
-/** What Codex 0.169.0 sent for workspace-write with writable_roots = ["/var/tmp/extra"] (captured via the tap). */
+/**
+ * What the pinned Codex (test/clients/package.json) sends for workspace-write with writable_roots = ["/var/tmp/extra"]
+ * (captured via the tap).
+ */
 const CODEX_WORKSPACE_WRITE = {
   permissions: {
     type: 'managed',

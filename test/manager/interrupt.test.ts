@@ -9,7 +9,7 @@ const newManager = useManagers();
 const TRAP = "trap 'echo got INT; exit 3' INT; echo ready; while true; do sleep 0.1; done";
 const STDIN_CLOSED = 'stdin is closed for this session; rerun exec_command with tty=true to keep stdin open';
 
-/** Ctrl-C to a session without a terminal, as Codex CLI 0.169.0 answers it (checked through its CLI). */
+/** Ctrl-C to a session without a terminal, as the pinned Codex CLI (test/clients/package.json) answers it. */
 function interruptSuite(options: () => ManagerOptions) {
   async function start(cmd: string) {
     const manager = newManager(options());

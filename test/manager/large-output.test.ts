@@ -5,7 +5,10 @@ import { BASH, useManagers } from '../helpers/manager.js';
 
 const newManager = useManagers();
 
-/** What Codex CLI 0.169.0's unified exec answered for the same command (after `Output:\n`), recorded through its CLI. */
+/**
+ * What the pinned Codex CLI's (test/clients/package.json) unified exec answers for the same command (after
+ * `Output:\n`), recorded through its CLI.
+ */
 const codexOutput = (name: string) => readFileSync(new URL(`../fixtures/codex/${name}.txt`, import.meta.url), 'utf8');
 
 /** The reply's lines before `Output:` that Codex also writes, less the chunk id and the wall time. */

@@ -4,7 +4,8 @@ import { shellResultOutput } from '../../src/tools/output-schemas.js';
 import { formatShellResponse, shellDurationSeconds, shellReply } from '../../src/tools/shell-format.js';
 
 // The expected strings are what Codex's own `shell` tool answered for the same commands (Codex CLI 0.100.0 driven
-// offline by a scripted model; 0.169.0 offers only exec_command, and formats with the same function).
+// offline by a scripted model; the pinned Codex, test/clients/package.json, offers only exec_command and formats with
+// the same function).
 
 const reply = (response: Partial<ShellResponse>): ShellResponse => ({
   exitCode: 0,
