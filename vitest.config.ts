@@ -4,11 +4,12 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Builds dist/ when src/ is newer: CLI and MCP tests run the built CLI as a real client would.
-    globalSetup: ['test/cli/global-build.ts'],
-    // The system's programs, not a profile's shims, on PATH; kills any `serve` a failed test left running, at the
-    // end of its file.
-    setupFiles: ['test/helpers/system-path.ts', 'test/helpers/leftover-servers.ts'],
+    // Builds dist/ when src/ is newer: CLI and MCP tests run the built CLI as a real client would. Makes the suite's
+    // own HOME, with empty startup files, for the run.
+    globalSetup: ['test/cli/global-build.ts', 'test/helpers/suite-home-setup.ts'],
+    // The system's programs, not a profile's shims, on PATH; the suite's HOME; kills any `serve` a failed test left
+    // running, at the end of its file.
+    setupFiles: ['test/helpers/system-path.ts', 'test/helpers/suite-home.ts', 'test/helpers/leftover-servers.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

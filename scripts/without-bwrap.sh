@@ -1,6 +1,7 @@
 #!/bin/sh
-# Runs a command as on a machine where bubblewrap was never installed: in a mount namespace of its own, each system
-# folder that holds bwrap is replaced by a hard-linked copy without it (absent, not covered by a file bound over it).
+# Runs a command as on a machine where bubblewrap was never installed: in a mount namespace of its own, an overlay
+# over each system folder that holds bwrap deletes it (a whiteout: absent, not covered by a file bound over it). An
+# overlay copies nothing; a hard-linked copy became a full one where the scratch folder is on another file system.
 # The server then picks the Landlock backend by itself, as it would there. Needs root (a mount namespace).
 set -eu
 if [ "$(id -u)" != 0 ]; then
@@ -19,10 +20,11 @@ unshare -m --propagation private sh -c '
   shift
   for dir in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
     [ -L "$dir" ] || [ ! -e "$dir/bwrap" ] && continue
-    copy=$(mktemp -d "$scratch/bin-XXXXXX")
-    cp -al "$dir/." "$copy/" 2>/dev/null || cp -a "$dir/." "$copy/"
-    rm -f "$copy/bwrap"
-    mount --bind "$copy" "$dir"
+    layer=$(mktemp -d "$scratch/bin-XXXXXX")
+    mount -t tmpfs -o mode=0755 without-bwrap "$layer"
+    mkdir "$layer/upper" "$layer/work"
+    mknod "$layer/upper/bwrap" c 0 0
+    mount -t overlay without-bwrap -o "lowerdir=$dir,upperdir=$layer/upper,workdir=$layer/work" "$dir"
   done
   if command -v bwrap >/dev/null; then
     echo "without-bwrap: bwrap is still reachable at $(command -v bwrap)" >&2

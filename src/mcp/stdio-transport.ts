@@ -40,11 +40,20 @@ export class StdioLineTransport implements Transport {
     this.input.on('error', this.onInputError);
   }
 
-  /** One write per message; resolves once the stream took it (at once on a pipe), or after 'drain'. */
+  /**
+   * One write per message; resolves once the stream took it (at once on a pipe), after 'drain', or when the stream
+   * failed: a pipe whose reader is gone (EPIPE) never drains, and an answer left pending there held every shutdown
+   * for its grace periods (4 s) after the client had gone.
+   */
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve) => {
-      if (this.output.write(`${JSON.stringify(message)}\n`)) resolve();
-      else this.output.once('drain', resolve);
+      const output = this.output;
+      if (output.write(`${JSON.stringify(message)}\n`) || output.destroyed || output.errored) return resolve();
+      const done = () => {
+        for (const event of ['drain', 'error', 'close']) output.off(event, done);
+        resolve();
+      };
+      for (const event of ['drain', 'error', 'close']) output.once(event, done);
     });
   }
 

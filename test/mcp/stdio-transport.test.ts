@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startStdioServer, type RunningStdioServer } from '../../src/mcp/stdio.js';
@@ -59,6 +59,22 @@ describe('StdioLineTransport', () => {
     await transport.send({ jsonrpc: '2.0', id: 3, result: { text: 'a\nb' } });
     expect(await replies.next()).toEqual({ jsonrpc: '2.0', id: 3, result: { text: 'a\nb' } });
   });
+
+  // A client that closed its end of stdout: the writes fail with EPIPE and the stream never drains. Before, the send
+  // never resolved, and every shutdown waited out its grace for the answer (4 s).
+  it('finishes a send on an output whose reader is gone, and every send after it', async () => {
+    const output = new Writable({
+      highWaterMark: 1,
+      write: (_chunk, _encoding, callback) =>
+        setImmediate(() => callback(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))),
+    });
+    output.on('error', () => undefined); // as the CLI listens
+    const transport = new StdioLineTransport(new PassThrough(), output);
+    await transport.start();
+    await transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(output.errored).toMatchObject({ code: 'EPIPE' });
+    await transport.send({ jsonrpc: '2.0', id: 2, result: {} });
+  }, 5_000);
 
   it('reports a handler that throws and still reads the next line', () => {
     const { input, transport } = started();

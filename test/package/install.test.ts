@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execTextOf } from '../mcp/client-scenarios.js';
+import { userHome } from '../helpers/suite-home.js';
 import { ROOT, cleanEnv, runToEnd } from '../mcp/cli-process.js';
 import { CJS_APP, ESM_APP, NO_DOCKERODE_APP, TS_APP, tsconfigFor } from './package-apps.js';
 
@@ -50,7 +51,11 @@ function makeApp(name: string, install: (dir: string) => void): string {
   return dir;
 }
 
-const installEnv = () => ({ ...cleanEnv(), ...NO_COMPILER, npm_config_ignore_scripts: 'true' });
+/**
+ * The installers run in the user's own HOME, not the suite's: there are npm's cache (pnpm itself comes from it) and
+ * the user's registry settings. No shell starts there: no install script runs.
+ */
+const installEnv = () => ({ ...cleanEnv(), HOME: userHome(), ...NO_COMPILER, npm_config_ignore_scripts: 'true' });
 
 /** Runs `node file` in the app (written from `source` when given) and reads the one JSON line it printed. */
 async function runApp(dir: string, file: string, source?: string): Promise<Record<string, unknown>> {

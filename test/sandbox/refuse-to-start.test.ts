@@ -14,7 +14,7 @@ import { textOf } from '../reliability/harness.js';
 // Where users run without bubblewrap, the server picks the Landlock backend and says so; where neither backend works
 // it does not start (it never falls back to running commands unsandboxed). The server looks for bubblewrap in the
 // system's folders only, whatever its PATH says, so the machine is changed for it alone: in a mount namespace of
-// its own the system folder holding bwrap is replaced by a copy without it, or in a user namespace of its own no
+// its own an overlay over the system folder holding bwrap deletes it, or in a user namespace of its own no
 // further namespace can be made (user.max_user_namespaces 0: Docker's default profile, Ubuntu 24.04's AppArmor rule).
 describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewrap cannot run', () => {
   const bin = mkdtempSync(join(tmpdir(), 'unified-exec-no-bwrap-'));
@@ -27,10 +27,11 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewra
   const scratch = mkdtempSync('/var/tmp/ue-no-bwrap-bin-');
 
   /**
-   * `node args…` on a machine without bubblewrap: in a mount namespace of its own, the system folder that holds it
-   * is replaced by a hard-linked copy without it (absent, not covered, as on a machine where it was never installed;
-   * where it is not installed, nothing needs to change), or with `bwrap` in its place; then each of `covers` (a file
-   * over a path) is bound.
+   * `node args…` on a machine without bubblewrap: in a mount namespace of its own, an overlay over the system folder
+   * that holds it deletes it (a whiteout: absent, not covered, as on a machine where it was never installed; where it
+   * is not installed, nothing changes), or puts `bwrap` in its place; then each of `covers` (a file over a path) is
+   * bound. An overlay copies nothing: a hard-linked copy of the folder became a full one (711 MB of /usr/bin, each
+   * start) where the scratch folder is on another file system or the folder is a mount, and starts timed out.
    */
   const withoutBwrapArgv = (
     args: string[],
@@ -49,10 +50,10 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewra
         '-c',
         [
           't=$(mktemp -d "$1/bin-XXXXXX")',
-          '(cp -al "$2/." "$t/" 2>/dev/null || cp -a "$2/." "$t/")',
-          'rm -f "$t/bwrap"',
-          '{ [ -z "$3" ] || cp "$3" "$t/bwrap"; }',
-          `mount --bind "$t" "$2"${binds}`,
+          'mount -t tmpfs -o mode=0755 no-bwrap "$t"',
+          'mkdir "$t/upper" "$t/work"',
+          '{ if [ -z "$3" ]; then mknod "$t/upper/bwrap" c 0 0; else cp "$3" "$t/upper/bwrap"; fi; }',
+          `mount -t overlay no-bwrap -o "lowerdir=$2,upperdir=$t/upper,workdir=$t/work" "$2"${binds}`,
           `shift ${4 + 2 * covers.length}`,
           'exec "$@"',
         ].join(' && '),
