@@ -142,6 +142,8 @@ export class ClientRegistry {
     if (entry.ended) return 'closing';
     await this.route(entry, req, res, body);
     if (entry.transport.sessionId === undefined) await this.end(entry, undefined, 'initialization failed');
+    // In the background, once initialize is answered: the client's first login command finds its snapshot ready.
+    else void entry.manager.warmUp();
     return 'opened';
   }
 

@@ -52,5 +52,8 @@ export async function startStdioServer(options: StdioServerOptions = {}): Promis
   input.once('close', () => void close());
   transport.onclose = () => void close();
   await server.connect(transport);
+  // In the background, after the server is connected: the first login command then finds the snapshot ready, and
+  // neither the initialize answer nor a call that comes first waits for it.
+  void manager.warmUp();
   return { manager, closed, close: () => close() };
 }
