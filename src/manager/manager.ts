@@ -663,7 +663,7 @@ export class UnifiedExecManager {
         this.assertOpen();
         throw asSpawnFailed(err);
       }
-      // Shut down while it started (an executor elsewhere, a login snapshot): shutdown did not see it, so end it here.
+      // Shut down while it started (an executor elsewhere, a sandbox being set up): shutdown did not see it, so end it here.
       if (this.shutdownPromise) {
         await begun.process.terminate();
         throw shutDown();
