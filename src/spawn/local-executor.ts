@@ -75,12 +75,12 @@ export class LocalExecutor implements Executor, ProcessSpawner {
 
   /**
    * Starts the sandbox's allowlist proxy, and finds how a login command line will run (through the snapshot when it
-   * is ready; never waiting for one); what it worked out is kept for `start` of the same request.
+   * is ready; only a command leaving the sandbox waits for one); what it worked out is kept for `start`.
    */
   async prepare(request: CommandRequest): Promise<void> {
     if (request.sandbox !== undefined) await this.launcher.ready(request.sandbox);
     const plan = this.plan(request);
-    const prepared = { plan, login: this.loginPlan(request, plan) };
+    const prepared = { plan, login: await this.loginPlan(request, plan) };
     this.prepared.set(request, prepared);
   }
 
@@ -107,7 +107,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     const warnings: string[] = [];
     let { argv } = plan;
     // A login command line: through a snapshot of the login profile when one is ready, else a real login shell.
-    const login = prepared ? prepared.login : this.loginPlan(request, plan);
+    const login = prepared ? prepared.login : await this.loginPlan(request, plan);
     // Leaving the sandbox: the PATH the profile left, cleaned like the one it started with (no relative entries, no
     // folders of the writable roots), so `./node_modules/.bin` a profile adds does not find the agent's programs.
     const roots = plan.writableRoots;
@@ -173,12 +173,14 @@ export class LocalExecutor implements Executor, ProcessSpawner {
   }
 
   /**
-   * How a login command line of `request` runs now: through the snapshot when it is ready, else as a real login
-   * shell (while the snapshot is taken in the background).
+   * How a login command line of `request` runs: through the snapshot when it is ready, else at once as a real login
+   * shell (while the snapshot is taken in the background). A command leaving the sandbox waits for its snapshot:
+   * only through one is the PATH its profile leaves cleaned (see start), and it already waited for its approval.
    */
-  private loginPlan(request: CommandRequest, plan: LocalPlan): LoginPlan | undefined {
+  private async loginPlan(request: CommandRequest, plan: LocalPlan): Promise<LoginPlan | undefined> {
     const snapshot = this.snapshotRequest(request, plan);
-    return snapshot && this.snapshots!.planNow(snapshot);
+    if (!snapshot) return undefined;
+    return plan.writableRoots ? this.snapshots!.plan(snapshot) : this.snapshots!.planNow(snapshot);
   }
 
   /** What the snapshot of a login command line of `request` depends on; undefined when it runs without one. */
