@@ -171,8 +171,8 @@ const markerRow = (results) => {
 };
 
 /**
- * Login-shell calls: the latency of the calls after the first; for the snapshot, its first call (which takes the
- * snapshot) apart, median over the repetitions; and what of the fixture profile a command saw.
+ * Login-shell calls: the latency of the calls after the first; for the snapshot, its first call (sent 1 s after the
+ * manager started taking the snapshot) apart, median over the repetitions; and what of the fixture profile a command saw.
  */
 const loginRow = (results) => {
   const row = latencyRow(results);

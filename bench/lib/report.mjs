@@ -71,7 +71,7 @@ function notes(figureId, row) {
   if (row.shown !== undefined) parts.push(`${row.shown} replies showed the screen`);
   if (row.firstCallMs !== undefined) {
     parts.push(
-      `first call ${fmt(row.firstCallMs, 'ms')} (takes the snapshot; max ${fmt(row.firstCallMaxMs, 'ms')} of ${row.firstCalls})`,
+      `first call ${fmt(row.firstCallMs, 'ms')} (sent 1 s after the start; max ${fmt(row.firstCallMaxMs, 'ms')} of ${row.firstCalls})`,
     );
   }
   if (row.fellBack) parts.push(`${row.fellBack} calls ran a real login shell (snapshot failed)`);

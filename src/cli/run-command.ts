@@ -21,7 +21,8 @@ export async function runOnce(options: {
   yieldMs: number;
   managerOptions: ManagerOptions;
 }): Promise<number> {
-  const manager = new UnifiedExecManager(options.managerOptions);
+  // One command: it would run before a snapshot of the login profile is ready, so none is taken (a real login shell).
+  const manager = new UnifiedExecManager({ ...options.managerOptions, shellSnapshot: false });
   exitOnSignals(() => manager.shutdown(), log);
   try {
     let reply: ExecResponse = await manager.execCommand({

@@ -213,15 +213,7 @@ export class UnifiedExecManager {
     const req = parseArguments(execCommandRequest, request);
     checkTerminalFields(req, req.tty, this.settings.screens);
     const where = this.executors.get(req.executor);
-    const command: CommandRequest = {
-      command: { script: req.command, shell: req.shell ?? this.settings.defaultShell, login: req.login },
-      workdir: req.cwd,
-      defaultWorkdir: this.settings.cwd,
-      env: sessionEnvPolicy(this.settings.env, req.screen),
-      tty: req.tty,
-      ...(req.tty ? terminalSize(req) : {}),
-      shellSnapshot: this.settings.shellSnapshot,
-    };
+    const command = this.commandRequest(req);
     // Planned for where it will run: a call that asks to leave the sandbox is checked as it would run outside.
     const leaving = this.leaving();
     const escalated = this.gate.escalates(req.sandboxPermissions);
@@ -335,6 +327,34 @@ export class UnifiedExecManager {
     if (next.retry) return (await run(undefined)).response;
     // The reply has no header lines: what the sandbox refused goes after the output.
     return { ...response, output: `${response.output.replace(/\n?$/, '\n')}${next.note}\n` };
+  }
+
+  /**
+   * Gets the default executor ready for the commands to come, in the background: takes the snapshot of the login
+   * profile that an `exec_command` with the default shell and `login` will load, so the first one finds it ready. A
+   * server calls it once it is connected; a call that comes before it is done does not wait for it (it runs a real
+   * login shell). Resolves when done or given up; never rejects. Does nothing with `shellSnapshot: false`.
+   */
+  async warmUp(): Promise<void> {
+    if (this.shutdownPromise) return;
+    const { executor } = this.executors.get(undefined);
+    const req = parseArguments(execCommandRequest, { command: 'true' });
+    const command = this.commandRequest(req);
+    const sandbox = this.gate.sandbox;
+    await executor.warmUp?.(sandbox ? { ...command, sandbox } : command);
+  }
+
+  /** The request of an `exec_command` as its executor gets it, before the gate adds the sandbox. */
+  private commandRequest(req: z.output<typeof execCommandRequest>): CommandRequest {
+    return {
+      command: { script: req.command, shell: req.shell ?? this.settings.defaultShell, login: req.login },
+      workdir: req.cwd,
+      defaultWorkdir: this.settings.cwd,
+      env: sessionEnvPolicy(this.settings.env, req.screen),
+      tty: req.tty,
+      ...(req.tty ? terminalSize(req) : {}),
+      shellSnapshot: this.settings.shellSnapshot,
+    };
   }
 
   /**
@@ -643,7 +663,7 @@ export class UnifiedExecManager {
         this.assertOpen();
         throw asSpawnFailed(err);
       }
-      // Shut down while it started (an executor elsewhere, a login snapshot): shutdown did not see it, so end it here.
+      // Shut down while it started (an executor elsewhere, a sandbox being set up): shutdown did not see it, so end it here.
       if (this.shutdownPromise) {
         await begun.process.terminate();
         throw shutDown();

@@ -76,6 +76,8 @@ export class ClientRegistry {
   private readonly maxClients: number;
   private readonly budget: SessionBudget;
   private closed = false;
+  /** The one client warm-up under way: a flood of initializes starts one login capture at a time, not one each. */
+  private warming: Promise<void> | undefined;
 
   constructor(private readonly options: ClientRegistryOptions = {}) {
     this.log = options.log ?? (() => undefined);
@@ -142,6 +144,9 @@ export class ClientRegistry {
     if (entry.ended) return 'closing';
     await this.route(entry, req, res, body);
     if (entry.transport.sessionId === undefined) await this.end(entry, undefined, 'initialization failed');
+    // In the background, once initialize is answered: the client's first login command finds its snapshot ready.
+    // A client that comes while another's is taken is not warmed up: its first login command starts the capture.
+    else this.warming ??= entry.manager.warmUp().finally(() => (this.warming = undefined));
     return 'opened';
   }
 

@@ -67,6 +67,12 @@ export async function startStdioServer(options: StdioServerOptions = {}): Promis
   input.once('end', () => void close());
   input.once('close', () => void close());
   transport.onclose = () => void close();
+  // Once the client says it is initialized, in the background: the first login command then finds the snapshot
+  // ready, and neither the initialize answer nor a call that comes first waits for it.
+  server.server.oninitialized = () =>
+    void manager()
+      .then((made) => made.warmUp())
+      .catch(() => undefined); // a profile that fails is said by the first login command that meets it
   await server.connect(transport);
   return { manager: await manager(), closed, close: () => close() };
 }

@@ -13,7 +13,7 @@ import {
   writableRootOf,
 } from './leave-sandbox.js';
 import { resolveWorkdir } from './resolve.js';
-import { ShellSnapshots, profileFiles, snapshotShell, type LoginPlan } from './shell-snapshot.js';
+import { ShellSnapshots, profileFiles, snapshotShell, type LoginPlan, type SnapshotRequest } from './shell-snapshot.js';
 import {
   type CommandPlan,
   type CommandRequest,
@@ -54,7 +54,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
   readonly appliesPatches = true;
   private readonly lifetime: LifetimeHooks | undefined;
   private readonly launcher: SandboxLauncher;
-  /** Login profile snapshots, made on the first login command; removed by close(). */
+  /** Login profile snapshots, made by warmUp or the first login command; removed by close(). */
   private snapshots: ShellSnapshots | undefined;
   private closed = false;
   /** What prepare worked out for a request, for its start. */
@@ -74,14 +74,28 @@ export class LocalExecutor implements Executor, ProcessSpawner {
   }
 
   /**
-   * Starts the sandbox's allowlist proxy, and takes the login snapshot a login command line will run through; what
-   * it worked out is kept for `start` of the same request.
+   * Starts the sandbox's allowlist proxy, and finds how a login command line will run (through the snapshot when it
+   * is ready; only a command leaving the sandbox waits for one); what it worked out is kept for `start`.
    */
   async prepare(request: CommandRequest): Promise<void> {
     if (request.sandbox !== undefined) await this.launcher.ready(request.sandbox);
     const plan = this.plan(request);
     const prepared = { plan, login: await this.loginPlan(request, plan) };
     this.prepared.set(request, prepared);
+  }
+
+  /**
+   * Takes the login snapshot a login command line like `request` will run through, and resolves once it is ready or
+   * could not be had (never rejects). Commands that start meanwhile do not wait for it: they run a real login shell.
+   */
+  async warmUp(request: CommandRequest): Promise<void> {
+    try {
+      if (request.sandbox !== undefined) await this.launcher.ready(request.sandbox);
+      const snapshot = this.snapshotRequest(request, this.plan(request));
+      if (snapshot) await this.snapshots!.plan(snapshot);
+    } catch {
+      // What went wrong (no such shell, a sandbox that cannot start) is said by the command that meets it.
+    }
   }
 
   async start(request: CommandRequest): Promise<StartedCommand> {
@@ -92,7 +106,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     const { sandbox } = request;
     const warnings: string[] = [];
     let { argv } = plan;
-    // A login command line: through a snapshot of the login profile (taken by prepare, else now), when one can be had.
+    // A login command line: through a snapshot of the login profile when one is ready, else a real login shell.
     const login = prepared ? prepared.login : await this.loginPlan(request, plan);
     // Leaving the sandbox: the PATH the profile left, cleaned like the one it started with (no relative entries, no
     // folders of the writable roots), so `./node_modules/.bin` a profile adds does not find the agent's programs.
@@ -158,21 +172,32 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     this.removeSnapshots();
   }
 
-  /** How a login command line of `request` runs: through a snapshot (taken once), or as a real login shell. */
+  /**
+   * How a login command line of `request` runs: through the snapshot when it is ready, else at once as a real login
+   * shell (while the snapshot is taken in the background). A command leaving the sandbox waits for its snapshot:
+   * only through one is the PATH its profile leaves cleaned (see start), and it already waited for its approval.
+   */
   private async loginPlan(request: CommandRequest, plan: LocalPlan): Promise<LoginPlan | undefined> {
+    const snapshot = this.snapshotRequest(request, plan);
+    if (!snapshot) return undefined;
+    return plan.writableRoots ? this.snapshots!.plan(snapshot) : this.snapshots!.planNow(snapshot);
+  }
+
+  /** What the snapshot of a login command line of `request` depends on; undefined when it runs without one. */
+  private snapshotRequest(request: CommandRequest, plan: LocalPlan): SnapshotRequest | undefined {
     const { command, sandbox } = request;
     if (!('script' in command) || !command.login || !request.shellSnapshot || this.closed) return undefined;
     if (!this.snapshots) {
       this.snapshots = new ShellSnapshots(this);
       process.once('exit', this.removeSnapshots);
     }
-    return this.snapshots.plan({
+    return {
       shell: plan.argv[0]!,
       env: plan.env,
       cwd: plan.cwd,
       ...(sandbox ? { sandbox } : {}),
       keep: policyKeeps(request.env),
-    });
+    };
   }
 
   private readonly removeSnapshots = (): void => {

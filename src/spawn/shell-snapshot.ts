@@ -4,6 +4,10 @@
  * once, captures what a command can observe of its profile (exported variables, functions, aliases, shell options)
  * and later runs each login command as a plain `-c` shell that loads the snapshot first.
  *
+ * A command never waits for a capture: until the snapshot is ready (or when it cannot be had) it runs as a real login
+ * shell, and the capture goes on in the background. A server starts the capture at start-up (`ShellSnapshots.plan`
+ * through the manager's `warmUp`), so its first command usually finds it ready.
+ *
  * The capture goes through the executor, in the session's sandbox: a profile the sandbox would stop is stopped
  * here too. Its output is parsed here and written by this process (0600 in a 0700 directory), after the environment
  * policy's filter: a variable the policy drops never reaches the disk.
@@ -20,8 +24,12 @@ import type { ExecProcess, ProcessSpawner } from './types.js';
 /** The shells a snapshot can stand in for; any other runs as a real login shell. */
 export type SnapshotShell = 'bash' | 'dash' | 'zsh';
 
-/** How long a profile may take before the snapshot is given up and the call runs a real login shell. */
+/** How long a profile may take before the snapshot is given up (the calls meanwhile run a real login shell). */
 const SNAPSHOT_TIMEOUT_MS = 10_000;
+/** After a profile timed out, how long before it is captured again; doubled after each further timeout. */
+const SNAPSHOT_RETRY_MS = 30_000;
+/** The longest wait between two captures of a profile that keeps timing out. */
+const SNAPSHOT_RETRY_MAX_MS = 15 * 60_000;
 /** Variables every shell sets for itself: what a snapshot must not fix. */
 const OWN_VARIABLES = new Set([
   'SHLVL',
@@ -196,10 +204,25 @@ export type LoginPlan =
     }
   | { argv?: undefined; path?: undefined; warning?: string };
 
+/**
+ * One fingerprint's snapshot: being taken, ready in `file`, failed for good (until a profile file changes), or timed
+ * out (taken again in the background by the first call after `retryAt`, a performance.now() time).
+ */
+type Snapshot =
+  | { state: 'taking'; settled: Promise<Snapshot> }
+  | { state: 'ready'; file: string }
+  | { state: 'failed'; reason: string }
+  | { state: 'timed-out'; reason: string; retryAt: number; timeouts: number };
+
+/** How long to wait before the next capture of a profile that timed out `timeouts` times in a row. */
+function retryDelayMs(timeouts: number, firstMs: number): number {
+  return Math.min(firstMs * 2 ** Math.max(0, timeouts - 1), Math.max(firstMs, SNAPSHOT_RETRY_MAX_MS));
+}
+
 /** Snapshots of one manager, by what they depend on; their directory is removed by close(). */
 export class ShellSnapshots {
   private dir: string | undefined;
-  private readonly taken = new Map<string, Promise<string | Error>>();
+  private readonly taken = new Map<string, Snapshot>();
   /** The PATH each snapshot file sets, by file. */
   private readonly paths = new Map<string, string>();
   /** Capture processes still running, ended by close(). */
@@ -208,6 +231,8 @@ export class ShellSnapshots {
   constructor(
     private readonly executor: ProcessSpawner,
     private readonly timeoutMs = SNAPSHOT_TIMEOUT_MS,
+    /** The wait before a profile that timed out is captured again (doubled per further timeout). */
+    private readonly retryMs = SNAPSHOT_RETRY_MS,
   ) {}
 
   /**
@@ -220,32 +245,79 @@ export class ShellSnapshots {
     return this.dir;
   }
 
-  /** How to run a login command of `request.shell`; takes the snapshot when there is none for this fingerprint. */
+  /**
+   * How to run a login command of `request.shell` now, without waiting: through the snapshot when it is ready, else
+   * as a real login shell while the snapshot is taken in the background (started here when none is under way).
+   */
+  planNow(request: SnapshotRequest): LoginPlan {
+    const kind = snapshotShell(request.shell);
+    if (!kind) return {};
+    return this.planOf(kind, request.shell, this.current(kind, request));
+  }
+
+  /**
+   * Like planNow, but waits for a capture under way (or started here) to end: what a start-up hook awaits, so the
+   * calls after it find the snapshot ready.
+   */
   async plan(request: SnapshotRequest): Promise<LoginPlan> {
     const kind = snapshotShell(request.shell);
     if (!kind) return {};
+    const snapshot = this.current(kind, request);
+    if (snapshot.state !== 'taking') return this.planOf(kind, request.shell, snapshot);
+    const settled = await snapshot.settled;
+    // Gone (a /tmp cleaner, a command that removed it) as soon as it was made: take it again.
+    if (settled.state === 'ready' && !existsSync(settled.file)) return this.plan(request);
+    return this.planOf(kind, request.shell, settled);
+  }
+
+  /** The snapshot of `request`'s fingerprint, a capture started when there is none, or its file is gone, or it is time to retry. */
+  private current(kind: SnapshotShell, request: SnapshotRequest): Snapshot {
     const key = fingerprint(kind, request);
-    let file = this.taken.get(key);
-    if (!file) {
-      file = this.take(kind, request, key).catch((err: unknown) => err as Error);
-      this.taken.set(key, file);
-    }
-    const result = await file;
-    if (result instanceof Error) {
-      return { warning: `Warning: ran a real login shell: the shell snapshot failed (${result.message})` };
-    }
+    const known = this.taken.get(key);
     // Gone (a /tmp cleaner, a command that removed it): `. FILE` would fail the command, so take it again.
-    if (!existsSync(result)) {
-      if (this.taken.get(key) === file) this.taken.delete(key);
-      return this.plan(request);
+    const stale =
+      known === undefined ||
+      (known.state === 'ready' && !existsSync(known.file)) ||
+      (known.state === 'timed-out' && performance.now() >= known.retryAt);
+    if (!stale) return known;
+    const timeouts = known?.state === 'timed-out' ? known.timeouts : 0;
+    const taking: Snapshot = {
+      state: 'taking',
+      settled: this.capture(kind, request, key).then(
+        (file): Snapshot => ({ state: 'ready', file }),
+        (err: unknown): Snapshot =>
+          err instanceof CaptureTimeout
+            ? {
+                state: 'timed-out',
+                reason: err.message,
+                retryAt: performance.now() + retryDelayMs(timeouts + 1, this.retryMs),
+                timeouts: timeouts + 1,
+              }
+            : { state: 'failed', reason: (err as Error).message },
+      ),
+    };
+    this.taken.set(key, taking);
+    // Settled in the map only while it is still this capture's place (not after close() or a newer capture).
+    void taking.settled.then((settled) => {
+      if (this.taken.get(key) === taking) this.taken.set(key, settled);
+    });
+    return taking;
+  }
+
+  /** The login plan a snapshot in this state gives. */
+  private planOf(kind: SnapshotShell, shell: string, snapshot: Snapshot): LoginPlan {
+    if (snapshot.state === 'taking') return {};
+    if (snapshot.state !== 'ready') {
+      return { warning: `Warning: ran a real login shell: the shell snapshot failed (${snapshot.reason})` };
     }
+    const { file } = snapshot;
     // zsh parses a whole -c string before running any of it: the snapshot's aliases apply only to what eval parses.
-    const path = this.paths.get(result);
+    const path = this.paths.get(file);
     const source = (setPath: string | undefined) =>
-      `. ${quote(result)}\n${setPath === undefined ? '' : `export PATH=${quote(setPath)}\n`}`;
+      `. ${quote(file)}\n${setPath === undefined ? '' : `export PATH=${quote(setPath)}\n`}`;
     return {
       argv: (cmd, setPath) => [
-        request.shell,
+        shell,
         '-c',
         kind === 'zsh' ? `${source(setPath)}eval ${quote(cmd)}` : `${source(setPath)}${cmd}`,
       ],
@@ -262,11 +334,12 @@ export class ShellSnapshots {
     this.paths.clear();
   }
 
-  private async take(kind: SnapshotShell, request: SnapshotRequest, key: string): Promise<string> {
+  /** Runs the capture and writes the snapshot file; rejects with CaptureTimeout when the profile took too long. */
+  private async capture(kind: SnapshotShell, request: SnapshotRequest, key: string): Promise<string> {
     const marker = `__UNIFIED_EXEC_SNAPSHOT_${randomBytes(8).toString('hex')}__`;
     // Chosen before the capture: after a close() meanwhile, the write fails instead of making a directory again.
     const dir = this.directory;
-    const output = await this.capture(request, captureScript(kind, marker));
+    const output = await this.run(request, captureScript(kind, marker));
     const capture = parseCapture(output, marker);
     if (!capture) throw new Error('the profile ended the shell before it could be captured');
     const file = join(dir, `${kind}-${key.slice(0, 16)}.sh`);
@@ -277,7 +350,7 @@ export class ShellSnapshots {
   }
 
   /** Runs the login shell with the capture script, in the session's sandbox; at most timeoutMs. */
-  private async capture(request: SnapshotRequest, script: string): Promise<string> {
+  private async run(request: SnapshotRequest, script: string): Promise<string> {
     const options = {
       // The login shell's stdout and stderr go to /dev/null, its fd 7 to the pipe: see CAPTURE_FD.
       argv: ['/bin/sh', '-c', `exec ${CAPTURE_FD}>&1 >/dev/null 2>&1; exec "$0" -l -c "$1"`, request.shell, script],
@@ -301,10 +374,13 @@ export class ShellSnapshots {
     clearTimeout(timer);
     // Ended either way, so nothing of the capture is left and the watchdog lets go of it.
     await proc.terminate();
-    if (ended === 'timeout') throw new Error(`the login profile took longer than ${this.timeoutMs / 1000} s`);
+    if (ended === 'timeout') throw new CaptureTimeout(`the login profile took longer than ${this.timeoutMs / 1000} s`);
     return Buffer.concat(chunks).toString('utf8');
   }
 }
+
+/** A capture that ran out of time: tried again later, unlike a profile that failed. */
+class CaptureTimeout extends Error {}
 
 /** What a snapshot depends on: the shell, its starting environment, the sandbox, and the profile files as they are. */
 function fingerprint(kind: SnapshotShell, request: SnapshotRequest): string {

@@ -230,8 +230,13 @@ export interface Executor {
    * here (no such shell or directory). Absent: the argv and directory as asked, checked only by `start`.
    */
   check?(request: CommandRequest): CommandPlan;
-  /** Gets ready to start `request` (the sandbox's proxy, a login snapshot); awaited before `start`, outside its limit. */
+  /** Gets ready to start `request` (the sandbox's proxy); awaited before `start`, outside its limit. */
   prepare?(request: CommandRequest): Promise<void>;
+  /**
+   * Gets ready, in the background, for commands like `request` (a login snapshot): called once a server is up.
+   * Resolves when done or given up, never rejects; a command that starts meanwhile must not wait for it.
+   */
+  warmUp?(request: CommandRequest): Promise<void>;
   /**
    * Starts the command; throws (or rejects) when it cannot be started at all. An executor that answers
    * asynchronously must keep output that arrives before the first onData listener and hand it to that listener.

@@ -10,6 +10,7 @@ import { NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
 import { stateRoot } from '../../src/util/private-dir.js';
 import { titled } from '../helpers/needs.js';
 import { processesRunning } from '../reliability/harness.js';
+import { PATIENT } from '../helpers/processes.js';
 
 const FALLBACK = /^Warning: ran a real login shell: the shell snapshot failed \(.+\)$/;
 
@@ -22,8 +23,8 @@ function mark(): { line: string; value: string } {
   return { line: `export UE_MARK=${value}`, value };
 }
 
-/** A manager whose login shells read `home`'s profile, unsandboxed, bash by default. */
-function managerIn(home: string, options: ManagerOptions = {}) {
+/** A manager whose login shells read `home`'s profile, unsandboxed, bash by default; not warmed up. */
+function coldManagerIn(home: string, options: ManagerOptions = {}) {
   return manager({
     defaultShell: '/bin/bash',
     cwd: home,
@@ -31,6 +32,13 @@ function managerIn(home: string, options: ManagerOptions = {}) {
     ...options,
     env: { set: { HOME: home } },
   });
+}
+
+/** The same, warmed up as a server is at its start: its snapshot taken before the first call. */
+async function managerIn(home: string, options: ManagerOptions = {}) {
+  const m = coldManagerIn(home, options);
+  await m.warmUp();
+  return m;
 }
 
 /** How many times the profile ran: it appends a line to ~/profile-runs each time. */
@@ -45,7 +53,7 @@ describe('exec_command with a login shell', () => {
     const { line, value } = mark();
     const home = homes({ '.profile': `${line}\nexport UE_GREETING=hi\n` });
     for (const shellSnapshot of [true, false]) {
-      const m = managerIn(home, { shellSnapshot });
+      const m = await managerIn(home, { shellSnapshot });
       expect(await m.execCommand({ command: 'echo hi' })).toMatchObject({ output: 'hi\n', exitCode: 0, warnings: [] });
       expect(await m.execCommand({ command: 'echo $UE_GREETING' })).toMatchObject({ output: 'hi\n', exitCode: 0 });
       expect(await m.execCommand({ command: 'echo hi', tty: true })).toMatchObject({ output: 'hi\r\n', exitCode: 0 });
@@ -57,12 +65,12 @@ describe('exec_command with a login shell', () => {
 
   it('runs the profile once with snapshots on, and once per call with them off', async () => {
     const on = homes({ '.profile': COUNTED });
-    const snapshots = managerIn(on);
+    const snapshots = await managerIn(on);
     for (let i = 0; i < 3; i++) expect((await snapshots.execCommand({ command: 'true' })).exitCode).toBe(0);
     expect(profileRuns(on)).toBe(1);
 
     const off = homes({ '.profile': COUNTED });
-    const real = managerIn(off, { shellSnapshot: false });
+    const real = await managerIn(off, { shellSnapshot: false });
     for (let i = 0; i < 3; i++) expect((await real.execCommand({ command: 'true' })).exitCode).toBe(0);
     expect(profileRuns(off)).toBe(3);
   });
@@ -70,7 +78,7 @@ describe('exec_command with a login shell', () => {
   it('takes no snapshot for a command with login: false', async () => {
     const { line, value } = mark();
     const home = homes({ '.profile': `${line}\n${COUNTED}` });
-    const m = managerIn(home);
+    const m = coldManagerIn(home);
     for (let i = 0; i < 3; i++) {
       expect(await m.execCommand({ command: 'echo "[$UE_MARK]"', login: false })).toMatchObject({ output: '[]\n' });
     }
@@ -83,8 +91,8 @@ describe('exec_command with a login shell', () => {
     const { line, value } = mark();
     const home = homes({ '.profile': `${line}\nexport MY_API_KEY=${secret}\n` });
     const show = { command: 'echo "[$MY_API_KEY]"' };
-    expect(await managerIn(home).execCommand(show)).toMatchObject({ output: '[]\n', warnings: [] });
-    expect(await managerIn(home, { shellSnapshot: false }).execCommand(show)).toMatchObject({
+    expect(await (await managerIn(home)).execCommand(show)).toMatchObject({ output: '[]\n', warnings: [] });
+    expect(await (await managerIn(home, { shellSnapshot: false })).execCommand(show)).toMatchObject({
       output: `[${secret}]\n`,
     });
     const [file] = snapshotsContaining(value);
@@ -95,9 +103,9 @@ describe('exec_command with a login shell', () => {
 describe('a profile the snapshot cannot capture', () => {
   it('answers as a real login shell would, with a one-line warning', async () => {
     const home = homes({ '.profile': 'exit 3\n' });
-    const real = await managerIn(home, { shellSnapshot: false }).execCommand({ command: 'echo hi' });
+    const real = await (await managerIn(home, { shellSnapshot: false })).execCommand({ command: 'echo hi' });
     expect(real).toMatchObject({ output: '', exitCode: 3, warnings: [] });
-    const fallback = await managerIn(home).execCommand({ command: 'echo hi' });
+    const fallback = await (await managerIn(home)).execCommand({ command: 'echo hi' });
     expect(fallback).toMatchObject({ output: '', exitCode: 3 });
     expect(fallback.warnings).toHaveLength(1);
     expect(fallback.warnings[0]).toMatch(FALLBACK);
@@ -106,7 +114,7 @@ describe('a profile the snapshot cannot capture', () => {
   it("gives the command's output when only the capture failed", async () => {
     // Fails the first time it runs (the capture), then lets the shell through.
     const home = homes({ '.profile': 'if [ ! -e "$HOME/ran" ]; then touch "$HOME/ran"; exit 3; fi\n' });
-    const reply = await managerIn(home).execCommand({ command: 'echo hi' });
+    const reply = await (await managerIn(home)).execCommand({ command: 'echo hi' });
     expect(reply).toMatchObject({ output: 'hi\n', exitCode: 0 });
     expect(reply.warnings).toEqual([
       'Warning: ran a real login shell: the shell snapshot failed (the profile ended the shell before it could be captured)',
@@ -118,7 +126,7 @@ describe('snapshot files', () => {
   it('are 0600 in a 0700 directory of their manager, removed by shutdown()', async () => {
     const { line, value } = mark();
     const home = homes({ '.profile': `${line}\n` });
-    const m = managerIn(home);
+    const m = await managerIn(home);
     expect((await m.execCommand({ command: 'true' })).exitCode).toBe(0);
     const [file, ...more] = snapshotsContaining(value);
     expect(more).toEqual([]);
@@ -131,7 +139,7 @@ describe('snapshot files', () => {
   it('are never shared between two managers', async () => {
     const { line, value } = mark();
     const home = homes({ '.profile': `${line}\n` });
-    const [a, b] = [managerIn(home), managerIn(home)];
+    const [a, b] = [await managerIn(home), await managerIn(home)];
     await a.execCommand({ command: 'true' });
     await b.execCommand({ command: 'true' });
     const files = snapshotsContaining(value);
@@ -143,18 +151,46 @@ describe('snapshot files', () => {
 });
 
 describe('a shutdown while the snapshot is taken', () => {
-  it('starts nothing: the call fails SHUT_DOWN and no process of it is left', async () => {
+  it('ends the capture: warmUp resolves at once, and no process of the profile is left', async () => {
     const marker = 31 + Math.floor(Math.random() * 1000) / 1000;
-    const home = homes({ '.profile': 'sleep 1.5\n' });
-    const m = managerIn(home);
-    const call = m.execCommand({ command: `sleep ${marker}`, yieldTimeMs: 500 });
+    const home = homes({ '.profile': `sleep ${marker}\n` });
+    const m = coldManagerIn(home);
+    const warming = m.warmUp();
     // The capture (a login shell sleeping in its profile) is under way.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await vi.waitFor(() => expect(processesRunning(`sleep ${marker}`)).not.toEqual([]), PATIENT);
+    const shut = performance.now();
     await m.shutdown();
-    await expect(call).rejects.toMatchObject({ code: 'SHUT_DOWN' });
-    // What the call would have started after the capture: not started, then or later.
-    await new Promise((resolve) => setTimeout(resolve, 1_600));
-    expect(processesRunning(`sleep ${marker}`)).toEqual([]);
+    await warming;
+    expect(performance.now() - shut).toBeLessThan(5_000);
+    await vi.waitFor(() => expect(processesRunning(`sleep ${marker}`)).toEqual([]), PATIENT);
+  });
+});
+
+describe('a call that comes before the snapshot is ready', () => {
+  it('does not wait for it: it runs a real login shell, answers by its yield, and later calls use the snapshot', async () => {
+    const { line, value } = mark();
+    // The capture and the first call each run the profile; the calls after the snapshot is ready do not.
+    const home = homes({ '.profile': `${line}\n${COUNTED}sleep 2\nexport UE_SLOW=yes\n` });
+    const m = coldManagerIn(home);
+    const warming = m.warmUp();
+    const sent = performance.now();
+    const first = await m.execCommand({ command: 'echo "[$UE_SLOW]"', yieldTimeMs: 300 });
+    expect(performance.now() - sent).toBeLessThan(1_500);
+    expect(first).toMatchObject({ state: 'running', warnings: [] });
+    if (first.state === 'exited') throw new Error('the first call should still run its profile');
+    let polled = await m.writeStdin({ sessionId: first.sessionId, yieldTimeMs: 5_000 });
+    while (polled.state !== 'exited') polled = await m.writeStdin({ sessionId: first.sessionId, yieldTimeMs: 5_000 });
+    expect(polled).toMatchObject({ output: '[yes]\n', exitCode: 0 });
+    await warming;
+    expect(snapshotsContaining(value)).toHaveLength(1);
+    const runs = profileRuns(home);
+    expect(runs).toBe(2);
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      expect(await m.execCommand({ command: 'echo "[$UE_SLOW]"' })).toMatchObject({ output: '[yes]\n', exitCode: 0 });
+      expect(performance.now() - started).toBeLessThan(1_500);
+    }
+    expect(profileRuns(home)).toBe(runs);
   });
 });
 
@@ -202,6 +238,7 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('in the sandbox', NO_SANDBOX), 
       sandbox: 'workspace-write',
       env: { set: { HOME: home } },
     });
+    await m.warmUp();
     const reply = await m.execCommand({ command: 'echo "$UE_SANDBOXED $UE_TOUCHED"' });
     expect(reply).toMatchObject({ output: 'yes no\n', exitCode: 0, warnings: [] });
     expect(existsSync(PROBE)).toBe(false);
@@ -219,6 +256,7 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('in the sandbox', NO_SANDBOX), 
       sandbox: 'workspace-write',
       env: { set: { HOME: home } },
     });
+    await m.warmUp();
     expect((await m.execCommand({ command: 'true' })).exitCode).toBe(0);
     const [file] = snapshotsContaining(value);
     // In the user's private root, which every sandbox keeps read-only: otherwise a sandboxed command could add code

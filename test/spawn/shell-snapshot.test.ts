@@ -182,9 +182,9 @@ afterEach(() => {
   for (const snapshots of live.splice(0)) snapshots.close();
 });
 
-function newSnapshots(timeoutMs?: number): { snapshots: ShellSnapshots; spy: SpyExecutor } {
+function newSnapshots(timeoutMs?: number, retryMs?: number): { snapshots: ShellSnapshots; spy: SpyExecutor } {
   const spy = new SpyExecutor();
-  const snapshots = new ShellSnapshots(spy, timeoutMs);
+  const snapshots = new ShellSnapshots(spy, timeoutMs, retryMs);
   live.push(snapshots);
   return { snapshots, spy };
 }
@@ -445,6 +445,52 @@ describe('a profile that cannot be captured falls back to a real login shell', (
     } finally {
       killIfAlive(pid);
     }
+  });
+
+  it('takes a profile that timed out again after a while, in the background, and not on every call', async () => {
+    // Slow the first time only (a cold cache: nvm, conda), then quick.
+    const home = homes({
+      '.profile': 'if [ ! -e "$HOME/warm" ]; then touch "$HOME/warm"; sleep 5; fi\nexport UE_RETRIED=yes\n',
+    });
+    const request = { shell: '/bin/bash', env: envFor(home), cwd: home, keep: policyKeeps({}) };
+    const { snapshots, spy } = newSnapshots(500, 1_500);
+    const timedOut = {
+      warning: 'Warning: ran a real login shell: the shell snapshot failed (the login profile took longer than 0.5 s)',
+    };
+    expect(await snapshots.plan(request)).toEqual(timedOut);
+    const failedAt = performance.now();
+    // Until the retry is due, calls run a real login shell at once, and none starts a capture.
+    for (let i = 0; i < 5; i++) expect(snapshots.planNow(request)).toEqual(timedOut);
+    expect(spy.spawned).toHaveLength(1);
+    // The first call after the wait starts the capture and does not wait for it; a later one finds it ready.
+    await vi.waitFor(() => expect(snapshots.planNow(request)).not.toEqual(timedOut), { timeout: 5_000, interval: 50 });
+    expect(performance.now() - failedAt).toBeGreaterThanOrEqual(1_400);
+    const ready = await vi.waitFor(
+      () => {
+        const plan = snapshots.planNow(request);
+        expect(plan.argv).toBeDefined();
+        return plan;
+      },
+      { timeout: 5_000, interval: 20 },
+    );
+    expect(spy.spawned).toHaveLength(2);
+    expect(await run(ready.argv!('echo $UE_RETRIED'), request.env, home)).toEqual({ output: 'yes\n', exitCode: 0 });
+    expect(snapshots.planNow(request).argv).toBeDefined();
+    expect(spy.spawned).toHaveLength(2);
+  });
+
+  it('does not wait for a capture under way: a call meanwhile runs a real login shell, without a warning', async () => {
+    const home = homes({ '.profile': 'sleep 1\nexport UE_LATE=yes\n' });
+    const request = { shell: '/bin/bash', env: envFor(home), cwd: home, keep: policyKeeps({}) };
+    const { snapshots, spy } = newSnapshots();
+    const started = performance.now();
+    expect(snapshots.planNow(request)).toEqual({});
+    expect(snapshots.planNow(request)).toEqual({});
+    expect(performance.now() - started).toBeLessThan(500);
+    const plan = await snapshots.plan(request);
+    expect(spy.spawned).toHaveLength(1);
+    expect(snapshots.planNow(request).argv).toBeDefined();
+    expect(await run(plan.argv!('echo $UE_LATE'), request.env, home)).toEqual({ output: 'yes\n', exitCode: 0 });
   });
 
   it.each(['/bin/bash', '/bin/sh'])(
