@@ -23,8 +23,6 @@ export async function serveStdio(options: {
     stateLines: options.stateLines,
   });
   exitOnSignals(() => server.close(), log, 0);
-  // A client that went away (closed pipe) ends the server like end of input does.
-  process.stdout.on('error', () => void server.close());
   log(`MCP server on stdio; tools: ${options.tools.join(', ')}. ${policyLine(options.managerOptions)}`);
   await server.closed;
   log('client disconnected; every session ended');

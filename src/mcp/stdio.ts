@@ -66,6 +66,8 @@ export async function startStdioServer(options: StdioServerOptions = {}): Promis
   // The SDK's transport does not notice end of input; a client that hung up must still take its processes along.
   input.once('end', () => void close());
   input.once('close', () => void close());
+  // Nor one whose output went away (a closed pipe): nothing it answers reaches anyone.
+  output.on('error', () => void close());
   transport.onclose = () => void close();
   // Once the client says it is initialized, in the background: the first login command then finds the snapshot
   // ready, and neither the initialize answer nor a call that comes first waits for it.
