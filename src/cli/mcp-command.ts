@@ -15,15 +15,18 @@ export async function serveStdio(options: {
   stateLines: boolean;
 }): Promise<void> {
   hideTokenFiles(undefined, options.managerOptions.cwd ?? process.cwd());
-  const server = await startStdioServer({
+  // Said before the first answer: a client that has its answer to initialize finds the line there.
+  log(`MCP server on stdio; tools: ${options.tools.join(', ')}. ${policyLine(options.managerOptions)}`);
+  const starting = startStdioServer({
     managerOptions: options.managerOptions,
     version: options.version,
     tools: options.tools,
     structuredOutput: options.structuredOutput,
     stateLines: options.stateLines,
   });
-  exitOnSignals(() => server.close(), log, 0);
-  log(`MCP server on stdio; tools: ${options.tools.join(', ')}. ${policyLine(options.managerOptions)}`);
+  // From the start: a signal while the manager still loads (the server answers before it) ends the server cleanly.
+  exitOnSignals(async () => (await starting).close(), log, 0);
+  const server = await starting;
   await server.closed;
   log('client disconnected; every session ended');
   process.exit(0);
