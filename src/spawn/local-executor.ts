@@ -169,7 +169,9 @@ export class LocalExecutor implements Executor, ProcessSpawner {
    */
   async close(): Promise<void> {
     this.closed = true;
-    this.removeSnapshots();
+    await this.removeSnapshots();
+    // A capture's sandbox is released once its exit is answered (see spawn): before this process may exit.
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   /**
@@ -200,10 +202,11 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     };
   }
 
-  private readonly removeSnapshots = (): void => {
+  private readonly removeSnapshots = (): Promise<void> => {
     process.removeListener('exit', this.removeSnapshots);
-    this.snapshots?.close();
+    const ending = this.snapshots?.close() ?? Promise.resolve();
     this.snapshots = undefined;
+    return ending;
   };
 
   /**

@@ -325,13 +325,14 @@ export class ShellSnapshots {
     };
   }
 
-  /** Removes the snapshots and ends captures still running (their snapshots are not written). */
-  close(): void {
-    for (const proc of this.capturing) void proc.terminate();
+  /** Removes the snapshots and ends captures still running (their snapshots are not written); resolves once ended. */
+  close(): Promise<void> {
+    const ending = Promise.all([...this.capturing].map((proc) => proc.terminate()));
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
     this.taken.clear();
     this.paths.clear();
+    return ending.then(() => undefined);
   }
 
   /** Runs the capture and writes the snapshot file; rejects with CaptureTimeout when the profile took too long. */

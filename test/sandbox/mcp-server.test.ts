@@ -178,7 +178,7 @@ describe.skipIf(NO_SANDBOX !== undefined)(
       const next = await connectApprovalClient(ws.dir);
       expect(textOf(await next.call('exec_command', { cmd: 'true', login: false }))).toContain('exited with code 0');
       await next.client.close();
-      await vi.waitFor(() => expect(masks()).toEqual([]));
+      await vi.waitFor(() => expect(masks()).toEqual([]), { timeout: 8_000 });
     });
   },
 );
