@@ -1,0 +1,476 @@
+// The Landlock backend's supervisor against an attacker: the real server (`mcp --sandbox-backend landlock`, its
+// defaults otherwise: workspace-write, network off), served as root and as nobody. Landlock alone has no right for a
+// file's metadata, grants whole subtrees, and leaves limits, scheduling and leftover processes alone; the supervisor
+// (native/supervisor.c) covers these. Each attack is typed as a model would, and what it left is checked on the host.
+import { execFileSync } from 'node:child_process';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { NOBODY, removeMountPoint } from '../helpers/nobody.js';
+import { type Server, type ServerUser, folderOf, startMcp } from './attacker.js';
+import { NO_LANDLOCK } from './sandbox-helpers.js';
+
+const KEPT = ['.git', '.agents', '.codex', '.aws', 'HEAD'];
+const uidOf = (user: ServerUser) => (user === 'root' ? 0 : Number(NOBODY));
+const cleanup: string[] = [];
+afterAll(() => {
+  for (const path of cleanup) rmSync(path, { recursive: true, force: true });
+  removeMountPoint();
+});
+
+/** A folder of `user`'s under /var/tmp, removed after the suite. */
+function folder(user: ServerUser, prefix: string): string {
+  const dir = folderOf(user, mkdtempSync(`/var/tmp/${prefix}`));
+  cleanup.push(dir);
+  return dir;
+}
+
+/** A git workspace of `user`'s with a commit, a folder `src` and a script in it, as a project has. */
+function workspace(user: ServerUser): string {
+  const ws = mkdtempSync('/var/tmp/ue-llsup-'); // root's while git runs (git refuses a repository of another user)
+  cleanup.push(ws);
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', ws, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { stdio: 'ignore' });
+  git('init', '-q');
+  mkdirSync(join(ws, 'src'));
+  writeFileSync(join(ws, 'README.md'), 'readme\n');
+  writeFileSync(join(ws, 'src/x.sh'), 'echo x\n', { mode: 0o644 });
+  git('add', '.');
+  git('commit', '-q', '-m', 'start');
+  folderOf(user, ws); // hands what git and the test made to the user
+  return ws;
+}
+
+/** The bytes of `.git/config` and of every hook, and whether git keeps worktrees: what an attack on .git changes. */
+function gitState(ws: string): string {
+  const hooks = join(ws, '.git/hooks');
+  return JSON.stringify({
+    config: readFileSync(join(ws, '.git/config'), 'utf8'),
+    hooks: readdirSync(hooks).map((name) => [name, readFileSync(join(hooks, name), 'utf8')]),
+    worktrees: existsSync(join(ws, '.git/worktrees')),
+  });
+}
+
+/** What metadata an attack could change on a file: mode, owner, times, extended attributes, inode flags. */
+function metadata(path: string, flags: boolean): string {
+  const st = statSync(path);
+  const xattrs = execFileSync('python3', ['-c', 'import os, sys; print(sorted(os.listxattr(sys.argv[1])))', path]);
+  const attrs = flags ? execFileSync('lsattr', ['-d', path]).toString().split(' ')[0] : '';
+  return JSON.stringify({ mode: st.mode, uid: st.uid, gid: st.gid, mtime: st.mtimeMs, xattrs: String(xattrs), attrs });
+}
+
+/** Whether process `pid` is still the `sleep <seconds>` the attack started (not gone, nor a reused pid). */
+function isSleeper(pid: number, seconds: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${seconds}\0`;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until `done` holds, for at most `ms`; whether it did. */
+async function waitFor(done: () => boolean, ms = 10_000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50)))
+    if (done()) return true;
+  return done();
+}
+
+/** The process `parent` started whose command line holds `part`, or undefined. */
+function childOf(parent: number, part: string): number | undefined {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(part)) return Number(name);
+    } catch {
+      // gone already
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The attacks against a server run as `user`: one test file per user (landlock-supervisor-*.test.ts), so that the two
+ * run side by side.
+ */
+export function landlockSupervisorSuite(user: ServerUser): void {
+  describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock supervisor against an attacker', () => {
+    const servers: Server[] = [];
+    const leftovers: { pid: number; seconds: number }[] = [];
+    afterEach(async () => {
+      await Promise.all(servers.splice(0).map((s) => s.close()));
+      // A sleeper that outlived its sandbox is the test's own (started by its server's command): ended by pid.
+      for (const { pid, seconds } of leftovers.splice(0)) if (isSleeper(pid, seconds)) process.kill(pid, 'SIGKILL');
+    });
+    const start = async (user: ServerUser, cwd: string, args: string[] = [], env: Record<string, string> = {}) => {
+      const server = await startMcp(user, cwd, ['--sandbox-backend', 'landlock', ...args], env);
+      servers.push(server);
+      return server;
+    };
+    // Every sleeper has a duration of its own, so that its pid is told from the output and checked by its command line.
+    let lastSeconds = 6000 + (process.pid % 500) * 10;
+    const seconds = () => ++lastSeconds;
+    /**
+     * A command that leaves `sleep <seconds>` behind in a session and an environment of its own (no tag of the server's
+     * reaches it), and prints its duration and pid once it runs.
+     */
+    const survivor = (duration: number, pidFile: string) =>
+      `setsid -f env -i sh -c 'echo $$ > ${pidFile}; exec sleep ${duration}'\n` +
+      `while [ ! -s ${pidFile} ]; do sleep 0.05; done; p=$(cat ${pidFile})\n` +
+      `until [ "$(tr '\\0' ' ' < /proc/$p/cmdline)" = "sleep ${duration} " ]; do sleep 0.05; done\n` +
+      `echo "SURVIVOR ${duration} $p"`;
+    /** `command`, then the session's shell sleeping on (its pid told, to be ended after the test if it outlives it). */
+    const held = (command: string) => {
+      const duration = seconds();
+      return `${command}\necho "HOLDER ${duration} $$"\nexec sleep ${duration}`;
+    };
+    /** Whether the survivor `out` tells is gone; it is ended after the test if it outlived it. */
+    const leftBehind = (out: string) => {
+      const [, duration, pid] = /SURVIVOR (\d+) (\d+)/.exec(out) ?? [];
+      expect(Number(pid), out).toBeGreaterThan(0);
+      leftovers.push({ pid: Number(pid), seconds: Number(duration) });
+      const [, heldFor, holder] = /HOLDER (\d+) (\d+)/.exec(out) ?? [];
+      if (holder !== undefined) leftovers.push({ pid: Number(holder), seconds: Number(heldFor) });
+      return () => !isSleeper(Number(pid), Number(duration));
+    };
+
+    describe(`served as ${user}`, () => {
+      it('cannot change the metadata of a file outside the writable roots, by path or by an fd it may read', async () => {
+        const outside = folder(user, 'ue-victim-');
+        const victim = join(outside, 'file');
+        writeFileSync(victim, 'victim\n', { mode: 0o644 });
+        chownSync(victim, uidOf(user), uidOf(user));
+        utimesSync(victim, new Date('2020-02-02'), new Date('2020-02-02'));
+        // A device node of the test's own, as /dev/null is (never the machine's own), the server user's.
+        const device = join(outside, 'dev');
+        execFileSync('mknod', ['-m', '0600', device, 'c', '1', '3']);
+        chownSync(device, uidOf(user), uidOf(user));
+        const flags = existsSync('/usr/bin/chattr');
+        const before = [metadata(victim, flags), metadata(device, false)];
+        const server = await start(user, workspace(user));
+        const py = (code: string) => `python3 -c "import os; ${code}"`;
+        const out = await server.call(
+          [
+            `chmod 666 ${victim} && echo DID_CHMOD`,
+            `chown $(id -u):$(id -g) ${victim} && echo DID_CHOWN`,
+            `touch -d 2001-01-01 ${victim} && echo DID_TOUCH`,
+            `${py(`os.setxattr('${victim}', 'user.x', b'1')`)} && echo DID_XATTR`,
+            flags
+              ? `chattr +A ${victim} && echo DID_FLAGS`
+              : `${py(`import fcntl, struct; fd = os.open('${victim}', os.O_RDONLY); fcntl.ioctl(fd, 0x40086602, struct.pack('l', 0x80))`)} && echo DID_FLAGS`,
+            `${py(`fd = os.open('${victim}', os.O_RDONLY); os.fchmod(fd, 0o666)`)} && echo DID_FCHMOD`,
+            `${py(`fd = os.open('${victim}', os.O_RDONLY); os.utime(fd, (0, 0))`)} && echo DID_FUTIME`,
+            `${py(`fd = os.open('${victim}', os.O_RDONLY); os.setxattr(fd, 'user.y', b'1')`)} && echo DID_FXATTR`,
+            // Non-dumpable, its memory cannot be read by the supervisor (which has no capabilities): the path goes unseen.
+            `${py(`import ctypes; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0); os.chmod('${victim}', 0o666)`)} && echo DID_HIDDEN_CHMOD`,
+            `chmod 666 ${device} && echo DID_DEV_CHMOD`,
+            `touch -d 2001-01-01 ${device} && echo DID_DEV_TOUCH`,
+            'exit 1',
+          ].join('\n'),
+        );
+        expect(out).not.toMatch(/DID_/);
+        expect(out.match(/Operation not permitted/g)?.length, out).toBeGreaterThanOrEqual(9);
+        expect([metadata(victim, flags), metadata(device, false)]).toEqual(before);
+      });
+
+      // The supervisor holds the files it lately allowed a metadata call on by fd (tar's times, owner, mode in a row) and
+      // finds them again by a stat of the command's fd: neither another file on the same fd number nor the held file
+      // moved out of the roots meanwhile may pass as held.
+      it('cannot change the metadata of a file through an fd by way of a file the supervisor holds', async () => {
+        const ws = workspace(user);
+        const outside = folder(user, 'ue-victim-');
+        const victim = join(outside, 'file');
+        writeFileSync(victim, 'victim\n', { mode: 0o644 });
+        chownSync(victim, uidOf(user), uidOf(user));
+        const before = metadata(victim, false);
+        const server = await start(user, ws);
+        const script = [
+          'import os, time',
+          'def attempt(name, fd, mode):',
+          '    try:',
+          '        os.fchmod(fd, mode)',
+          "        print('DID_' + name, flush=True)",
+          '    except PermissionError:',
+          "        print('REFUSED_' + name, flush=True)",
+          "fd = os.open('made.txt', os.O_WRONLY | os.O_CREAT, 0o644)",
+          'os.fchmod(fd, 0o600)',
+          'os.fchmod(fd, 0o640)',
+          'os.close(fd)',
+          `other = os.open('${victim}', os.O_RDONLY)`,
+          "print('SAME_NUMBER' if other == fd else 'OTHER_NUMBER', flush=True)",
+          "attempt('SAME_NUMBER', other, 0o666)",
+          "fd = os.open('moved.txt', os.O_WRONLY | os.O_CREAT, 0o644)",
+          'os.fchmod(fd, 0o600)',
+          "print('HELD', flush=True)",
+          "while not os.path.exists('go'): time.sleep(0.05)",
+          "attempt('MOVED', fd, 0o666)",
+        ].join('\n');
+        let out = await server.call(`python3 - <<'EOF'\n${script}\nEOF`, { yield_time_ms: 3000 });
+        const id = Number(/session ID (\d+)/.exec(out)?.[1]);
+        expect(id, out).toBeGreaterThan(0);
+        for (let i = 0; i < 12 && !out.includes('HELD'); i++) out += await server.write(id, '');
+        expect(out).toContain('HELD');
+        // Moved out of the roots by someone outside the sandbox, while the command keeps its fd on it.
+        renameSync(join(ws, 'moved.txt'), join(outside, 'moved.txt'));
+        writeFileSync(join(ws, 'go'), '');
+        for (let i = 0; i < 12 && !/(DID|REFUSED)_MOVED/.test(out); i++) out += await server.write(id, '');
+        expect(out).toContain('SAME_NUMBER');
+        expect(out).toContain('REFUSED_SAME_NUMBER');
+        expect(out).toContain('REFUSED_MOVED');
+        expect(out).not.toMatch(/DID_/);
+        expect(statSync(join(ws, 'made.txt')).mode & 0o777).toBe(0o640);
+        expect(statSync(join(outside, 'moved.txt')).mode & 0o777).toBe(0o600);
+        expect(metadata(victim, false)).toEqual(before);
+      });
+
+      it("cannot change the mode of a root's top, its workspace's nor its temp folder's; beneath them it can", async () => {
+        const ws = workspace(user);
+        const tmp = folder(user, 'ue-llsup-tmp-');
+        const before = [statSync(ws).mode, statSync(tmp).mode];
+        const server = await start(user, ws, [], { TMPDIR: tmp });
+        const out = await server.call(
+          [
+            'chmod 000 . && echo DID_TOP',
+            `chmod 0777 ${tmp} && echo DID_TMP`,
+            'chmod +x src/x.sh && echo MADE_EXECUTABLE',
+            'touch -d 2001-01-01 README.md && echo TOUCHED',
+          ].join('\n'),
+        );
+        expect(out).not.toMatch(/DID_/);
+        expect(out).toContain('MADE_EXECUTABLE');
+        expect(out).toContain('TOUCHED');
+        expect([statSync(ws).mode, statSync(tmp).mode]).toEqual(before);
+        expect(statSync(join(ws, 'src/x.sh')).mode & 0o111).not.toBe(0);
+        expect(statSync(join(ws, 'README.md')).mtime.getUTCFullYear()).toBe(2001);
+      });
+
+      it('cannot make a kept name at the top of any root, the temp folder included, through any path', async () => {
+        const ws = workspace(user);
+        const tmp = folder(user, 'ue-llsup-tmp-');
+        const before = gitState(ws);
+        const server = await start(user, ws, [], { TMPDIR: tmp });
+        const out = await server.call(
+          [
+            'echo x > new.txt && echo WROTE_TOP',
+            `git init -q --bare ${tmp} && echo DID_INIT_BARE`,
+            `mkdir ${tmp}/.git && echo DID_TMP_GIT`,
+            'mv README.md .git && echo DID_MOVE_TO_GIT',
+            'ln -s /tmp .agents && echo DID_LINK_AGENTS',
+            'ln .git/config cfg && echo "[core] hooksPath = /tmp" >> cfg && echo DID_HARD_LINK',
+            'git worktree add -q wt && echo DID_WORKTREE',
+            '(cd wt && git config core.hooksPath /tmp && echo DID_CONFIG_THROUGH_WT)',
+            'mkdir -p h && printf "#!/bin/sh\\n" > h/pre-commit && chmod +x h/pre-commit',
+            'git -c core.hooksPath=h commit -q --allow-empty -m x && echo DID_COMMIT',
+            'cp h/pre-commit .git/hooks/pre-commit && echo DID_PLANT',
+            'exit 1',
+          ].join('\n'),
+        );
+        expect(out).toContain('WROTE_TOP');
+        expect(out).not.toMatch(/DID_/);
+        expect(existsSync(join(tmp, 'HEAD'))).toBe(false);
+        expect(existsSync(join(tmp, '.git'))).toBe(false);
+        expect(readFileSync(join(ws, 'README.md'), 'utf8')).toBe('readme\n');
+        expect(existsSync(join(ws, '.agents'))).toBe(false);
+        expect(gitState(ws)).toBe(before);
+      });
+
+      // A temp root holding none of the server's folders is granted whole to the Landlock domain, kept names at its
+      // top included: there they are the supervisor's alone to refuse, and it must read the path as the kernel will.
+      const wholeTempRoot = (user: ServerUser) => ({
+        TMPDIR: folder(user, 'ue-llsup-tmp-'),
+        // nobody's server has no runtime folder and would keep its own in the temp root (then granted entry by entry).
+        XDG_RUNTIME_DIR: folder(user, 'ue-llsup-run-'),
+      });
+
+      it("cannot make a kept name at a temp root's top through a path the supervisor would read as its own (/proc/self)", async () => {
+        const env = wholeTempRoot(user);
+        const server = await start(user, workspace(user), [], env);
+        const out = await server.call(
+          [
+            `exec 9<${env.TMPDIR}`,
+            'mkdir /proc/self/fd/9/.git && echo DID_GIT',
+            'echo ref > /proc/self/fd/9/HEAD && echo DID_HEAD',
+            'ln -s /tmp /proc/self/fd/9/.agents && echo DID_AGENTS',
+            'exit 1',
+          ].join('\n'),
+        );
+        expect(out).not.toMatch(/DID_/);
+        expect(readdirSync(env.TMPDIR).filter((name) => KEPT.includes(name))).toEqual([]);
+      });
+
+      it("cannot make a kept name at a temp root's top by swapping a link while the supervisor decides", async () => {
+        const env = wholeTempRoot(user);
+        const ws = workspace(user);
+        mkdirSync(join(ws, 'src/sub'));
+        folderOf(user, ws);
+        const server = await start(user, ws, [], env);
+        // `src/l` flips between a folder where .git is an ordinary name and the temp root's top; 10 s of tries.
+        const out = await server.call(
+          [
+            'cd src && ln -s sub l',
+            `(while :; do ln -sfn ${env.TMPDIR} l; ln -sfn sub l; done) & flipper=$!`,
+            'end=$((SECONDS + 10))',
+            'while [ $SECONDS -lt $end ]; do',
+            `  mkdir l/.git 2>/dev/null; [ -e ${env.TMPDIR}/.git ] && { echo DID_RACE; break; }; rmdir sub/.git 2>/dev/null`,
+            'done',
+            'kill $flipper',
+          ].join('\n'),
+          { yield_time_ms: 30_000 },
+        );
+        expect(out).not.toMatch(/DID_/);
+        expect(readdirSync(env.TMPDIR).filter((name) => KEPT.includes(name))).toEqual([]);
+      });
+
+      it("cannot change another process's limits, priority or CPUs: the server's, its supervisor's", async () => {
+        const server = await start(user, workspace(user));
+        const state = () => {
+          const stat = readFileSync(`/proc/${server.pid}/stat`, 'utf8');
+          return {
+            limits: readFileSync(`/proc/${server.pid}/limits`, 'utf8'),
+            nice: stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16],
+            cpus: /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1],
+            io: execFileSync('ionice', ['-p', String(server.pid)]).toString(),
+            policy: execFileSync('chrt', ['-p', String(server.pid)]).toString(),
+          };
+        };
+        const before = state();
+        const out = await server.call(
+          [
+            'prlimit --pid $PPID --nofile=3:3 && echo DID_SUPERVISOR_NOFILE',
+            `renice -n 19 -p ${server.pid} && echo DID_RENICE`,
+            `taskset -p 1 ${server.pid} && echo DID_TASKSET`,
+            `ionice -c 3 -p ${server.pid} && echo DID_IONICE`,
+            `chrt -b -p 0 ${server.pid} && echo DID_CHRT`,
+            // Last: where it works, the server dies at once (it has used more than a second of CPU).
+            `prlimit --pid ${server.pid} --cpu=1:1 && echo DID_SERVER_CPU`,
+            'exit 1',
+          ].join('\n'),
+        );
+        expect(out).not.toMatch(/DID_/);
+        expect(out).toContain('Operation not permitted');
+        expect(await server.call('echo STILL_ANSWERS')).toContain('STILL_ANSWERS');
+        expect(state()).toEqual(before);
+      });
+
+      it('leaves no process behind when the command exits', async () => {
+        const server = await start(user, workspace(user));
+        const gone = leftBehind(await server.call(survivor(seconds(), 'src/pid')));
+        expect(await waitFor(gone)).toBe(true);
+      });
+
+      it('leaves no process behind when a running session is closed', async () => {
+        const server = await start(user, workspace(user));
+        const running = await server.call(held(survivor(seconds(), 'src/pid')), { yield_time_ms: 3000 });
+        const gone = leftBehind(running);
+        expect(gone()).toBe(false);
+        await server.closeSession(Number(/session ID (\d+)/.exec(running)?.[1]));
+        expect(await waitFor(gone)).toBe(true);
+      });
+
+      it('leaves no process behind when the server and its watchdog are killed at once', async () => {
+        const server = await start(user, workspace(user));
+        const gone = leftBehind(await server.call(held(survivor(seconds(), 'src/pid')), { yield_time_ms: 3000 }));
+        expect(gone()).toBe(false);
+        const watchdog = childOf(server.pid, 'watchdog.mjs');
+        expect(watchdog).toBeDefined();
+        process.kill(server.pid, 'SIGKILL');
+        process.kill(watchdog as number, 'SIGKILL');
+        expect(await waitFor(gone)).toBe(true);
+      });
+
+      it("opens terminals of its own (script, python's pty), and still no other session's", async () => {
+        const server = await start(user, workspace(user));
+        const victim = await server.call('tty; read -r secret; echo "got $secret"', { tty: true, yield_time_ms: 1000 });
+        const terminal = /\/dev\/pts\/\d+/.exec(victim)?.[0];
+        expect(terminal, victim).toBeDefined();
+        const out = await server.call(
+          [
+            "script -qc 'echo SCRIPT_TTY $(tty)' /dev/null",
+            'python3 -c "import os, pty',
+            'pid, fd = pty.fork()',
+            "if pid == 0: print('PTY_TTY', os.ttyname(0)); os._exit(0)",
+            "out = b''",
+            'while True:',
+            '    try: chunk = os.read(fd, 100)',
+            '    except OSError: break',
+            '    if not chunk: break',
+            '    out += chunk',
+            'print(out.decode()); os.waitpid(pid, 0)"',
+            `python3 -c "import os; os.open('${terminal}', os.O_RDONLY)" && echo DID_OPEN_READ`,
+            `python3 -c "import os; os.open('${terminal}', os.O_WRONLY)" && echo DID_OPEN_WRITE`,
+            // Holding a master of its own does not make another session's slave its own.
+            `python3 -c "import os; m = os.open('/dev/ptmx', os.O_RDWR); os.open('${terminal}', os.O_RDWR)" && echo DID_OPEN_WITH_MASTER`,
+            'exit 1',
+          ].join('\n'),
+        );
+        expect(out).toMatch(/SCRIPT_TTY \/dev\/pts\/\d+/);
+        expect(out).toMatch(/PTY_TTY \/dev\/pts\/\d+/);
+        expect(out).not.toMatch(/DID_/);
+        expect(out.match(/Permission denied/g)?.length, out).toBeGreaterThanOrEqual(3);
+      });
+
+      it('cannot change the mode of its own terminal, which other users could then read and write', async () => {
+        const server = await start(user, workspace(user));
+        const out = await server.call(
+          [
+            'tty',
+            'chmod 666 /proc/self/fd/0 && echo DID_CHMOD_FD_PATH',
+            'chmod 666 "$(tty)" && echo DID_CHMOD_PATH',
+            'python3 -c "import os; os.fchmod(0, 0o666)" && echo DID_FCHMOD',
+            'touch -d 2001-01-01 "$(tty)" && echo DID_TOUCH',
+            'echo ATTACKED; sleep 60',
+          ].join('\n'),
+          { tty: true, yield_time_ms: 3000 },
+        );
+        const terminal = /\/dev\/pts\/\d+/.exec(out)?.[0];
+        expect(out).toContain('ATTACKED');
+        expect(terminal, out).toBeDefined();
+        // Seen on the host while the session still holds it.
+        expect(statSync(terminal as string).mode & 0o777).not.toBe(0o666);
+        expect(statSync(terminal as string).mtime.getUTCFullYear()).not.toBe(2001);
+        await server.closeSession(Number(/session ID (\d+)/.exec(out)?.[1]));
+        expect(out).not.toMatch(/DID_/);
+        expect(out.match(/Operation not permitted/g)?.length, out).toBeGreaterThanOrEqual(4);
+      });
+
+      it('runs what a project does at the top of a git workspace: files, apply_patch, folders, a venv, npm init, script', async () => {
+        const ws = workspace(user);
+        const server = await start(user, ws);
+        const run = async (cmd: string) => {
+          const out = await server.call(`${cmd} && echo DONE_OK`, { yield_time_ms: 30_000 });
+          expect(out, cmd).toContain('DONE_OK');
+        };
+        await run('echo > x.txt');
+        await run('echo more >> README.md'); // a file that was there: opened for writing by the supervisor too
+        expect(
+          await server.call(
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: added.txt\n+added\n*** End Patch\nEOF",
+          ),
+        ).toMatch(/Success\. Updated the following files:\nA .*added\.txt/);
+        await run('mkdir d && mv d e && rm -r e');
+        await run('python3 -m venv .venv');
+        await run('npm init -y >/dev/null');
+        await run('script -qc true /dev/null');
+        expect(readFileSync(join(ws, 'x.txt'), 'utf8')).toBe('\n');
+        expect(readFileSync(join(ws, 'README.md'), 'utf8')).toBe('readme\nmore\n');
+        expect(readFileSync(join(ws, 'added.txt'), 'utf8')).toBe('added\n');
+        expect(existsSync(join(ws, 'e'))).toBe(false);
+        expect(existsSync(join(ws, '.venv/bin/python'))).toBe(true);
+        expect(JSON.parse(readFileSync(join(ws, 'package.json'), 'utf8')).name).toBeDefined();
+      });
+    });
+  });
+}
