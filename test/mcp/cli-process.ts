@@ -3,6 +3,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { liveServes } from '../helpers/live-serves.js';
+
+export { killLeftoverServes } from '../helpers/live-serves.js';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 export const CLI = join(ROOT, 'dist/cli/index.js');
@@ -67,18 +70,6 @@ export interface ServeProcess {
   stderr(): string;
   /** SIGTERM to this child only, then waits for it to exit. */
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** Every `serve` this test file started that has not exited yet. */
-const liveServes = new Set<ChildProcess>();
-
-/**
- * SIGKILLs every `serve` of this test file still running, by its pid: a test that failed before its own `stop()`
- * must not leave a server behind. For an `afterAll`.
- */
-export function killLeftoverServes(): void {
-  for (const child of liveServes) child.kill('SIGKILL');
-  liveServes.clear();
 }
 
 /** How to start the CLI with `argv` (its arguments after the script): by default this node on the checkout's build. */
