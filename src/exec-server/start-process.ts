@@ -1,11 +1,11 @@
-import { stat } from 'node:fs/promises';
 import { isSandboxed, type SandboxPolicy } from '../sandbox/policy.js';
-import { buildEnv, resolveProgram } from '../spawn/env.js';
+import { buildEnv } from '../spawn/env.js';
 import type { ExecProcess, ProcessSpawner, SpawnOptions } from '../spawn/types.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../spawn/process-core.js';
 import { MAX_TERMINAL_DIMENSION } from './limits.js';
 import type { SandboxType } from './protocol.js';
 import { RpcError, invalidParams, spawnError } from './rpc-error.js';
+import { checkStart } from './start-check.js';
 import { fromWireSandbox } from './sandbox-wire.js';
 import type { ExecEnvPolicy, StartParams } from './schemas.js';
 
@@ -55,9 +55,9 @@ export interface StartedProcess {
 
 /**
  * Starts the process `params` describe with `executor`, or throws the RpcError the real server would answer:
- * -32602 for empty argv or a sandbox object it cannot read, -32603 `No such file or directory (os error 2)` with
- * `data: {"kind":"spawnNotFound"}` for a missing working directory or program (argv[0] is looked up on the PATH of the
- * child's environment), other spawn failures with their own kind (spawnError).
+ * -32602 for empty argv or a sandbox object it cannot read, -32603 with `data.kind` when the program or its working
+ * folder cannot be used, in the real server's words for pipes and for terminals (start-check.ts), other spawn
+ * failures with their own kind (spawnError).
  */
 export async function startProcess(
   params: StartParams,
@@ -77,17 +77,12 @@ export async function startProcess(
   if (!isSandboxed(sandbox)) sandbox = undefined;
   const env = wireEnv(params.env, params.envPolicy, serverEnv);
   if (tty && env.SHELL === undefined) env.SHELL = PTY_SHELL;
-  try {
-    if (!(await stat(cwd)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-    // Checked here for the sandbox too: it sees this machine's files, and bwrap would only say so on stderr.
-    resolveProgram(argv[0]!, env, cwd);
-  } catch (error) {
-    throw spawnError(error);
-  }
+  // Checked here for the sandbox too: it sees this machine's files, and bwrap would only say so on stderr.
+  const folder = checkStart(argv[0]!, env, cwd, tty);
   const arg0 = params.arg0;
   const options: SpawnOptions = {
     argv,
-    cwd,
+    cwd: folder,
     env,
     tty,
     ...(!tty && params.pipeStdin ? { pipeStdin: true } : {}),
