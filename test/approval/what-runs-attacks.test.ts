@@ -304,12 +304,15 @@ describe('the approval form', () => {
     // The same run, the shell named by its path: the same program runs, so it is not asked again.
     expect(textOf(await c.call('exec_command', { ...base, shell: REAL_BASH }))).toContain('Process exited with code 0');
     expect(c.asked).toHaveLength(1);
-    for (const other of [{ shell: 'zsh' }, { shell: 'sh' }, { workdir: 'sub' }, { login: true }, { tty: true }]) {
+    // zsh where it is installed (a machine without it has sh as the other shell only).
+    const zsh = findExecutable('zsh', TRUSTED_PATH) ? [{ shell: 'zsh' }] : [];
+    const others = [...zsh, { shell: 'sh' }, { workdir: 'sub' }, { login: true }, { tty: true }];
+    for (const other of others) {
       const r = await c.call('exec_command', { ...base, ...other });
       expect(r.isError, JSON.stringify(other)).toBe(true);
       expect(textOf(r)).toMatch(/Not run: nobody approved this command/);
     }
-    expect(c.asked).toHaveLength(6);
+    expect(c.asked).toHaveLength(1 + others.length);
   });
 });
 

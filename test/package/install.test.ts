@@ -38,9 +38,10 @@ beforeAll(() => {
   tarball = join(work, packed.trim().split('\n').pop()!);
 }, INSTALL_TIMEOUT_MS);
 
+// The installs leave tens of thousands of files: removing them takes more than the default hook time under load.
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, INSTALL_TIMEOUT_MS);
 
 /** An empty ESM app in the temp dir; `install` puts the tarball into it. */
 function makeApp(name: string, install: (dir: string) => void): string {

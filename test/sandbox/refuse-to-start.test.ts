@@ -22,7 +22,9 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewra
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close()));
   });
-  afterAll(() => rmSync(bin, { recursive: true, force: true }));
+  afterAll(() => {
+    for (const dir of [bin, scratch]) rmSync(dir, { recursive: true, force: true });
+  });
   const installedBwrap = findTrustedExecutable('bwrap');
   const scratch = mkdtempSync('/var/tmp/ue-no-bwrap-bin-');
 
@@ -105,14 +107,19 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewra
     return { call, stderr: () => stderr };
   };
 
-  /** A git workspace with a folder in it, as a project has. */
+  /** A git workspace with a folder in it, as a project has; removed after the file. */
+  const workspaces: string[] = [];
   const workspace = () => {
     const ws = mkdtempSync('/var/tmp/ue-no-bwrap-');
+    workspaces.push(ws);
     execFileSync('git', ['init', '-q', ws]);
     mkdirSync(join(ws, 'src'));
     return ws;
   };
-  afterAll(() => execFileSync('sh', ['-c', 'rm -rf /var/tmp/ue-no-bwrap-*']));
+  // Only what this run made: another run beside it (another checkout, the no-bwrap pass) has folders of the same name.
+  afterAll(() => {
+    for (const ws of workspaces) rmSync(ws, { recursive: true, force: true });
+  });
 
   /** What the sandbox must hold on any backend: writes, .git, the network, the kernel's knobs. */
   const holds = async (server: { call(cmd: string): Promise<string> }, ws: string) => {
@@ -197,7 +204,7 @@ describe.skipIf(CANNOT_SWITCH_USER !== undefined)('mcp and serve where bubblewra
 
   it('starts when danger-full-access is chosen knowingly, and says so', async () => {
     const r = await run(withoutBwrapArgv([CLI, 'mcp', '--sandbox', 'danger-full-access']));
-    expect(r.code).toBe(0); // stdin closed: the client is gone at once
+    expect(r.code, r.stderr).toBe(0); // stdin closed: the client is gone at once
     expect(r.stderr).toContain('Sandbox: danger-full-access (no sandbox)');
   });
 });
