@@ -1,4 +1,5 @@
 // Everything the CLI does but print its version (index.ts does that alone, loading nothing else).
+import './zod-jitless.js';
 import type { ManagerOptions } from '../manager/types.js';
 import { survivePipeErrors } from './log.js';
 import { resolveManagerOptions } from './manager-config.js';
