@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { probeLandlock, probeSandbox } from '../dist/sandbox/launcher.js';
+import { probeLandlock, probeSandbox } from '../dist/sandbox/backend-probe.js';
 import { DRIVERS, checkTarget, figures, pickFigures } from './plan.mjs';
 import { renderChart } from './lib/chart.mjs';
 import { codexUnavailable } from './lib/elsewhere.mjs';

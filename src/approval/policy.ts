@@ -1,4 +1,7 @@
 import { isDangerousCommand, isKnownSafeCommand } from './command-safety.js';
+import type { ApprovalPolicy } from './policy-names.js';
+
+export type { ApprovalPolicy } from './policy-names.js';
 
 /**
  * When to ask the person before running a command, as Codex names the policies. untrusted: every command that is
@@ -23,8 +26,6 @@ import { isDangerousCommand, isKnownSafeCommand } from './command-safety.js';
  *   We keep read-only git known-safe in the sandbox, which holds whatever that config runs; outside a sandbox (none
  *   configured) git is not known-safe, and an escalated git always asks.
  */
-export const APPROVAL_POLICIES = ['untrusted', 'on-request', 'on-failure', 'never'] as const;
-export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
 
 /** Per call, as in Codex's tool schema: `require_escalated` asks to run this command outside the sandbox. */
 export type SandboxPermissions = 'use_default' | 'require_escalated';

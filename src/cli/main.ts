@@ -1,11 +1,11 @@
 // Everything the CLI does but print its version (index.ts does that alone, loading nothing else).
+import './zod-jitless.js';
 import type { ManagerOptions } from '../manager/types.js';
 import { survivePipeErrors } from './log.js';
 import { resolveManagerOptions } from './manager-config.js';
 import { parseCli, UsageError, type CliCommand } from './parse-args.js';
 import { resolveServeAuth, type ServeAuth } from './serve-auth.js';
 import { prepareSandbox, withServerDefaults } from './server-policy.js';
-import { usage } from './usage.js';
 import { packageVersion } from './version.js';
 
 // Commands load lazily: --help should not pay for the MCP SDK and node-pty.
@@ -49,9 +49,11 @@ export async function main(argv: string[], self: string): Promise<void> {
     if (prepared.note !== undefined) process.stderr.write(`unified-exec: ${prepared.note}\n`);
   }
   switch (command.kind) {
-    case 'help':
+    case 'help': {
+      const { usage } = await import('./usage.js');
       process.stdout.write(usage(version, [process.execPath, self, 'mcp']));
       return exit(0);
+    }
     case 'version':
       process.stdout.write(`${version}\n`);
       return exit(0);

@@ -1,6 +1,6 @@
 import { approvalPolicyOf, resolveSettings, sandboxPolicyOf } from '../manager/settings.js';
 import type { ManagerOptions } from '../manager/types.js';
-import { SANDBOX_HELP, chooseBackendAsync } from '../sandbox/launcher.js';
+import { SANDBOX_HELP, chooseBackendAsync } from '../sandbox/backend-probe.js';
 import { describePolicy } from '../sandbox/policy.js';
 
 /** What `mcp` and `serve` run with unless told otherwise: Codex's defaults (sandboxed, the model may ask to leave). */

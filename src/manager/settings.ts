@@ -11,7 +11,7 @@ import {
   PRUNE_PROTECTED_RECENT,
 } from './constants.js';
 import { describeIssue, expected, invalidArgument } from './errors.js';
-import { APPROVAL_POLICIES, type ApprovalPolicy } from '../approval/policy.js';
+import { APPROVAL_POLICIES, type ApprovalPolicy } from '../approval/policy-names.js';
 import { validateDomainPattern } from '../sandbox/domain-match.js';
 import { NETWORK_MODES, SANDBOX_BACKENDS, SANDBOX_MODES, isSandboxed, type SandboxPolicy } from '../sandbox/policy.js';
 import { executorNameProblem, parseExecutorUrl } from '../executors/urls.js';

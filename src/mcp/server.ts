@@ -5,6 +5,8 @@ import {
   type ProgressToken,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { callTool, type ExecSessions, type ToolOutcome } from '../tools/run-tool.js';
 import { TOOL_NAMES, offeredTools, toolDefinitions, type ToolName } from '../tools/definitions.js';
 
@@ -36,6 +38,19 @@ export interface McpServerOptions {
   structuredOutput?: boolean;
   /** Add our lines about a session's state to the text (FormatOptions.stateLines). Off: the text is Codex's. */
   stateLines?: boolean;
+}
+
+/**
+ * The SDK's JSON Schema validator (it checks a client's answer to an elicitation: here, an approval form), made on its
+ * first use rather than with the server: making one compiles ajv's meta-schemas, which stood before the first answers.
+ */
+function validatorOnFirstUse(): jsonSchemaValidator {
+  let made: AjvJsonSchemaValidator | undefined;
+  return {
+    getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+      return (made ??= new AjvJsonSchemaValidator()).getValidator<T>(schema);
+    },
+  };
 }
 
 /**
@@ -75,7 +90,7 @@ export function createMcpServer(sessions: ExecSessions, options: McpServerOption
   const format = options.stateLines ? { stateLines: true } : {};
   const server = new McpServer(
     { name: SERVER_NAME, version: options.version ?? '0.0.0' },
-    { instructions: instructionsFor(tools) },
+    { instructions: instructionsFor(tools), jsonSchemaValidator: validatorOnFirstUse() },
   );
   for (const definition of toolDefinitions(tools, sessions.settings)) {
     server.registerTool(

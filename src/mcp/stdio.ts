@@ -5,7 +5,6 @@ import type { ManagerOptions } from '../manager/types.js';
 import type { ExecSessions } from '../tools/run-tool.js';
 import { CallTrackingTransport } from './call-tracking-transport.js';
 import { SHUTDOWN_ANSWER_GRACE_MS } from './defaults.js';
-import { elicitApproval } from './elicit-approval.js';
 import { StdioLineTransport } from './stdio-transport.js';
 import { offeredTools } from '../tools/definitions.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
@@ -84,7 +83,11 @@ async function makeManager(
   managerOptions: ManagerOptions | undefined,
   server: () => ReturnType<typeof createMcpServer>,
 ): Promise<UnifiedExecManager> {
-  const { UnifiedExecManager } = await import('../manager/manager.js');
+  // The approval form loads with the manager: neither is needed to answer initialize or tools/list.
+  const [{ UnifiedExecManager }, { elicitApproval }] = await Promise.all([
+    import('../manager/manager.js'),
+    import('./elicit-approval.js'),
+  ]);
   return new UnifiedExecManager({
     ...managerOptions,
     onApproval: managerOptions?.onApproval ?? elicitApproval(() => server().server),

@@ -34,9 +34,17 @@ const loaded = (log: string) =>
     .filter((line) => line !== '' && !line.startsWith('node:') && !line.includes('/test/fixtures/record-loads'))
     .map((line) => line.replace(/^file:\/\//, '').replace(ROOT, ''));
 
-/** What a server asked only initialize and tools/list has no use for. */
+/** What a server asked only initialize and tools/list has no use for (the usage text: only --help prints it). */
 const DEFERRED =
-  /^dist\/executors\/(docker|remote|exec-server-client)|^dist\/view\/|node_modules\/(@xterm|ws|dockerode)\//;
+  /^dist\/executors\/(docker|remote|exec-server-client)|^dist\/view\/|^dist\/cli\/(usage|flag-help)\.js$|node_modules\/(@xterm|ws|dockerode)\//;
+
+/**
+ * What loads with the manager (which starts loading once the server is connected), never before it: the sandbox's
+ * launcher and the plans it makes (the server picks its backend with the probe alone), the approval form, and the
+ * command analysis approvals decide with (the settings need only the policies' names).
+ */
+const WITH_MANAGER =
+  /^dist\/sandbox\/(launcher|bwrap|domain-proxy|mask-registry)\.js$|^dist\/mcp\/elicit-approval\.js$|^dist\/approval\/(command-safety|shell-script)\.js$/;
 
 /** `unified-exec mcp` with every load recorded, spoken to in JSON-RPC lines. */
 function startMcp(run: ReturnType<typeof runDir>): {
@@ -106,6 +114,11 @@ describe('start-up', () => {
       arguments: { cmd: "printf '\\033[?1049hstarted'; sleep 3", tty: true, login: false, yield_time_ms: 1_000 },
     })) as { result: { content: Array<{ text: string }> } };
     expect(call.result.content[0]!.text).toContain('started');
-    expect(loaded(run.log).filter((path) => path.startsWith('node_modules/@xterm/'))).not.toEqual([]);
+    expect(loaded(run.log).filter((path) => path.includes('node_modules/@xterm/'))).not.toEqual([]);
+    const order = loaded(run.log);
+    const managerAt = order.indexOf('dist/manager/manager.js');
+    expect(managerAt).toBeGreaterThan(0);
+    expect(order.slice(0, managerAt).filter((path) => WITH_MANAGER.test(path))).toEqual([]);
+    expect(order.slice(managerAt).filter((path) => WITH_MANAGER.test(path))).not.toEqual([]);
   }, 60_000);
 });

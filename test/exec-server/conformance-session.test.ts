@@ -2,7 +2,8 @@
 // (see conformance-process.test.ts for the approach).
 import { describe, expect, it } from 'vitest';
 import { CORE_ENV_NAMES } from '../../src/spawn/env.js';
-import { SandboxLauncher, probeSandbox } from '../../src/sandbox/launcher.js';
+import { SandboxLauncher } from '../../src/sandbox/launcher.js';
+import { probeSandbox } from '../../src/sandbox/backend-probe.js';
 import { LocalExecutor } from '../../src/spawn/local-executor.js';
 import { dirname, join } from 'node:path';
 import { CLIENT_BINARIES } from '../clients/clients-install.js';

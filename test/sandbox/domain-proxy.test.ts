@@ -15,7 +15,7 @@ import {
   proxyEnvironment,
   type BlockedRequest,
 } from '../../src/sandbox/domain-proxy.js';
-import { probeSandbox } from '../../src/sandbox/launcher.js';
+import { probeSandbox } from '../../src/sandbox/backend-probe.js';
 import { delay } from '../../src/util/delay.js';
 import { PATIENT, killIfAlive, waitUntilGone } from '../helpers/processes.js';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
-import { probeLandlock, probeSandbox } from '../../src/sandbox/launcher.js';
+import { probeLandlock, probeSandbox } from '../../src/sandbox/backend-probe.js';
 import type { SandboxBackend, SandboxPolicy } from '../../src/sandbox/policy.js';
 
 /** A workspace-write policy, network off, on workspace `/w` unless `over` says otherwise. */

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { probeSandbox } from '../../src/sandbox/launcher.js';
+import { probeSandbox } from '../../src/sandbox/backend-probe.js';
 import { BASH, useManagers } from '../helpers/manager.js';
 import { titled } from '../helpers/needs.js';
 import { NO_SANDBOX, useWorkspace } from './sandbox-helpers.js';
