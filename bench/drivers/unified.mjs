@@ -173,6 +173,28 @@ export async function loginExec({ profile, mode, iterations, warmup, gapMs = 0, 
   return { samples, wrong, fellBack, firstCallMs, profileSeen };
 }
 
+/**
+ * The first login call of a server that has just started (figure 20): the manager starts taking its snapshot
+ * (`warmUp()`, as the servers do) and the call is sent at once, with `yieldMs`; the sample is the time to its answer.
+ * Its output is read to the exit: `wrong` when the command did not run or its profile's export was missing.
+ */
+export async function firstLoginCall({ profile, yieldMs, returnOn }) {
+  const { home } = profileHome(profile);
+  const manager = newManager(returnOn, { env: { set: { HOME: home } } });
+  void manager.warmUp();
+  const t0 = performance.now();
+  const command = 'echo "first call: ${UE_BENCH_PROFILE-no profile}"';
+  let res = await manager.execCommand({ command, shell: '/bin/bash', login: true, tty: false, yieldTimeMs: yieldMs });
+  const ms = performance.now() - t0;
+  let output = res.output;
+  while (res.exitCode === undefined) {
+    res = await manager.writeStdin({ sessionId: res.sessionId, chars: '', yieldTimeMs: 10_000 });
+    output += res.output;
+  }
+  await shutdownManager(manager);
+  return { samples: [ms], wrong: res.exitCode === 0 && output.includes('first call: slow') ? 0 : 1 };
+}
+
 /** `alternate`: the program switches to the alternate screen first (figure 14b). */
 export async function flood({ bytes, returnOn, screens, alternate = false }) {
   const command = alternate ? alternateFloodCommand(bytes) : floodCommand(bytes);

@@ -27,12 +27,20 @@ const FIXTURE_PROBE = [
   'echo "${seen:- nothing}"',
 ].join('\n');
 
+/** A profile as slow as a conda or nvm init on a loaded machine: what a first call must not wait for. */
+const SLOW_BASH_PROFILE = '# unified-exec bench: a profile that takes 3 s\nsleep 3\nexport UE_BENCH_PROFILE=slow\n';
+
 /**
- * The HOME of `profile` ('fixture' or 'machine') and, for the fixture, a command that says what of its profile a
- * session sees. The fixture home is made fresh and removed at cleanup.
+ * The HOME of `profile` ('fixture', 'slow' or 'machine') and, for the fixture, a command that says what of its profile
+ * a session sees. The fixture and slow homes are made fresh and removed at cleanup.
  */
 export function profileHome(profile) {
   if (profile === 'machine') return { home: userInfo().homedir, probe: undefined };
+  if (profile === 'slow') {
+    const home = trackFolder(mkdtempSync(join(tmpdir(), 'ue-bench-home-')));
+    writeFileSync(join(home, '.bash_profile'), SLOW_BASH_PROFILE);
+    return { home, probe: undefined };
+  }
   if (profile !== 'fixture') throw new Error(`unknown login profile ${JSON.stringify(profile)}`);
   const home = trackFolder(mkdtempSync(join(tmpdir(), 'ue-bench-home-')));
   writeFileSync(join(home, '.bashrc'), FIXTURE_BASHRC);
