@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { type Dirent, lstatSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { type Dirent, lstatSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TRUSTED_PATH, findTrustedExecutable } from '../util/executable.js';
 import { makePrivateDir, stateRoot } from '../util/private-dir.js';
@@ -36,6 +37,11 @@ export interface SandboxedCommand {
   /** Levels of the process tree that are the sandbox's own relays (bubblewrap, and its init): 2, or 0 unwrapped. */
   supervisorDepth: number;
   release(): void;
+  /**
+   * Present where the sandbox can tell that the command was refused the network (the network off, no allowlist):
+   * what was refused (e.g. `socket(AF_INET) refused`) once it has been, else undefined. Still answers after release.
+   */
+  networkRefusal?(): string | undefined;
 }
 
 /** What to tell someone whose machine cannot run the sandbox. */
@@ -398,17 +404,25 @@ export class SandboxLauncher {
     this.reads ??= planReads({ entries: folderEntries });
     const plan = planLandlock(roots, roots, [stateRoot()], { entries: folderEntries }, this.reads);
     const env = { ...command.env };
-    const network = policy.network === 'off' ? 'none' : 'on';
-    const supervision = supervisionArgs(roots, [stateRoot()], KEPT_NAMES);
     this.launchDir ??= this.makePrivateFolder('launch-');
+    // With the network off the supervisor refuses IP sockets itself and records it here, out of the command's reach.
+    const refusals =
+      policy.network === 'off' ? join(this.launchDir, `refused-${randomBytes(8).toString('hex')}`) : undefined;
+    const network = refusals === undefined ? 'on' : 'supervised';
+    const supervision = supervisionArgs(roots, [stateRoot()], KEPT_NAMES, refusals);
     const options = landlockOptions(landlockGrantArgs(plan), network, supervision);
     const { argv, file } = argsFileArgv(sandboxExec, this.launchDir, options, command.argv);
+    const refusal = refusals === undefined ? undefined : recordedRefusal(refusals);
     return {
       argv,
       env,
       supervisorDepth: 1,
-      // The launcher removes it once read; this is for a start that failed before.
-      release: () => rmSync(file, { force: true }),
+      release: () => {
+        // The launcher removes the options once read; this is for a start that failed before.
+        rmSync(file, { force: true });
+        refusal?.release();
+      },
+      ...(refusal ? { networkRefusal: refusal.read } : {}),
     };
   }
 
@@ -441,6 +455,34 @@ export class SandboxLauncher {
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     return dir;
   }
+}
+
+/**
+ * What the supervisor recorded in `file` (see supervisionArgs): `socket(AF_INET) refused` once it has refused one.
+ * Read (a failed open while there is none) until found, then kept: `release` reads it a last time and removes it.
+ */
+function recordedRefusal(file: string): { read(): string | undefined; release(): void } {
+  let found: string | undefined;
+  let released = false;
+  const read = () => {
+    if (found !== undefined || released) return found;
+    try {
+      const family = readFileSync(file, 'latin1');
+      found = `socket(${/^AF_INET6?$/.test(family) ? family : ''}) refused`;
+    } catch {
+      // None yet.
+    }
+    return found;
+  };
+  return {
+    read,
+    release: () => {
+      read();
+      released = true;
+      rmSync(file, { force: true });
+      rmSync(`${file}.new`, { force: true });
+    },
+  };
 }
 
 /** A folder's entries for the Landlock plan; none when it cannot be read. */

@@ -160,7 +160,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     }
     // After the exit has been answered: releasing may read /proc, which the reply need not wait for.
     proc.onExit(() => setImmediate(() => sandboxed.release()));
-    return proc;
+    return sandboxed.networkRefusal ? Object.assign(proc, { networkRefusal: sandboxed.networkRefusal }) : proc;
   }
 
   /**

@@ -1,0 +1,105 @@
+// A command refused the network that keeps retrying without printing: the real server (`mcp`, network off by
+// default) says so on every reply from then on, running or exited, exec_command and write_stdin alike; never for a
+// command that does not touch the network, nor with the network on. Served as root and as nobody.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server as NetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { CANNOT_SWITCH_USER, removeMountPoint } from '../helpers/nobody.js';
+import { type Server, type ServerUser, folderOf, startMcp } from './attacker.js';
+import { NO_LANDLOCK } from './sandbox-helpers.js';
+
+const users: ServerUser[] = CANNOT_SWITCH_USER === undefined ? ['root', 'nobody'] : ['root'];
+const NOTE = 'Sandbox: network access is off, so the connection failed';
+/** TEST-NET-1 (RFC 5737): an address nothing answers on. */
+const NOWHERE = '192.0.2.1';
+const cleanup: string[] = [];
+afterAll(() => {
+  for (const path of cleanup) rmSync(path, { recursive: true, force: true });
+  removeMountPoint();
+});
+
+/** Commands that try to connect again and again and print nothing, whatever happens. */
+const SILENT_RETRIES = {
+  bash: `while :; do (exec 3<>/dev/tcp/${NOWHERE}/80) 2>/dev/null; sleep 0.2; done`,
+  python: `python3 -c "
+import time, urllib.request
+while True:
+    try: urllib.request.urlopen('http://${NOWHERE}/', timeout=1)
+    except Exception: pass
+    time.sleep(0.2)"`,
+  node: `node -e "setInterval(() => require('net').connect(80, '${NOWHERE}').on('error', () => {}), 200)"`,
+};
+
+const sessionOf = (reply: string) => Number(/Process running with session ID (\d+)/.exec(reply)?.[1]);
+const notes = (reply: string) => reply.split(NOTE).length - 1;
+
+describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('a command refused the network (Landlock)', () => {
+  const servers: Server[] = [];
+  const listeners: NetServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+    for (const listener of listeners.splice(0)) listener.close();
+  });
+  const start = async (user: ServerUser, args: string[] = []) => {
+    const cwd = folderOf(user, mkdtempSync('/var/tmp/ue-netref-'));
+    cleanup.push(cwd);
+    const server = await startMcp(user, cwd, ['--sandbox-backend', 'landlock', ...args]);
+    servers.push(server);
+    return server;
+  };
+
+  describe.each(users)('served as %s', (user) => {
+    it.each(Object.entries(SILENT_RETRIES))(
+      'is told while a %s loop retries in silence, on its first reply and on a later poll',
+      async (_name, command) => {
+        const server = await start(user);
+        const first = await server.call(command, { yield_time_ms: 3000 });
+        const id = sessionOf(first);
+        expect(id, first).toBeGreaterThan(0);
+        expect(notes(first), first).toBe(1);
+        expect(first).toContain('(socket(AF_INET) refused)');
+        const poll = await server.write(id, '');
+        expect(sessionOf(poll), poll).toBe(id);
+        expect(notes(poll), poll).toBe(1);
+        await server.closeSession(id);
+      },
+    );
+
+    it('is told once when the command then exits, however it exits', async () => {
+      const server = await start(user);
+      const reply = await server.call(`(exec 3<>/dev/tcp/${NOWHERE}/80) 2>/dev/null; exit 0`);
+      expect(reply).toContain('exited with code 0');
+      expect(notes(reply), reply).toBe(1);
+      // One that prints the refusal itself: its own note, still once.
+      const printed = await server.call(`exec 3<>/dev/tcp/${NOWHERE}/80`);
+      expect(printed).toContain('Operation not permitted');
+      expect(notes(printed), printed).toBe(1);
+    });
+
+    it('says nothing of a command that never touches the network', async () => {
+      const server = await start(user);
+      const reply = await server.call('sleep 5', { yield_time_ms: 1000 });
+      const id = sessionOf(reply);
+      expect(id, reply).toBeGreaterThan(0);
+      expect(reply).not.toContain('Sandbox:');
+      expect(await server.write(id, '')).not.toContain('Sandbox:');
+      await server.closeSession(id);
+    });
+
+    it('says nothing with the network on, where the connection is made', async () => {
+      const listener = createServer((socket) => socket.end('HELLO\n'));
+      listeners.push(listener);
+      await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+      const { port } = listener.address() as AddressInfo;
+      const server = await start(user, ['--network', 'on']);
+      const reply = await server.call(
+        `exec 3<>/dev/tcp/127.0.0.1/${port}; head -n1 <&3; while :; do (exec 3<>/dev/tcp/${NOWHERE}/80) 2>/dev/null; sleep 0.2; done`,
+        { yield_time_ms: 3000 },
+      );
+      expect(reply).toContain('HELLO');
+      expect(reply).not.toContain('Sandbox:');
+      await server.closeSession(sessionOf(reply));
+    });
+  });
+});
