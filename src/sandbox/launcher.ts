@@ -8,6 +8,7 @@ import { MaskRegistry } from './mask-registry.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
 import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
 import { KEPT_NAMES, landlockGrantArgs, planLandlock, planReads, type EntryType } from './landlock.js';
+import { noRouteCount } from './network-counters.js';
 import { hiddenFiles } from './secret-files.js';
 import { isNetworkRestricted, isSandboxed, type SandboxBackend, type SandboxPolicy } from './policy.js';
 import type { SeccompNetwork } from './seccomp.js';
@@ -39,9 +40,10 @@ export interface SandboxedCommand {
   release(): void;
   /**
    * Present where the sandbox can tell that the command was refused the network (the network off, no allowlist):
-   * what was refused (e.g. `socket(AF_INET) refused`) once it has been, else undefined. Still answers after release.
+   * what was refused (e.g. `socket(AF_INET) refused`) once it has been, else undefined. `leader`: the pid `argv`
+   * runs as. Once it has answered, it answers the same (after release too).
    */
-  networkRefusal?(): string | undefined;
+  networkRefusal?(leader: number | undefined): string | undefined;
 }
 
 /** What to tell someone whose machine cannot run the sandbox. */
@@ -366,7 +368,17 @@ export class SandboxLauncher {
     const masks = [...plan.masked, ...plan.maskedFiles];
     for (const path of masks) this.masks.use(path);
     let released = false;
+    let refused: string | undefined;
+    const networkRefusal = (leader: number | undefined) => {
+      if (refused === undefined && leader !== undefined) {
+        const packets = noRoutePackets(leader);
+        if (packets > 0)
+          refused = `${packets} packet${packets === 1 ? '' : 's'} for outside the sandbox found no route`;
+      }
+      return refused;
+    };
     return {
+      ...(policy.network === 'off' && !usesProxy(policy) ? { networkRefusal } : {}),
       argv: passSeccompArgv(
         sandboxExec,
         filter,
@@ -422,7 +434,7 @@ export class SandboxLauncher {
         rmSync(file, { force: true });
         refusal?.release();
       },
-      ...(refusal ? { networkRefusal: refusal.read } : {}),
+      ...(refusal ? { networkRefusal: () => refusal.read() } : {}),
     };
   }
 
@@ -454,6 +466,27 @@ export class SandboxLauncher {
     const dir = makePrivateDir(stateRoot(), prefix);
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     return dir;
+  }
+}
+
+/**
+ * Packets that found no route in the network namespace of the sandbox bubblewrap `leader` started (noRouteCount),
+ * read from its first child, bubblewrap's own init inside it; 0 when it is gone or cannot be read.
+ */
+function noRoutePackets(leader: number): number {
+  try {
+    const [inside] = readFileSync(`/proc/${leader}/task/${leader}/children`, 'latin1').split(' ');
+    if (!inside) return 0;
+    const snmp = readFileSync(`/proc/${inside}/net/snmp`, 'latin1');
+    let snmp6 = '';
+    try {
+      snmp6 = readFileSync(`/proc/${inside}/net/snmp6`, 'latin1');
+    } catch {
+      // Absent where IPv6 is disabled.
+    }
+    return noRouteCount(snmp, snmp6);
+  } catch {
+    return 0;
   }
 }
 

@@ -160,7 +160,8 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     }
     // After the exit has been answered: releasing may read /proc, which the reply need not wait for.
     proc.onExit(() => setImmediate(() => sandboxed.release()));
-    return sandboxed.networkRefusal ? Object.assign(proc, { networkRefusal: sandboxed.networkRefusal }) : proc;
+    const refusal = sandboxed.networkRefusal;
+    return refusal ? Object.assign(proc, { networkRefusal: () => refusal(proc.pid) }) : proc;
   }
 
   /**
