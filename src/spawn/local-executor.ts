@@ -160,8 +160,10 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     }
     // After the exit has been answered: releasing may read /proc, which the reply need not wait for.
     proc.onExit(() => setImmediate(() => sandboxed.release()));
+    // The leader's pid only while it runs: once it has exited, the pid may be another process's.
     const refusal = sandboxed.networkRefusal;
-    return refusal ? Object.assign(proc, { networkRefusal: () => refusal(proc.pid) }) : proc;
+    const leader = () => (proc.exitInfo === undefined ? proc.pid : undefined);
+    return refusal ? Object.assign(proc, { networkRefusal: () => refusal(leader()) }) : proc;
   }
 
   /**
