@@ -24,7 +24,8 @@
  *
  *   unified-exec-sandbox-exec [--args-file FILE] --landlock [--tree DIR]... [--file FILE]... [--read-tree DIR]... [--read-file FILE]...
  *                             [--no-network] [--seccomp B64]
- *                             [--supervise B64 [--root DIR]... [--keep-out DIR]... [--kept-name NAME]...]
+ *                             [--supervise B64 [--root DIR]... [--keep-out DIR]... [--kept-name NAME]...
+ *                              [--network-refusals FILE]]
  *                             -- command args...
  *
  * drops every capability (a root server's command is uid 0 without privileges, and stays so across exec), sets
@@ -404,7 +405,8 @@ static int usage(void) {
   fprintf(stderr, "usage: " NAME " [--seccomp BASE64 | --seccomp-fd N BASE64 [--read-only-devices]] -- COMMAND [ARG...]\n"
                   "       " NAME " --landlock [--tree DIR]... [--file FILE]... [--read-tree DIR]... [--read-file FILE]... "
                   "[--no-network] [--seccomp BASE64]\n"
-                  "         [--supervise BASE64 [--root DIR]... [--keep-out DIR]... [--kept-name NAME]...] -- "
+                  "         [--supervise BASE64 [--root DIR]... [--keep-out DIR]... [--kept-name NAME]...\n"
+                  "          [--network-refusals FILE]] -- "
                   "COMMAND [ARG...]\n");
   return EXIT_SETUP;
 }
@@ -458,7 +460,7 @@ int main(int argc, char **argv) {
   struct paths trees = {calloc(argc, sizeof(char *)), 0}, files = {calloc(argc, sizeof(char *)), 0};
   struct paths read_trees = {calloc(argc, sizeof(char *)), 0}, read_files = {calloc(argc, sizeof(char *)), 0};
   struct supervision sup = {{calloc(argc, sizeof(char *)), 0}, trees, {calloc(argc, sizeof(char *)), 0},
-                            {calloc(argc, sizeof(char *)), 0}, NULL};
+                            {calloc(argc, sizeof(char *)), 0}, NULL, NULL};
   if (trees.path == NULL || files.path == NULL || read_trees.path == NULL || read_files.path == NULL ||
       sup.roots.path == NULL || sup.keep_out.path == NULL || sup.kept_names.path == NULL)
     return fail("out of memory", ENOMEM);
@@ -488,6 +490,8 @@ int main(int argc, char **argv) {
       sup.keep_out.path[sup.keep_out.n++] = argv[++i];
     } else if (strcmp(argv[i], "--kept-name") == 0 && i + 1 < argc) {
       sup.kept_names.path[sup.kept_names.n++] = argv[++i];
+    } else if (strcmp(argv[i], "--network-refusals") == 0 && i + 1 < argc && sup.network_refusals == NULL) {
+      sup.network_refusals = argv[++i];
     } else if (strcmp(argv[i], "--no-network") == 0) {
       no_network = 1;
     } else if (strcmp(argv[i], "--read-only-devices") == 0) {
@@ -501,6 +505,7 @@ int main(int argc, char **argv) {
   if (landlock && pass != NULL) return usage();
   if (!landlock && (sup.program != NULL || sup.roots.n > 0 || sup.keep_out.n > 0 || sup.kept_names.n > 0))
     return usage();
+  if (sup.network_refusals != NULL && sup.program == NULL) return usage();
   if (devices && pass == NULL) return usage();
   char **command = argv + i + 1;
 

@@ -21,6 +21,8 @@
  *   socket, a deleted file); refused (EPERM) for everything else, terminals included. The kernel never goes on:
  *   Landlock would allow it.
  *
+ * - socket() of an IP family, with the network off: refused, and the first refusal recorded for the server.
+ *
  * It is also a child subreaper whose parent's death is a signal to it: whatever the command starts stays its
  * descendant, whatever the command does to its environment or session, and when the command exits, or the server
  * dies, the supervisor stops every descendant and kills it before it exits itself. The command cannot signal,
@@ -737,6 +739,32 @@ static struct answer do_inode_flags(pid_t pid, int fd_arg, unsigned long request
   return a;
 }
 
+/* ---- sockets ---- */
+
+/*
+ * socket() of an IP family, sent here only while the network is off: refused (EPERM, what the policy's filter answers
+ * every other family), never let through, as the domain does not cover every IP protocol. The first refusal is
+ * recorded for the server, which tells the model: a command that retries without printing would otherwise look
+ * merely slow. The file appears whole (written aside, then renamed), holding the family.
+ */
+static int refusal_recorded;
+static struct answer refuse_socket(int family) {
+  if (!refusal_recorded && cfg->network_refusals != NULL) {
+    refusal_recorded = 1;
+    char aside[PATH_MAX];
+    const char *name = family == AF_INET6 ? "AF_INET6" : "AF_INET";
+    if (snprintf(aside, sizeof(aside), "%s.new", cfg->network_refusals) < (int)sizeof(aside)) {
+      int fd = open(aside, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd >= 0) {
+        int whole = write(fd, name, strlen(name)) == (ssize_t)strlen(name);
+        close(fd);
+        if (!whole || rename(aside, cfg->network_refusals) != 0) unlink(aside);
+      }
+    }
+  }
+  return fail_with(EPERM);
+}
+
 /* ---- one notification ---- */
 
 /* Whether the domain decides call `nr` by itself (what it makes, removes, renames, links, opens or truncates). */
@@ -872,6 +900,7 @@ static struct answer handle(struct seccomp_notif *notif) {
                          set ? value : NULL, size, set ? INT_ARG(4) : 0);
     }
     case SYS_ioctl: return do_inode_flags(pid, INT_ARG(0), (unsigned long)(uint32_t)ARG(1), ARG(2));
+    case SYS_socket: return refuse_socket(INT_ARG(0));
   }
   /* A call the filter sends here that this build does not know (setxattrat, ...): refused, not let through. */
   return fail_with(ENOSYS);

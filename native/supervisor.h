@@ -19,6 +19,11 @@ struct supervision {
   struct paths kept_names;
   /* The BPF program (base64) whose USER_NOTIF answers the supervisor handles. */
   const char *program;
+  /*
+   * Where to record the first socket() of an IP family refused (the network is off and the program sends those
+   * here): a new file holding the family. NULL: none is sent here.
+   */
+  const char *network_refusals;
 };
 
 /* The command's side, after fork: enters the sandbox and returns 0, or prints why not and returns an exit status. */

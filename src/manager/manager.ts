@@ -609,7 +609,13 @@ export class UnifiedExecManager {
       warnings: call.warnings,
       ...(screen ? { screen } : {}),
     };
+    // Told on every reply from the first refusal on, even when nothing was printed: a command that retries in silence
+    // would otherwise look merely slow. Once per reply: a network denial the output shows has its own note.
+    const refused = session.process.networkRefusal?.();
+    const refusalNote = () => refused && this.gate.denialNote({ kind: 'network', evidence: refused });
     if (state === 'running') {
+      const note = refusalNote();
+      if (note) base.warnings.push(note);
       return {
         ...base,
         sessionId: session.id,
@@ -623,6 +629,9 @@ export class UnifiedExecManager {
     const exitCode = info?.exitCode ?? LOST_EXIT_CODE;
     if (info?.lost) base.warnings.push(info.lost);
     const denial = detectDenial(session.sandbox, exitCode, text);
+    // A network denial the output shows gets its note from the caller (see execCommand, writeStdin).
+    const note = denial?.kind === 'network' ? undefined : refusalNote();
+    if (note) base.warnings.push(note);
     return {
       ...base,
       exitCode,

@@ -1,4 +1,5 @@
-import { lstatSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { lstatSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TRUSTED_PATH, findTrustedExecutable } from '../util/executable.js';
 import { makePrivateDir, stateRoot } from '../util/private-dir.js';
@@ -6,6 +7,7 @@ import { MaskRegistry } from './mask-registry.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
 import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
 import { KEPT_NAMES, landlockGrantArgs, planLandlock, planReads } from './landlock.js';
+import { noRouteCount } from './network-counters.js';
 import { hiddenFiles } from './secret-files.js';
 import { isNetworkRestricted, isSandboxed, type SandboxBackend, type SandboxPolicy } from './policy.js';
 import type { SeccompNetwork } from './seccomp.js';
@@ -34,6 +36,12 @@ export interface SandboxedCommand {
   /** Levels of the process tree that are the sandbox's own relays (bubblewrap, and its init): 2, or 0 unwrapped. */
   supervisorDepth: number;
   release(): void;
+  /**
+   * Present where the sandbox can tell that the command was refused the network (the network off, no allowlist):
+   * what was refused (e.g. `socket(AF_INET) refused`) once it has been, else undefined. `leader`: the pid `argv`
+   * runs as. Once it has answered, it answers the same (after release too).
+   */
+  networkRefusal?(leader: number | undefined): string | undefined;
 }
 
 const realPath = (path: string) => {
@@ -203,7 +211,17 @@ export class SandboxLauncher {
     const masks = [...plan.masked, ...plan.maskedFiles];
     for (const path of masks) this.masks.use(path);
     let released = false;
+    let refused: string | undefined;
+    const networkRefusal = (leader: number | undefined) => {
+      if (refused === undefined && leader !== undefined) {
+        const packets = noRoutePackets(leader);
+        if (packets > 0)
+          refused = `${packets} packet${packets === 1 ? '' : 's'} for outside the sandbox found no route`;
+      }
+      return refused;
+    };
     return {
+      ...(policy.network === 'off' && !usesProxy(policy) ? { networkRefusal } : {}),
       argv: passSeccompArgv(
         sandboxExec,
         filter,
@@ -241,17 +259,25 @@ export class SandboxLauncher {
     this.reads ??= planReads({ entries: folderEntries });
     const plan = planLandlock(roots, roots, [stateRoot()], { entries: folderEntries }, this.reads);
     const env = { ...command.env };
-    const network = policy.network === 'off' ? 'none' : 'on';
-    const supervision = supervisionArgs(roots, [stateRoot()], KEPT_NAMES);
     this.launchDir ??= this.makePrivateFolder('launch-');
+    // With the network off the supervisor refuses IP sockets itself and records it here, out of the command's reach.
+    const refusals =
+      policy.network === 'off' ? join(this.launchDir, `refused-${randomBytes(8).toString('hex')}`) : undefined;
+    const network = refusals === undefined ? 'on' : 'supervised';
+    const supervision = supervisionArgs(roots, [stateRoot()], KEPT_NAMES, refusals);
     const options = landlockOptions(landlockGrantArgs(plan), network, supervision);
     const { argv, file } = argsFileArgv(sandboxExec, this.launchDir, options, command.argv);
+    const refusal = refusals === undefined ? undefined : recordedRefusal(refusals);
     return {
       argv,
       env,
       supervisorDepth: 1,
-      // The launcher removes it once read; this is for a start that failed before.
-      release: () => rmSync(file, { force: true }),
+      release: () => {
+        // The launcher removes the options once read; this is for a start that failed before.
+        rmSync(file, { force: true });
+        refusal?.release();
+      },
+      ...(refusal ? { networkRefusal: () => refusal.read() } : {}),
     };
   }
 
@@ -284,6 +310,55 @@ export class SandboxLauncher {
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     return dir;
   }
+}
+
+/**
+ * Packets that found no route in the network namespace of the sandbox bubblewrap `leader` started (noRouteCount),
+ * read from its first child, bubblewrap's own init inside it; 0 when it is gone or cannot be read.
+ */
+function noRoutePackets(leader: number): number {
+  try {
+    const [inside] = readFileSync(`/proc/${leader}/task/${leader}/children`, 'latin1').split(' ');
+    if (!inside) return 0;
+    const snmp = readFileSync(`/proc/${inside}/net/snmp`, 'latin1');
+    let snmp6 = '';
+    try {
+      snmp6 = readFileSync(`/proc/${inside}/net/snmp6`, 'latin1');
+    } catch {
+      // Absent where IPv6 is disabled.
+    }
+    return noRouteCount(snmp, snmp6);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * What the supervisor recorded in `file` (see supervisionArgs): `socket(AF_INET) refused` once it has refused one.
+ * Read (a failed open while there is none) until found, then kept: `release` reads it a last time and removes it.
+ */
+function recordedRefusal(file: string): { read(): string | undefined; release(): void } {
+  let found: string | undefined;
+  let released = false;
+  const read = () => {
+    if (found !== undefined || released) return found;
+    try {
+      const family = readFileSync(file, 'latin1');
+      found = `socket(${/^AF_INET6?$/.test(family) ? family : ''}) refused`;
+    } catch {
+      // None yet.
+    }
+    return found;
+  };
+  return {
+    read,
+    release: () => {
+      read();
+      released = true;
+      rmSync(file, { force: true });
+      rmSync(`${file}.new`, { force: true });
+    },
+  };
 }
 
 const proxyKey = (policy: SandboxPolicy) => [...policy.allowedDomains].sort().join(',');

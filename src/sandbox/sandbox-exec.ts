@@ -63,15 +63,15 @@ export function innerArgv(exec: string, network: SeccompNetwork | undefined, arg
 
 /**
  * The launcher's options for the Landlock backend's sandbox: no capabilities, writes only to `grants`
- * (landlockGrantArgs), TCP off and no sockets with `network` 'none', the filter for `network`, and the supervisor's
- * `supervision` (supervisionArgs).
+ * (landlockGrantArgs), TCP off and no sockets with `network` 'none' or 'supervised', the filter for `network`, and the
+ * supervisor's `supervision` (supervisionArgs; with 'supervised', made with `networkRefusals`).
  */
 export function landlockOptions(
   grants: readonly string[],
   network: SeccompNetwork,
   supervision: readonly string[] = [],
 ): string[] {
-  const offline = network === 'none' ? ['--no-network'] : [];
+  const offline = network === 'none' || network === 'supervised' ? ['--no-network'] : [];
   return ['--landlock', ...grants, ...offline, '--seccomp', programFor(network), ...supervision];
 }
 
@@ -103,24 +103,32 @@ export function argsFileArgv(
   return { argv: [exec, '--args-file', file, '--', ...argv], file };
 }
 
-let supervision: string | undefined;
+/** The supervision filter, without and with sockets, made once. */
+const supervision = new Map<boolean, string>();
 
 /**
  * The supervisor's arguments (native/supervisor.c): its filter, every writable root (made, removed, renamed and
- * changed in only there), the folders kept read-only wherever they lie, and the names kept at each root's top.
+ * changed in only there), the folders kept read-only wherever they lie, and the names kept at each root's top. With
+ * `networkRefusals` (the network off, under the `supervised` policy filter) the supervisor also refuses IP sockets,
+ * and makes that file the first time it does, holding the family it refused (`AF_INET`, `AF_INET6`).
  */
 export function supervisionArgs(
   roots: readonly string[],
   keepOut: readonly string[],
   keptNames: readonly string[],
+  networkRefusals?: string,
 ): string[] {
-  supervision ??= supervisionProgram().toString('base64');
+  const sockets = networkRefusals !== undefined;
+  let program = supervision.get(sockets);
+  if (program === undefined)
+    supervision.set(sockets, (program = supervisionProgram(undefined, sockets).toString('base64')));
   const each = (flag: string, values: readonly string[]) => values.flatMap((value) => [flag, value]);
   return [
     '--supervise',
-    supervision,
+    program,
     ...each('--root', roots),
     ...each('--keep-out', keepOut),
     ...each('--kept-name', keptNames),
+    ...(sockets ? ['--network-refusals', networkRefusals] : []),
   ];
 }

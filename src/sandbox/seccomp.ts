@@ -12,9 +12,11 @@
  * network namespace (a test server on its loopback works; with the domain allowlist, the bridge to the proxy is
  * there), and no unix socket but socketpairs: the network namespace does not cover the sockets on the file system.
  * `none`: no socket() at all, socketpairs only (the Landlock backend, which has no network namespace: an IP socket
- * would reach the host's network).
+ * would reach the host's network). `supervised`: as `none`, but socket() of an IP family is let through to the Landlock
+ * backend's supervision filter made with `sockets` (supervisionProgram), which sends it to the supervisor: it refuses
+ * it (EPERM) itself and records that it did. Only ever installed beside that filter.
  */
-export type SeccompNetwork = 'on' | 'off' | 'none';
+export type SeccompNetwork = 'on' | 'off' | 'none' | 'supervised';
 
 /** The architectures we build for, named as `process.arch` names them. */
 export type SeccompArch = 'x64' | 'arm64';
@@ -236,6 +238,9 @@ export function seccompInstructions(network: SeccompNetwork, arch: SeccompArch =
   program.push(...denyCall(nr('openat2')!, ENOSYS));
   if (network === 'off') program.push(...socketRule(nr('socket')!), ...socketpairRule(nr('socketpair')!));
   if (network === 'none') program.push(...denyCall(nr('socket')!), ...socketpairRule(nr('socketpair')!));
+  // The same rule as `off`, for another reason: the supervision filter beside it answers USER_NOTIF for IP sockets,
+  // which an ERRNO from this filter would override (the kernel takes the strictest answer of all filters).
+  if (network === 'supervised') program.push(...socketRule(nr('socket')!), ...socketpairRule(nr('socketpair')!));
   program.push(ret(SECCOMP_RET_ALLOW));
   return program;
 }
@@ -245,9 +250,12 @@ export function seccompProgram(network: SeccompNetwork, arch: SeccompArch = host
   return encode(seccompInstructions(network, arch));
 }
 
-/** The Landlock backend's supervisor's filter (supervisionInstructions), as the kernel takes it. */
-export function supervisionProgram(arch: SeccompArch = hostArch()): Buffer {
-  return encode(supervisionInstructions(arch));
+/**
+ * The Landlock backend's supervisor's filter (supervisionInstructions), as the kernel takes it; with `sockets`, it
+ * also sends socket() of an IP family to the supervisor (with the network off: see SeccompNetwork's `supervised`).
+ */
+export function supervisionProgram(arch: SeccompArch = hostArch(), sockets = false): Buffer {
+  return encode(supervisionInstructions(arch, sockets));
 }
 
 function encode(instructions: readonly Instruction[]): Buffer {
@@ -339,11 +347,15 @@ const SELF_ONLY: Record<string, { arch: Partial<Record<SeccompArch, number>>; pi
 /**
  * The Landlock backend's second filter: SECCOMP_RET_USER_NOTIF for SUPERVISED_CALLS (opens only when they write or
  * make, ioctl only to set inode flags), EPERM for SELF_ONLY calls aimed at another process, everything else allowed
- * (the policy's filter, installed beside it, denies what it denies).
+ * (the policy's filter, installed beside it, denies what it denies). With `sockets`, socket() of AF_INET or AF_INET6
+ * too: the supervisor refuses it and records the refusal, so the server can tell the model why a command that
+ * prints nothing gets nowhere.
  */
-function supervisionInstructions(arch: SeccompArch = hostArch()): Instruction[] {
+function supervisionInstructions(arch: SeccompArch, sockets: boolean): Instruction[] {
   const notify = ret(SECCOMP_RET_USER_NOTIF);
   const program: Instruction[] = [ld(ARCH), jeq(AUDIT_ARCH[arch], 1, 0), deny(), ld(NR)];
+  if (sockets)
+    program.push(...rule(SYSCALLS.socket![arch]!, [ld(argLow(0)), jeq(AF_INET, 1, 0), jeq(AF_INET6, 0, 1), notify]));
   for (const [name, numbers] of Object.entries(SUPERVISED_CALLS)) {
     const nr = numbers[arch];
     if (nr === undefined) continue;

@@ -160,7 +160,10 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     }
     // After the exit has been answered: releasing may read /proc, which the reply need not wait for.
     proc.onExit(() => setImmediate(() => sandboxed.release()));
-    return proc;
+    // The leader's pid only while it runs: once it has exited, the pid may be another process's.
+    const refusal = sandboxed.networkRefusal;
+    const leader = () => (proc.exitInfo === undefined ? proc.pid : undefined);
+    return refusal ? Object.assign(proc, { networkRefusal: () => refusal(leader()) }) : proc;
   }
 
   /**

@@ -121,6 +121,11 @@ export interface ExecProcess {
    * it (a tty session gets Ctrl-C typed into its terminal instead).
    */
   interrupt?(): void;
+  /**
+   * What its sandbox refused it of the network (e.g. `socket(AF_INET) refused`) once it has, printed or not; undefined
+   * before. Absent where nobody can tell (no sandbox, the network on, the allowlist, a sandbox elsewhere).
+   */
+  networkRefusal?(): string | undefined;
 }
 
 /** Told when a session leader starts and when its whole tree has been ended. */

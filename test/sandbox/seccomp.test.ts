@@ -105,7 +105,7 @@ const CLONE_NEWUSER = 0x10000000n;
 const CLONE_NEWNS = 0x00020000n;
 
 const cases = (['x64', 'arm64'] as const).flatMap((arch) =>
-  (['on', 'off', 'none'] as const).map((network) => ({ arch, network })),
+  (['on', 'off', 'none', 'supervised'] as const).map((network) => ({ arch, network })),
 );
 
 function decide(arch: SeccompArch, network: SeccompNetwork, name: keyof (typeof NR)['x64'], args: bigint[] = []) {
@@ -233,6 +233,15 @@ describe('the seccomp filter', () => {
       expect(decide(arch, 'none', 'socketpair', [AF_UNIX, SOCK_DGRAM])).toBe(DENY);
     });
 
+    it('with the network supervised (the Landlock backend, network off), leaves IP sockets to the supervision filter', () => {
+      for (const family of [AF_INET, AF_INET6])
+        expect(decide(arch, 'supervised', 'socket', [family, SOCK_STREAM]), String(family)).toBe(ALLOW);
+      for (const family of [AF_UNIX, AF_NETLINK])
+        expect(decide(arch, 'supervised', 'socket', [family, SOCK_DGRAM]), String(family)).toBe(DENY);
+      expect(decide(arch, 'supervised', 'socketpair', [AF_UNIX, SOCK_STREAM])).toBe(ALLOW);
+      expect(decide(arch, 'supervised', 'socketpair', [AF_UNIX, SOCK_DGRAM])).toBe(DENY);
+    });
+
     it('with the network off, denies datagram socketpairs (sendmsg could name any path)', () => {
       expect(decide(arch, 'off', 'socketpair', [AF_UNIX, SOCK_DGRAM])).toBe(DENY);
       expect(decide(arch, 'off', 'socketpair', [AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK_CLOEXEC])).toBe(DENY);
@@ -293,6 +302,38 @@ describe("the Landlock backend's supervision filter", () => {
 
     it(`${arch}: refuses another architecture's calls`, () => {
       expect(runSeccomp(program, { nr: nr.openat, arch: I386 })).toBe(DENY);
+    });
+
+    it(`${arch}: sends IP sockets to the supervisor only when made with sockets`, () => {
+      const socket = NR[arch].socket;
+      const withSockets = supervisionProgram(arch, true);
+      for (const family of [AF_INET, AF_INET6]) {
+        expect(runSeccomp(program, { nr: socket, arch: ARCH[arch], args: [family, SOCK_STREAM] })).toBe(ALLOW);
+        expect(runSeccomp(withSockets, { nr: socket, arch: ARCH[arch], args: [family, SOCK_DGRAM] })).toBe(NOTIFY);
+      }
+      for (const family of [AF_UNIX, AF_NETLINK])
+        expect(runSeccomp(withSockets, { nr: socket, arch: ARCH[arch], args: [family, SOCK_STREAM] })).toBe(ALLOW);
+      // The rest is as without: a write still goes to the supervisor, a read straight on.
+      const on = (nr: number, ...args: bigint[]) => runSeccomp(withSockets, { nr, arch: ARCH[arch], args });
+      expect(on(nr.openat, -100n, 0n, 0o1n)).toBe(NOTIFY);
+      expect(on(other.read, 0n, 0n, 0n)).toBe(ALLOW);
+    });
+
+    it(`${arch}: beside the policy's filter, the supervisor gets IP sockets with the network supervised, never with none`, () => {
+      // The kernel takes the strictest answer of all the filters: an ERRNO beats a USER_NOTIF.
+      const strictest = (network: SeccompNetwork, family: bigint) => {
+        const data = { nr: NR[arch].socket, arch: ARCH[arch], args: [family, SOCK_STREAM] };
+        const answers = [
+          runSeccomp(seccompProgram(network, arch), data),
+          runSeccomp(supervisionProgram(arch, true), data),
+        ];
+        return answers.find((a) => a === DENY) ?? answers.find((a) => a === NOTIFY) ?? ALLOW;
+      };
+      expect(strictest('supervised', AF_INET)).toBe(NOTIFY);
+      expect(strictest('supervised', AF_INET6)).toBe(NOTIFY);
+      expect(strictest('supervised', AF_UNIX)).toBe(DENY);
+      expect(strictest('supervised', AF_NETLINK)).toBe(DENY);
+      expect(strictest('none', AF_INET)).toBe(DENY);
     });
   }
 });
