@@ -42,70 +42,76 @@ const EVIDENCE = {
 
 describe.each(BACKENDS)('a command refused the network, on $backend', ({ backend, skip }) => {
   if (skip) it.skip(`skipped: ${skip}`, () => undefined);
-  const servers: Server[] = [];
   const listeners: NetServer[] = [];
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
+  afterEach(() => {
     for (const listener of listeners.splice(0)) listener.close();
   });
   const start = async (user: ServerUser, args: string[] = []) => {
     const cwd = folderOf(user, mkdtempSync('/var/tmp/ue-netref-'));
     cleanup.push(cwd);
-    const server = await startMcp(user, cwd, ['--sandbox-backend', backend, ...args]);
-    servers.push(server);
-    return server;
+    return startMcp(user, cwd, ['--sandbox-backend', backend, ...args]);
   };
 
   describe.skipIf(skip).each(users)('served as %s', (user) => {
-    it.each(Object.entries(SILENT_RETRIES))(
-      'is told while a %s loop retries in silence, on its first reply and on a later poll',
-      async (_name, command) => {
-        const server = await start(user);
-        const first = await server.call(command, { yield_time_ms: 3000 });
-        const id = sessionOf(first);
-        expect(id, first).toBeGreaterThan(0);
-        expect(notes(first), first).toBe(1);
-        expect(first).toMatch(EVIDENCE[backend]);
-        const poll = await server.write(id, '');
-        expect(sessionOf(poll), poll).toBe(id);
-        expect(notes(poll), poll).toBe(1);
-        await server.closeSession(id);
-      },
-    );
+    // One server with the default policy for the cases below (each in sessions of its own): a server's start is most
+    // of a case's time.
+    let shared: Promise<Server> | undefined;
+    const server = () => (shared ??= start(user));
+    afterAll(async () => (await shared)?.close());
+
+    it('is told while bash, python and node loops retry in silence, on their first replies and on later polls', async () => {
+      const s = await server();
+      const loops = Object.entries(SILENT_RETRIES);
+      const firsts = await Promise.all(loops.map(([, command]) => s.call(command, { yield_time_ms: 3000 })));
+      await Promise.all(
+        firsts.map(async (first, i) => {
+          const id = sessionOf(first);
+          expect(id, `${loops[i]![0]}: ${first}`).toBeGreaterThan(0);
+          expect(notes(first), `${loops[i]![0]}: ${first}`).toBe(1);
+          expect(first).toMatch(EVIDENCE[backend]);
+          const poll = await s.write(id, '');
+          expect(sessionOf(poll), poll).toBe(id);
+          expect(notes(poll), `${loops[i]![0]}: ${poll}`).toBe(1);
+          await s.closeSession(id);
+        }),
+      );
+    });
 
     it('is told once when the command then exits, however it exits', async () => {
-      const server = await start(user);
+      const s = await server();
       // bubblewrap's counters go with the sandbox's namespace: a silent refusal right before the exit is not seen.
       if (backend === 'landlock') {
-        const reply = await server.call(`(exec 3<>/dev/tcp/${NOWHERE}/80) 2>/dev/null; exit 0`);
+        const reply = await s.call(`(exec 3<>/dev/tcp/${NOWHERE}/80) 2>/dev/null; exit 0`);
         expect(reply).toContain('exited with code 0');
         expect(notes(reply), reply).toBe(1);
       }
       // One that prints the refusal itself: its own note, still once.
-      const printed = await server.call(`exec 3<>/dev/tcp/${NOWHERE}/80`);
+      const printed = await s.call(`exec 3<>/dev/tcp/${NOWHERE}/80`);
       expect(printed).toMatch(/Operation not permitted|Network is unreachable/);
       expect(notes(printed), printed).toBe(1);
     });
 
-    it('says nothing of a command that never touches the network', async () => {
-      const server = await start(user);
-      const reply = await server.call('sleep 5', { yield_time_ms: 1000 });
-      const id = sessionOf(reply);
-      expect(id, reply).toBeGreaterThan(0);
-      expect(reply).not.toContain('Sandbox:');
-      expect(await server.write(id, '')).not.toContain('Sandbox:');
-      await server.closeSession(id);
+    it('says nothing of a command that never touches the network, nor of an interactive shell starting', async () => {
+      const s = await server();
+      const [reply, shell] = await Promise.all([
+        s.call('sleep 5', { yield_time_ms: 1000 }),
+        s.call('bash -i', { tty: true, yield_time_ms: 1500 }),
+      ]);
+      await Promise.all(
+        [reply, shell].map(async (started) => {
+          const id = sessionOf(started);
+          expect(id, started).toBeGreaterThan(0);
+          expect(started).not.toContain('Sandbox:');
+          expect(await s.write(id, '')).not.toContain('Sandbox:');
+          await s.closeSession(id);
+        }),
+      );
     });
 
-    it('says nothing of an interactive shell starting, nor of a server of its own on the loopback (bubblewrap)', async () => {
-      const server = await start(user);
-      const shell = await server.call('bash -i', { tty: true, yield_time_ms: 1500 });
-      expect(sessionOf(shell), shell).toBeGreaterThan(0);
-      expect(shell).not.toContain('Sandbox:');
-      await server.closeSession(sessionOf(shell));
-      // On Landlock the sandbox has no network of its own: an IP socket is refused, and said so.
-      if (backend !== 'bwrap') return;
-      const loopback = await server.call(
+    // On Landlock the sandbox has no network of its own: an IP socket is refused, and said so.
+    it.runIf(backend === 'bwrap')('says nothing of a server of its own on the loopback', async () => {
+      const s = await server();
+      const loopback = await s.call(
         `python3 -c "
 import socket, time
 s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()
@@ -117,8 +123,8 @@ while True:
       const id = sessionOf(loopback);
       expect(id, loopback).toBeGreaterThan(0);
       expect(loopback).not.toContain('Sandbox:');
-      expect(await server.write(id, '')).not.toContain('Sandbox:');
-      await server.closeSession(id);
+      expect(await s.write(id, '')).not.toContain('Sandbox:');
+      await s.closeSession(id);
     });
 
     it('says nothing with the network on, where the connection is made', async () => {
@@ -126,14 +132,18 @@ while True:
       listeners.push(listener);
       await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
       const { port } = listener.address() as AddressInfo;
-      const server = await start(user, ['--network', 'on']);
-      const reply = await server.call(
-        `exec 3<>/dev/tcp/127.0.0.1/${port}; head -n1 <&3; while :; do (exec 3<>/dev/tcp/${NOWHERE}/80) 2>/dev/null; sleep 0.2; done`,
-        { yield_time_ms: 3000 },
-      );
-      expect(reply).toContain('HELLO');
-      expect(reply).not.toContain('Sandbox:');
-      await server.closeSession(sessionOf(reply));
+      const s = await start(user, ['--network', 'on']);
+      try {
+        const reply = await s.call(
+          `exec 3<>/dev/tcp/127.0.0.1/${port}; head -n1 <&3; while :; do (exec 3<>/dev/tcp/${NOWHERE}/80) 2>/dev/null; sleep 0.2; done`,
+          { yield_time_ms: 3000 },
+        );
+        expect(reply).toContain('HELLO');
+        expect(reply).not.toContain('Sandbox:');
+        await s.closeSession(sessionOf(reply));
+      } finally {
+        await s.close();
+      }
     });
   });
 });
