@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { resolve } from 'node:path';
+import { nodeCrypto } from '../util/lazy-crypto.js';
 import { isLoopbackHost } from '../mcp/request-guard.js';
 import { UsageError } from './usage-error.js';
 import { MIN_TOKEN_BYTES } from '../mcp/defaults.js';
@@ -89,7 +89,7 @@ export function resolveTokenAuth(
 }
 
 function generateToken(): string {
-  return randomBytes(GENERATED_TOKEN_BYTES).toString('base64url');
+  return nodeCrypto().randomBytes(GENERATED_TOKEN_BYTES).toString('base64url');
 }
 
 /** fstat on the descriptor that is read: the mode checked is the mode of the text used. */

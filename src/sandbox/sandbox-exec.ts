@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { accessSync, constants, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { nodeCrypto } from '../util/lazy-crypto.js';
 import { PACKAGE_ROOT, findNativeFile, nativeFileHelp } from '../util/native-binary.js';
 import { seccompProgram, supervisionProgram, type SeccompNetwork } from './seccomp.js';
 
@@ -98,7 +98,7 @@ export function argsFileArgv(
   options: readonly string[],
   argv: readonly string[],
 ): { argv: string[]; file: string } {
-  const file = join(dir, `args-${randomBytes(8).toString('hex')}`);
+  const file = join(dir, `args-${nodeCrypto().randomBytes(8).toString('hex')}`);
   writeFileSync(file, options.map((option) => `${option}\0`).join(''), { mode: 0o600, flag: 'wx' });
   return { argv: [exec, '--args-file', file, '--', ...argv], file };
 }
