@@ -108,8 +108,9 @@ describe.each(BACKENDS)('a command refused the network, on $backend', ({ backend
       );
     });
 
-    // On Landlock the sandbox has no network of its own: an IP socket is refused, and said so.
-    it.runIf(backend === 'bwrap')('says nothing of a server of its own on the loopback', async () => {
+    // Only on bubblewrap: on Landlock the sandbox has no network of its own, so an IP socket is refused, and said so.
+    const onBwrap = backend === 'bwrap' ? it : () => undefined;
+    onBwrap('says nothing of a server of its own on the loopback', async () => {
       const s = await server();
       const loopback = await s.call(
         `python3 -c "
