@@ -1,6 +1,8 @@
 // The package as its users get it: `npm pack`ed, installed from the tarball into an empty app where no compiler
-// runs (CC and CXX are /bin/false) and no install script either (--ignore-scripts; pnpm 10 runs none by default),
-// once by npm and once by pnpm. Installing reaches the npm registry: one pack, one install each, every case after.
+// runs (CC and CXX are /bin/false), once by npm with its defaults (install scripts on: npm would build a package with
+// a binding.gyp and no install script of its own by itself, unless it says `gypfile: false`) and once by pnpm (10
+// runs no install script of a dependency). Installing reaches the npm registry: one pack, one install each, every
+// case after.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,9 +56,10 @@ function makeApp(name: string, install: (dir: string) => void): string {
 
 /**
  * The installers run in the user's own HOME, not the suite's: there are npm's cache (pnpm itself comes from it) and
- * the user's registry settings. No shell starts there: no install script runs.
+ * the user's registry settings. An install script a dependency has runs as npm runs it by default, with no
+ * compiler; no test's shell starts there.
  */
-const installEnv = () => ({ ...cleanEnv(), HOME: userHome(), ...NO_COMPILER, npm_config_ignore_scripts: 'true' });
+const installEnv = () => ({ ...cleanEnv(), HOME: userHome(), ...NO_COMPILER });
 
 /** Runs `node file` in the app (written from `source` when given) and reads the one JSON line it printed. */
 async function runApp(dir: string, file: string, source?: string): Promise<Record<string, unknown>> {
@@ -108,11 +111,11 @@ function usesTheInstalledPackage(app: () => string): void {
   });
 }
 
-describe('the package installed by npm, with no compiler and no install scripts', () => {
+describe('the package installed by npm as it comes (install scripts on), with no compiler', () => {
   let app: string;
   beforeAll(() => {
     app = makeApp('npm-app', (dir) =>
-      execFileSync('npm', ['install', tarball, '--ignore-scripts', '--no-audit', '--no-fund'], {
+      execFileSync('npm', ['install', tarball, '--no-audit', '--no-fund'], {
         cwd: dir,
         env: installEnv(),
         stdio: 'pipe',
