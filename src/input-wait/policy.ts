@@ -40,6 +40,11 @@ export interface LoopTimers {
   waits: Map<number, { runCount: number; timeoutMs: number; seenAt: number; startedMs?: number }>;
   /** Per process: the longest periodic timer seen firing with nothing printed (a tick), in ms. */
   tickMs: Map<number, number>;
+  /**
+   * Ticks not yet confirmed, per process: when the quiet spell they were learned from began, and the tick before.
+   * "Nothing printed" is judged by the output that has reached us, and a busy machine's pty delivers it late.
+   */
+  unconfirmed: Map<number, { quietSince: number; before?: number }>;
 }
 
 /**
@@ -73,7 +78,15 @@ export function loopTimerAllows(loop: LoopTimers, timer: LoopTimer, now: number,
       lastOutputAt < previous.seenAt &&
       Math.abs(timer.timeoutMs - previous.timeoutMs) <= Math.max(TICK_SLACK_MS, previous.timeoutMs * 0.05)
     ) {
-      loop.tickMs.set(timer.pid, Math.max(loop.tickMs.get(timer.pid) ?? 0, previous.timeoutMs));
+      const before = loop.tickMs.get(timer.pid);
+      if (before === undefined || previous.timeoutMs > before) {
+        const pending = loop.unconfirmed.get(timer.pid);
+        loop.unconfirmed.set(
+          timer.pid,
+          pending ?? { quietSince: previous.seenAt, ...(before === undefined ? {} : { before }) },
+        );
+        loop.tickMs.set(timer.pid, previous.timeoutMs);
+      }
     }
     seen = {
       runCount: timer.runCount,
@@ -85,6 +98,23 @@ export function loopTimerAllows(loop: LoopTimers, timer: LoopTimer, now: number,
   }
   const dueIn = seen!.timeoutMs - (now - seen!.seenAt);
   return dueIn >= FAR_TIMER_MS || timer.timeoutMs <= (loop.tickMs.get(timer.pid) ?? -1);
+}
+
+/**
+ * Settles the ticks learned since the last drain barrier, once everything printed before it has reached us: a tick
+ * whose quiet spell turns out to have had output (it was still in the pty) was a timer that printed, and is
+ * forgotten. True when every one stands. `lastOutputAt` is a performance.now() time. Exported for tests.
+ */
+export function confirmTicks(loop: LoopTimers, lastOutputAt: number): boolean {
+  let stand = true;
+  for (const [pid, { quietSince, before }] of loop.unconfirmed) {
+    if (lastOutputAt < quietSince) continue;
+    stand = false;
+    if (before === undefined) loop.tickMs.delete(pid);
+    else loop.tickMs.set(pid, before);
+  }
+  loop.unconfirmed.clear();
+  return stand;
 }
 
 /**
@@ -157,6 +187,9 @@ export class InputWaitPolicy implements ReturnPolicy {
         const runsBefore = new Map(sample.members.map((m) => [m.pid, m.runCount]));
         await terminal.flushOutput();
         if (signal.aborted) return undefined;
+        // A tick just learned may have been a timer that printed (vim redrawing after an Esc), its output still on
+        // the way: then the timer it let pass may print too (vim's wait for terminal replies before it exits).
+        if (!confirmTicks(this.loopsOf(process), context.lastOutputAt())) continue;
         const again = sampleForeground(pid, table, terminal);
         const confirm = again && decideInputWait(again, terminal.path, table);
         if (again && confirm?.kind === 'waiting' && again.members.every((m) => runsBefore.get(m.pid) === m.runCount)) {
@@ -197,7 +230,7 @@ export class InputWaitPolicy implements ReturnPolicy {
   private loopsOf(process: ExecProcess): LoopTimers {
     let loop = this.loops.get(process);
     if (!loop) {
-      loop = { waits: new Map(), tickMs: new Map() };
+      loop = { waits: new Map(), tickMs: new Map(), unconfirmed: new Map() };
       this.loops.set(process, loop);
     }
     return loop;

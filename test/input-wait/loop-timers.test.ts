@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { FAR_TIMER_MS, loopTimerAllows, type LoopTimers } from '../../src/input-wait/policy.js';
+import { FAR_TIMER_MS, confirmTicks, loopTimerAllows, type LoopTimers } from '../../src/input-wait/policy.js';
 
 // The timer rule on plain data: an event loop reading the terminal with a timer (its wait's timeout). Times are
 // performance.now() values in ms; `quiet` is a last-output time before everything here.
-const fresh = (): LoopTimers => ({ waits: new Map(), tickMs: new Map() });
+const fresh = (): LoopTimers => ({ waits: new Map(), tickMs: new Map(), unconfirmed: new Map() });
 const quiet = -1;
 const pid = 42;
 
@@ -41,6 +41,40 @@ describe('loopTimerAllows', () => {
 
   // The premature answer once seen in the sandbox (node's 1.5 s setTimeout): two short waits at start-up looked like a
   // tick (both within the timing slack), and the last millisecond of the long timer, a wait of its own, passed as one.
+  it('keeps a tick once the output drained after it shows the quiet spell was quiet', () => {
+    const loop = fresh();
+    loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 1 }, 0, quiet);
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 2 }, 505, quiet)).toBe(true);
+    expect(confirmTicks(loop, quiet)).toBe(true);
+    expect(loop.tickMs.get(pid)).toBe(500);
+    // Confirmed once: later output does not take it back.
+    expect(confirmTicks(loop, 4000)).toBe(true);
+    expect(loop.tickMs.get(pid)).toBe(500);
+  });
+
+  it('forgets a tick whose quiet spell had output still on its way (vim under load: Esc, redraw, its exit wait)', () => {
+    // vim waits 100 ms to tell a lone Esc, redraws, and waits 100 ms again; on a busy machine the redraw reaches us
+    // after the second wait is seen, so the first looked quiet. Its last 100 ms wait, before it exits, must not
+    // then pass for a tick.
+    const loop = fresh();
+    loopTimerAllows(loop, { pid, timeoutMs: 100, runCount: 20, startedMs: 1000 }, 50, quiet);
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 100, runCount: 21, startedMs: 1101 }, 150, quiet)).toBe(true);
+    expect(confirmTicks(loop, 155)).toBe(false); // the redraw, drained at the barrier
+    expect(loop.tickMs.has(pid)).toBe(false);
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 100, runCount: 26, startedMs: 1200 }, 200, 155)).toBe(false);
+  });
+
+  it('goes back to the tick it knew before when a longer one is belied', () => {
+    const loop = fresh();
+    loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 1 }, 0, quiet);
+    loopTimerAllows(loop, { pid, timeoutMs: 500, runCount: 2 }, 505, quiet);
+    confirmTicks(loop, quiet);
+    loopTimerAllows(loop, { pid, timeoutMs: 900, runCount: 3 }, 1000, quiet);
+    expect(loopTimerAllows(loop, { pid, timeoutMs: 900, runCount: 4 }, 1905, quiet)).toBe(true);
+    expect(confirmTicks(loop, 1910)).toBe(false);
+    expect(loop.tickMs.get(pid)).toBe(500);
+  });
+
   it('learns no tick from waits shorter than the timing slack, so the last moment of a long timer is waited for', () => {
     const loop = fresh();
     expect(loopTimerAllows(loop, { pid, timeoutMs: 4, runCount: 1 }, 0, quiet)).toBe(false);
