@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TRUSTED_PATH, findTrustedExecutable } from '../util/executable.js';
 import { makePrivateDir, stateRoot } from '../util/private-dir.js';
@@ -123,6 +123,8 @@ export class SandboxLauncher {
   /** The proxies ready() has seen running, for wrap(), which cannot wait. */
   private readonly started = new Map<string, DomainProxy>();
   private proxyDir: string | undefined;
+  /** The writable roots' entries, listed again only when a root changed (a busy /tmp: ~1 ms a session). */
+  private readonly listings = new FolderListings();
   /** The Landlock backend's read grants (planReads), made on its first sandbox. */
   private reads: ReturnType<typeof planReads> | undefined;
 
@@ -257,7 +259,13 @@ export class SandboxLauncher {
     // checked. A root granted whole would leave the kernel to resolve the path again after the check.
     // What may be read is the same for every session: / and /dev are read once per process.
     this.reads ??= planReads({ entries: folderEntries });
-    const plan = planLandlock(roots, roots, [stateRoot()], { entries: folderEntries }, this.reads);
+    const plan = planLandlock(
+      roots,
+      roots,
+      [stateRoot()],
+      { entries: (dir) => this.listings.entries(dir) },
+      this.reads,
+    );
     const env = { ...command.env };
     this.launchDir ??= this.makePrivateFolder('launch-');
     // With the network off the supervisor refuses IP sockets itself and records it here, out of the command's reach.
@@ -274,7 +282,7 @@ export class SandboxLauncher {
       supervisorDepth: 1,
       release: () => {
         // The launcher removes the options once read; this is for a start that failed before.
-        rmSync(file, { force: true });
+        removeFile(file);
         refusal?.release();
       },
       ...(refusal ? { networkRefusal: () => refusal.read() } : {}),
@@ -341,7 +349,7 @@ function recordedRefusal(file: string): { read(): string | undefined; release():
   let found: string | undefined;
   let released = false;
   const read = () => {
-    if (found !== undefined || released) return found;
+    if (found !== undefined || released || !existsSync(file)) return found;
     try {
       const family = readFileSync(file, 'latin1');
       found = `socket(${/^AF_INET6?$/.test(family) ? family : ''}) refused`;
@@ -355,10 +363,43 @@ function recordedRefusal(file: string): { read(): string | undefined; release():
     release: () => {
       read();
       released = true;
-      rmSync(file, { force: true });
-      rmSync(`${file}.new`, { force: true });
+      removeFile(file);
+      removeFile(`${file}.new`);
     },
   };
+}
+
+/** Removes a file of ours that may not be there (cheaper than rmSync's checks, which a session start pays). */
+function removeFile(path: string): void {
+  if (existsSync(path)) unlinkSync(path);
+}
+
+/**
+ * A folder's entries (folderEntries), kept while the folder is unchanged: its modification and change times, taken
+ * as nanoseconds, move with every entry made, removed or renamed in it. A listing made within a second of the
+ * folder's last change is not kept: a change in the same tick of a coarse file clock would leave both times as they
+ * were (git's "racy" entries).
+ */
+export class FolderListings {
+  private readonly kept = new Map<string, { signature: string; entries: ReturnType<typeof folderEntries> }>();
+
+  entries(dir: string): ReturnType<typeof folderEntries> {
+    let stat;
+    try {
+      stat = statSync(dir, { bigint: true });
+    } catch {
+      this.kept.delete(dir);
+      return folderEntries(dir);
+    }
+    const signature = `${stat.dev}:${stat.ino}:${stat.mtimeNs}:${stat.ctimeNs}`;
+    const kept = this.kept.get(dir);
+    if (kept?.signature === signature) return kept.entries;
+    const entries = folderEntries(dir);
+    const settledNs = BigInt(Date.now() - 1000) * 1_000_000n;
+    if (stat.mtimeNs < settledNs && stat.ctimeNs < settledNs) this.kept.set(dir, { signature, entries });
+    else this.kept.delete(dir);
+    return entries;
+  }
 }
 
 const proxyKey = (policy: SandboxPolicy) => [...policy.allowedDomains].sort().join(',');
