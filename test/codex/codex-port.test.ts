@@ -64,7 +64,7 @@ function normalizedTexts(answers: readonly CodexAnswer[], workDir: string): stri
 
 function batchesOf(cases: readonly PortCase[]): PortCase[][] {
   const batches: PortCase[][] = Array.from({ length: BATCHES }, () => []);
-  cases.forEach((script, i) => batches[i % BATCHES]?.push(script));
+  cases.filter((script) => !script.alone).forEach((script, i) => batches[i % BATCHES]?.push(script));
   return batches;
 }
 
@@ -94,18 +94,31 @@ describe.skipIf(unavailable !== undefined)(
 
     beforeAll(async () => {
       if (unavailable) throw new Error(`Codex CLI unavailable under CI: ${unavailable}`);
+      const run = async (cases: PortCase[], name: string, together: boolean) => {
+        const steps: CodexStep[] = cases.flatMap((script) => [...script.steps]);
+        const startCodex = () => runCodexScript(steps, { timeoutMs: 150_000, env: CODEX_TERMINAL });
+        const startDeadline = () => runOurScript(steps, ['--return-on', 'deadline']);
+        const startInputWait = () => runOurScript(steps);
+        const [codex, deadline, inputWait] = together
+          ? await Promise.all([startCodex(), startDeadline(), startInputWait()])
+          : [await startCodex(), await startDeadline(), await startInputWait()];
+        timings.push(
+          `${name} (${steps.length} calls): Codex ${Math.round(codex.elapsedMs)} ms, ours ` +
+            `${Math.round(deadline.elapsedMs)} ms (deadline), ${Math.round(inputWait.elapsedMs)} ms (input-wait)`,
+        );
+        return { codex, deadline, inputWait };
+      };
+      for (const script of PORT_CASES.filter((c) => c.alone)) {
+        const { codex, deadline, inputWait } = await run([script], `alone: ${script.title}`, false);
+        results.set(script, {
+          codex: normalizedTexts(codex.answers, codex.workDir),
+          deadline: normalizedTexts(deadline.answers, deadline.workDir),
+          inputWait: normalizedTexts(inputWait.answers, inputWait.workDir),
+        });
+      }
       await Promise.all(
         batchesOf(PORT_CASES).map(async (cases, i) => {
-          const steps: CodexStep[] = cases.flatMap((script) => [...script.steps]);
-          const [codex, deadline, inputWait] = await Promise.all([
-            runCodexScript(steps, { timeoutMs: 150_000, env: CODEX_TERMINAL }),
-            runOurScript(steps, ['--return-on', 'deadline']),
-            runOurScript(steps),
-          ]);
-          timings.push(
-            `batch ${i + 1} (${steps.length} calls): Codex ${Math.round(codex.elapsedMs)} ms, ours ` +
-              `${Math.round(deadline.elapsedMs)} ms (deadline), ${Math.round(inputWait.elapsedMs)} ms (input-wait)`,
-          );
+          const { codex, deadline, inputWait } = await run(cases, `batch ${i + 1}`, true);
           const codexTexts = splitAnswers(cases, normalizedTexts(codex.answers, codex.workDir));
           const deadlineTexts = splitAnswers(cases, normalizedTexts(deadline.answers, deadline.workDir));
           const inputWaitTexts = splitAnswers(cases, normalizedTexts(inputWait.answers, inputWait.workDir));
