@@ -8,7 +8,7 @@ import {
   type WaitSample,
 } from './decide.js';
 import { readProcLink, readProcText } from '../linux/proc-read.js';
-import { parseProcStat } from '../linux/process-tree.js';
+import { parseProcStat, type ProcStat } from '../linux/process-tree.js';
 import { ownWakeups, readEpollSet } from '../linux/epoll.js';
 
 /** The syscall table for this machine, or undefined where /proc cannot tell us (not Linux, unknown arch). */
@@ -206,6 +206,17 @@ function sampleWait(
   };
 }
 
+/**
+ * A wrapper that only relays (see TerminalHandle.supervisorDepth): the decision counts it as waiting for its child
+ * whatever it waits on, so what it waits on is not read (its poll on a signal fd and a seccomp listener would cost a
+ * read of its whole fd table each probe); only whether it is gone, and its run count, which must not change between
+ * a sample and its confirmation.
+ */
+function sampleRelay(pid: number, stat: ProcStat): MemberSample {
+  const runCount = Number(readProcText(`/proc/${pid}/schedstat`)?.split(' ')[2] ?? Number.NaN);
+  return { pid, state: stat.state, syscall: undefined, fdTargets: {}, runCount, supervisor: true, otherThreads: [] };
+}
+
 function sampleMember(
   pid: number,
   table: SyscallTable,
@@ -296,8 +307,8 @@ export function sampleForeground(
   for (const { pid, depth } of descendants(leader)) {
     const stat = pid === leader ? leaderStat : parseProcStat(readProcText(`/proc/${pid}/stat`) ?? '');
     if (stat?.pgid !== leaderStat.tpgid) continue;
-    const member = sampleMember(pid, table, session);
-    if (member) members.push(depth < supervisorDepth ? { ...member, supervisor: true } : member);
+    const member = depth < supervisorDepth ? sampleRelay(pid, stat) : sampleMember(pid, table, session);
+    if (member) members.push(member);
   }
   return { tpgid: leaderStat.tpgid, members };
 }
