@@ -71,7 +71,7 @@ describe.skipIf(NO_LANDLOCK !== undefined && !process.env.CI)('the Landlock back
           'echo in > src/in.txt && echo WROTE_SRC',
           'echo more >> README.md && echo WROTE_README',
           `echo t > ${tmp} && echo WROTE_TMP`,
-          'f=$(mktemp) && echo t > "$f" && echo WROTE_MKTEMP',
+          'f=$(mktemp) && echo t > "$f" && echo WROTE_MKTEMP && rm "$f"',
           'printf "#!/bin/sh\\necho pwned\\n" > .git/hooks/pre-commit && echo WROTE_HOOK',
           'git config core.hooksPath /tmp && echo WROTE_CONFIG',
           'echo x > new-at-root.txt && echo WROTE_ROOT',

@@ -134,7 +134,7 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
             'out=$(mktemp)',
             `setsid -f env -i ${process.execPath} ${join(dir, 'attack.mjs')} http://${targets[0]}:${server.port}/mcp ${TOKEN} ${marker} > "$out" 2>&1`,
             'for i in $(seq 300); do [ -s "$out" ] && break; sleep 0.1; done',
-            'cat "$out"',
+            'cat "$out"; rm -f "$out"',
           ].join('\n'),
         );
         expect(escaped).toMatch(/REFUSED/);

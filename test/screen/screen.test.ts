@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import xterm from '@xterm/headless';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { Screen } from '../../src/screen/screen.js';
 import { LocalExecutor } from '../../src/spawn/local-executor.js';
 import type { ExecProcess } from '../../src/spawn/types.js';
@@ -139,6 +139,7 @@ describe('Screen on a real full-screen program', () => {
 
   it('shows what less displays, as a person would see it', async () => {
     const file = join(tmpdir(), `ue-screen-${process.pid}.txt`);
+    onTestFinished(() => rmSync(file, { force: true }));
     writeFileSync(file, Array.from({ length: 100 }, (_, i) => `row ${i + 1}`).join('\n') + '\n');
     const screen = newScreen(80, 24);
     proc = await new LocalExecutor({ watchdog: false }).spawn({
