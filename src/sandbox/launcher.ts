@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TRUSTED_PATH, findTrustedExecutable } from '../util/executable.js';
-import { makePrivateDir, stateRoot } from '../util/private-dir.js';
+import { makeProcessDir, stateRoot } from '../util/private-dir.js';
 import { MaskRegistry } from './mask-registry.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
 import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
@@ -311,10 +311,11 @@ export class SandboxLauncher {
 
   /**
    * A folder in our private root, out of every sandbox's reach (so no command can put a socket or a file of its own
-   * in place of ours), removed when this process exits at the latest: the proxies' sockets, the launcher's options.
+   * in place of ours), removed when this process exits at the latest (and, when it was killed, by the next one to
+   * make such a folder: see makeProcessDir): the proxies' sockets, the launcher's options.
    */
   private makePrivateFolder(prefix: string): string {
-    const dir = makePrivateDir(stateRoot(), prefix);
+    const dir = makeProcessDir(prefix);
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     return dir;
   }

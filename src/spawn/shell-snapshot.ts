@@ -18,7 +18,7 @@ import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { PROCESS_TAG_VAR } from '../linux/process-tag.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
-import { makePrivateDir, stateRoot } from '../util/private-dir.js';
+import { makeProcessDir } from '../util/private-dir.js';
 import type { ExecProcess, ProcessSpawner } from './types.js';
 
 /** The shells a snapshot can stand in for; any other runs as a real login shell. */
@@ -241,7 +241,7 @@ export class ShellSnapshots {
    */
   get directory(): string {
     // Made again when a /tmp cleaner removed it.
-    if (!this.dir || !existsSync(this.dir)) this.dir = makePrivateDir(stateRoot(), 'snapshots-');
+    if (!this.dir || !existsSync(this.dir)) this.dir = makeProcessDir('snapshots-');
     return this.dir;
   }
 

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, mkdtempSync, type Stats } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, type Stats } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -38,6 +38,53 @@ export function makePrivateDir(parent: string, prefix: string): string {
   const problem = privateDirProblem(lstatSync(path));
   if (problem !== undefined) throw new Error(`refusing to use ${path}: ${problem}`);
   return path;
+}
+
+/**
+ * A new folder of this process's own under `root` (default: the private root), named `<prefix><pid>-XXXXXX`: the pid
+ * lets a later process remove it when this one ended without doing so (SIGKILL, a test runner ending its worker),
+ * which it does here first for `prefix`, so such leftovers do not pile up in the runtime folder (memory).
+ */
+export function makeProcessDir(prefix: string, root = stateRoot()): string {
+  sweepDeadProcessDirs(root, prefix);
+  return makePrivateDir(root, `${prefix}${process.pid}-`);
+}
+
+/**
+ * Removes the folders `<prefix><pid>-…` in `root` whose process is gone; returns their paths. One whose pid is alive
+ * stays, whatever that process is now (a pid reused): it is removed once that one is gone too.
+ */
+export function sweepDeadProcessDirs(root: string, prefix: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = /^(\d+)-/.exec(name.slice(prefix.length))?.[1];
+    if (pid === undefined || Number(pid) === process.pid || processExists(Number(pid))) continue;
+    const path = join(root, name);
+    try {
+      rmSync(path, { recursive: true, force: true });
+      removed.push(path);
+    } catch {
+      // not ours to remove (another user's root is never listed here), or going away at the same time
+    }
+  }
+  return removed;
+}
+
+/** Whether a process with this pid exists (another user's too: EPERM). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**

@@ -245,7 +245,7 @@ describe.skipIf(NO_SANDBOX !== undefined)(
             'mkdir "$R/evil" && echo MADE',
           ].join('\n'),
         );
-        expect(out).toMatch(/snapshots-\w+\n/);
+        expect(out).toMatch(/snapshots-\d+-\w+\n/);
         expect(out).not.toMatch(/WROTE|MOVED_ROOT|MOVED_PARENT|MADE/); // a link in a folder of old versions is no harm: the victim below tells
         expect(await server.call('echo second', { login: true })).not.toContain('PWNED');
         await server.close();
