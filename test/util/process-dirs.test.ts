@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
@@ -72,6 +72,16 @@ describe('makeProcessDir', () => {
     expect(existsSync(mine)).toBe(true); // its own, made before
     await kill(live.child);
     expect(sweepDeadProcessDirs(base, 'launch-')).toEqual([liveLaunch]);
+  });
+
+  it('removes a link of that name, never what it points to', () => {
+    const victim = mkdtempSync(join(base, 'victim-'));
+    writeFileSync(join(victim, 'precious'), 'keep me');
+    const link = join(base, 'proxy-999999999-planted');
+    symlinkSync(victim, link);
+    expect(sweepDeadProcessDirs(base, 'proxy-')).toEqual([link]);
+    expect(existsSync(link)).toBe(false);
+    expect(readFileSync(join(victim, 'precious'), 'utf8')).toBe('keep me');
   });
 
   const landlock = probeLandlock();
