@@ -31,14 +31,24 @@
  * drops every capability (a root server's command is uid 0 without privileges, and stays so across exec), sets
  * no_new_privs, enters a Landlock domain (see enter_write_domain), installs the filter and execs the command. With
  * --supervise it starts a child first (in its memory until the exec): the child does the above under the supervision
- * filter too, and this process stays outside the domain as its supervisor (supervisor.c). A path that does not exist (any more) is skipped. Errors go to stderr in one line; the exit status is a shell's: 127 when the command is not found, 126 when it cannot run, 125
- * for our own usage or setup errors.
+ * filter too, and this process stays outside the domain as its supervisor (supervisor.c).
+ *
+ *   unified-exec-sandbox-exec --standby FD
+ *
+ * is the same launcher started before its command is known (the server keeps one ready, so a command's start does not
+ * wait for a process to be made and this one to be loaded): it waits for the options above through FD, followed by
+ * what its spawner would otherwise have set, `--cwd DIR`, `--env NAME=VALUE` for each variable of the command's
+ * environment (the launcher's own is the one it was started with), `--null-stdin`, and then `--` and the command.
+ *
+ * A path that does not exist (any more) is skipped. Errors go to stderr in one line; the exit status is a shell's: 127
+ * when the command is not found, 126 when it cannot run, 125 for our own usage or setup errors.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,52 +417,85 @@ static int usage(void) {
                   "[--no-network] [--seccomp BASE64]\n"
                   "         [--supervise BASE64 [--root DIR]... [--keep-out DIR]... [--kept-name NAME]...\n"
                   "          [--network-refusals FILE]] -- "
-                  "COMMAND [ARG...]\n");
+                  "COMMAND [ARG...]\n"
+                  "       " NAME " --standby FD   (the options above, and --cwd DIR, --env NAME=VALUE..., --null-stdin,\n"
+                  "         then -- COMMAND [ARG...], come through FD)\n");
   return EXIT_SETUP;
 }
 
 /*
- * `--args-file FILE` first: the options are read from FILE (each ended by a NUL byte), which is then removed, and
- * put before the rest of the command line. A Landlock sandbox's grants run to one per entry of each writable root
- * (thousands in a busy /tmp); on the command line they would reach the spawner's own limits.
+ * Reads the options in `fd` to its end (each ended by a NUL byte) and puts them in place of argv[1..skip], before the
+ * rest of the command line. `from` names the source in errors. Returns 0, or an exit status having said why.
  */
-static int expand_args_file(int *argc, char ***argv) {
-  if (*argc < 3 || strcmp((*argv)[1], "--args-file") != 0) return 0;
-  const char *path = (*argv)[2];
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return fail(path, errno);
+static int expand_options(int fd, const char *from, int skip, int *argc, char ***argv) {
   size_t size = 0, cap = 65536;
   char *text = malloc(cap);
   for (ssize_t n; text != NULL && (n = read(fd, text + size, cap - size)) != 0;) {
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(path, errno);
+    if (n < 0) return fail(from, errno);
     size += n;
     if (size == cap) text = realloc(text, cap *= 2);
   }
   close(fd);
-  unlink(path);
   if (text == NULL) return fail("out of memory", ENOMEM);
+  if (size == 0 && skip == 2 && strcmp((*argv)[1], "--standby") == 0) _exit(0); /* no command will come */
   if (size > 0 && text[size - 1] != '\0') {
-    fprintf(stderr, NAME ": %s: each argument must end with a NUL byte\n", path);
+    fprintf(stderr, NAME ": %s: each argument must end with a NUL byte\n", from);
     return EXIT_SETUP;
   }
   int count = 0;
   for (size_t i = 0; i < size; i++) count += text[i] == '\0';
-  char **out = calloc(*argc - 2 + count + 1, sizeof(char *));
+  char **out = calloc(*argc - skip + count + 1, sizeof(char *));
   if (out == NULL) return fail("out of memory", ENOMEM);
   int n = 0;
   out[n++] = (*argv)[0];
   for (size_t i = 0; i < size; i += strlen(text + i) + 1) out[n++] = text + i;
-  for (int i = 3; i < *argc; i++) out[n++] = (*argv)[i];
+  for (int i = skip + 1; i < *argc; i++) out[n++] = (*argv)[i];
   out[n] = NULL;
   *argc = n;
   *argv = out;
   return 0;
 }
 
+/*
+ * `--args-file FILE` first: the options are read from FILE, which is then removed. A Landlock sandbox's grants run to
+ * one per entry of each writable root (thousands in a busy /tmp); on the command line they would reach the spawner's
+ * own limits.
+ *
+ * `--standby FD` (and nothing after it): a launcher started ahead of its command, waiting. Everything else (the
+ * options, `--`, the command) comes through FD, a pipe only the server holds, once the server has a command for it;
+ * the end of FD without a byte means none will come, and it exits at once, quietly, with 0. Until then it does
+ * nothing, and it dies with the server.
+ */
+static int expand_args(int *argc, char ***argv, int *standby) {
+  if (*argc == 3 && strcmp((*argv)[1], "--standby") == 0) {
+    char *end;
+    long fd = strtol((*argv)[2], &end, 10);
+    if (*end != '\0' || fd < 3 || fd > 1023) return usage();
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) _exit(0); /* the server is gone already */
+    *standby = 1;
+    return expand_options((int)fd, "the standby pipe", 2, argc, argv);
+  }
+  if (*argc < 3 || strcmp((*argv)[1], "--args-file") != 0) return 0;
+  const char *path = (*argv)[2];
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return fail(path, errno);
+  unlink(path);
+  return expand_options(fd, path, 2, argc, argv);
+}
+
+/* Replaces the environment the command is started with (a launcher in standby was started with another). */
+extern char **environ;
+
 int main(int argc, char **argv) {
-  int expanded = expand_args_file(&argc, &argv);
+  int standby = 0;
+  int expanded = expand_args(&argc, &argv, &standby);
   if (expanded != 0) return expanded;
+  const char *cwd = NULL;
+  int null_stdin = 0;
+  char **env = standby ? calloc(argc, sizeof(char *)) : NULL;
+  int env_n = 0;
   const char *seccomp = NULL;
   const char *pass = NULL;
   int pass_fd = -1;
@@ -461,7 +504,7 @@ int main(int argc, char **argv) {
   struct paths read_trees = {calloc(argc, sizeof(char *)), 0}, read_files = {calloc(argc, sizeof(char *)), 0};
   struct supervision sup = {{calloc(argc, sizeof(char *)), 0}, trees, {calloc(argc, sizeof(char *)), 0},
                             {calloc(argc, sizeof(char *)), 0}, NULL, NULL};
-  if (trees.path == NULL || files.path == NULL || read_trees.path == NULL || read_files.path == NULL ||
+  if ((standby && env == NULL) || trees.path == NULL || files.path == NULL || read_trees.path == NULL || read_files.path == NULL ||
       sup.roots.path == NULL || sup.keep_out.path == NULL || sup.kept_names.path == NULL)
     return fail("out of memory", ENOMEM);
   int i = 1;
@@ -496,6 +539,12 @@ int main(int argc, char **argv) {
       no_network = 1;
     } else if (strcmp(argv[i], "--read-only-devices") == 0) {
       devices = 1;
+    } else if (standby && strcmp(argv[i], "--cwd") == 0 && i + 1 < argc && cwd == NULL) {
+      cwd = argv[++i];
+    } else if (standby && strcmp(argv[i], "--env") == 0 && i + 1 < argc) {
+      env[env_n++] = argv[++i];
+    } else if (standby && strcmp(argv[i], "--null-stdin") == 0) {
+      null_stdin = 1;
     } else {
       return usage();
     }
@@ -507,7 +556,21 @@ int main(int argc, char **argv) {
     return usage();
   if (sup.network_refusals != NULL && sup.program == NULL) return usage();
   if (devices && pass == NULL) return usage();
+  if (standby && !landlock) return usage();
   char **command = argv + i + 1;
+
+  /* What a spawner does for a command it starts itself, done here for one in standby: its folder, stdin, environment. */
+  if (cwd != NULL && chdir(cwd) != 0) {
+    int err = errno;
+    fprintf(stderr, NAME ": cannot enter %s: %s\n", cwd, strerror(err));
+    return EXIT_SETUP;
+  }
+  if (null_stdin) {
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || dup2(fd, 0) != 0) return fail("cannot read stdin from /dev/null", errno);
+    close(fd);
+  }
+  if (standby) environ = env;
 
   if (landlock) {
     close_from(3, -1);

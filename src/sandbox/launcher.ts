@@ -14,6 +14,7 @@ import type { SeccompNetwork } from './seccomp.js';
 import {
   SANDBOX_EXEC_PATH,
   SECCOMP_FD,
+  STANDBY_FD,
   findSandboxExec,
   innerArgv,
   argsFileArgv,
@@ -42,6 +43,12 @@ export interface SandboxedCommand {
    * runs as. Once it has answered, it answers the same (after release too).
    */
   networkRefusal?(leader: number | undefined): string | undefined;
+  /**
+   * Present when wrapped `{ standby: true }` on the Landlock backend: `argv` is then a launcher to start ahead of the
+   * command (standbyArgv), and these are what to hand it once started (see StandbyLaunchers): the launcher's
+   * options, and the command.
+   */
+  handOver?: { options: string[]; argv: string[] };
 }
 
 const realPath = (path: string) => {
@@ -174,14 +181,31 @@ export class SandboxLauncher {
     this.started.set(key, await this.proxies.get(key)!);
   }
 
-  /** Throws (a plain Error saying what to do) when bubblewrap is missing. */
+  /**
+   * Whether commands under `policy` run through the Landlock launcher, which can be started ahead of them
+   * (`standbyArgv`, and `wrap` with `{ standby: true }`).
+   */
+  takesStandby(policy: SandboxPolicy | undefined): boolean {
+    return isSandboxed(policy) && this.backendInUse() === 'landlock' && !usesProxy(policy);
+  }
+
+  /** The Landlock launcher waiting for its options and command on fd STANDBY_FD (native/sandbox-exec.c). */
+  standbyArgv(): string[] {
+    return [this.launcherPath(), '--standby', String(STANDBY_FD)];
+  }
+
+  /**
+   * Throws (a plain Error saying what to do) when bubblewrap is missing. With `standby` (where takesStandby), the
+   * command is made ready for a launcher already started: see SandboxedCommand.handOver.
+   */
   wrap(
     policy: SandboxPolicy,
     command: { argv: readonly string[]; cwd: string; env: Readonly<Record<string, string>> },
+    { standby = false }: { standby?: boolean } = {},
   ): SandboxedCommand {
     if (!isSandboxed(policy))
       return { argv: [...command.argv], env: { ...command.env }, supervisorDepth: 0, release: () => undefined };
-    if (this.backendInUse() === 'landlock') return this.wrapLandlock(policy, command);
+    if (this.backendInUse() === 'landlock') return this.wrapLandlock(policy, command, standby);
     this.bwrap ??= findBwrap(TRUSTED_PATH);
     if (this.bwrap === undefined)
       throw new Error(`the sandbox needs bubblewrap (bwrap), which is not installed: ${SANDBOX_HELP}`);
@@ -247,6 +271,7 @@ export class SandboxLauncher {
   private wrapLandlock(
     policy: SandboxPolicy,
     command: { argv: readonly string[]; cwd: string; env: Readonly<Record<string, string>> },
+    standby: boolean,
   ): SandboxedCommand {
     const sandboxExec = this.launcherPath();
     if (usesProxy(policy))
@@ -274,18 +299,25 @@ export class SandboxLauncher {
     const network = refusals === undefined ? 'on' : 'supervised';
     const supervision = supervisionArgs(roots, [stateRoot()], KEPT_NAMES, refusals);
     const options = landlockOptions(landlockGrantArgs(plan), network, supervision);
-    const { argv, file } = argsFileArgv(sandboxExec, this.launchDir, options, command.argv);
     const refusal = refusals === undefined ? undefined : recordedRefusal(refusals);
+    const shared = { env, supervisorDepth: 1, ...(refusal ? { networkRefusal: () => refusal.read() } : {}) };
+    if (standby) {
+      return {
+        ...shared,
+        argv: this.standbyArgv(),
+        handOver: { options, argv: [...command.argv] },
+        release: () => refusal?.release(),
+      };
+    }
+    const { argv, file } = argsFileArgv(sandboxExec, this.launchDir, options, command.argv);
     return {
+      ...shared,
       argv,
-      env,
-      supervisorDepth: 1,
       release: () => {
         // The launcher removes the options once read; this is for a start that failed before.
         removeFile(file);
         refusal?.release();
       },
-      ...(refusal ? { networkRefusal: () => refusal.read() } : {}),
     };
   }
 

@@ -103,6 +103,29 @@ export function argsFileArgv(
   return { argv: [exec, '--args-file', file, '--', ...argv], file };
 }
 
+/** The fd a launcher in standby (`--standby`) reads its options and command from: a pipe only the server holds. */
+export const STANDBY_FD = 3;
+
+/**
+ * What a launcher in standby reads through STANDBY_FD: `options` (landlockOptions), what a spawner would have set for
+ * the command (its folder, its environment, and stdin from /dev/null unless `pipeStdin`), then `argv`; each ended by
+ * a NUL byte.
+ */
+export function standbyHandOver(
+  options: readonly string[],
+  spawn: { cwd: string; env: Readonly<Record<string, string>>; pipeStdin: boolean },
+  argv: readonly string[],
+): string {
+  const env = Object.entries(spawn.env).flatMap(([name, value]) => ['--env', `${name}=${value}`]);
+  const stdin = spawn.pipeStdin ? [] : ['--null-stdin'];
+  const words = [...options, '--cwd', spawn.cwd, ...env, ...stdin, '--', ...argv];
+  // A NUL byte would end the word early: refused, as a spawn refuses it in an argument or the environment.
+  const withNul = words.find((word) => word.includes('\0'));
+  if (withNul !== undefined)
+    throw new Error(`an argument or environment variable holds a NUL byte: ${JSON.stringify(withNul)}`);
+  return words.map((word) => `${word}\0`).join('');
+}
+
 /** The supervision filter, without and with sockets, made once. */
 const supervision = new Map<boolean, string>();
 

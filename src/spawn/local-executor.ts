@@ -25,6 +25,9 @@ import {
   type StartedCommand,
 } from './types.js';
 import { Watchdog } from '../linux/watchdog.js';
+import { PROCESS_TAG_VAR } from '../linux/process-tag.js';
+import { standbyHandOver } from '../sandbox/sandbox-exec.js';
+import { StandbyLaunchers } from './launcher-standby.js';
 import { SandboxLauncher } from '../sandbox/launcher.js';
 import { writableRoots } from '../sandbox/bwrap.js';
 
@@ -54,6 +57,8 @@ export class LocalExecutor implements Executor, ProcessSpawner {
   readonly appliesPatches = true;
   private readonly lifetime: LifetimeHooks | undefined;
   private readonly launcher: SandboxLauncher;
+  /** Landlock launchers started ahead of their commands (on pipes); stopped by close(). */
+  private readonly standby: StandbyLaunchers;
   /** Login profile snapshots, made by warmUp or the first login command; removed by close(). */
   private snapshots: ShellSnapshots | undefined;
   private closed = false;
@@ -62,6 +67,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
 
   constructor(options: LocalExecutorOptions = {}) {
     this.launcher = options.sandbox ?? SandboxLauncher.shared();
+    this.standby = new StandbyLaunchers(() => this.launcher.standbyArgv());
     if (options.watchdog ?? true) {
       const watchdog = Watchdog.shared();
       this.lifetime = { started: (pid, tag) => watchdog.watch(pid, tag), ended: (pid) => watchdog.unwatch(pid) };
@@ -145,19 +151,35 @@ export class LocalExecutor implements Executor, ProcessSpawner {
   spawn(options: SpawnOptions): ExecProcess {
     if (options.sandbox === undefined) return this.startProcess(options);
     const inner = insideSandbox(options);
-    const sandboxed = this.launcher.wrap(options.sandbox, inner);
+    // On pipes, a Landlock launcher started ahead runs the command when one is waiting (see StandbyLaunchers).
+    let exited!: () => void;
+    const standby =
+      !inner.tty && !inner.cwd.startsWith('/proc/') && this.launcher.takesStandby(options.sandbox)
+        ? this.standby.take(new Promise<void>((resolve) => (exited = resolve)))
+        : undefined;
+    const sandboxed = this.launcher.wrap(options.sandbox, inner, { standby: standby !== undefined });
     let proc: ExecProcess;
     try {
-      proc = this.startProcess({
-        ...inner,
-        argv: sandboxed.argv,
-        env: sandboxed.env,
-        supervisorDepth: sandboxed.supervisorDepth,
-      });
+      const spec = { ...inner, argv: sandboxed.argv, env: sandboxed.env, supervisorDepth: sandboxed.supervisorDepth };
+      if (standby !== undefined && sandboxed.handOver !== undefined) {
+        const { options: launch, argv } = sandboxed.handOver;
+        const env = { ...sandboxed.env, [PROCESS_TAG_VAR]: standby.tag };
+        try {
+          standby.handOver(standbyHandOver(launch, { cwd: inner.cwd, env, pipeStdin: inner.pipeStdin === true }, argv));
+        } catch (err) {
+          standby.child.kill('SIGKILL');
+          throw err;
+        }
+        proc = new PipeProcess(spec, this.lifetime, standby);
+      } else {
+        proc = this.startProcess(spec);
+      }
     } catch (err) {
+      exited?.();
       sandboxed.release();
       throw err;
     }
+    proc.onExit(() => exited?.());
     // After the exit has been answered: releasing may read /proc, which the reply need not wait for.
     proc.onExit(() => setImmediate(() => sandboxed.release()));
     // The leader's pid only while it runs: once it has exited, the pid may be another process's.
@@ -172,7 +194,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
    */
   async close(): Promise<void> {
     this.closed = true;
-    await this.removeSnapshots();
+    await Promise.all([this.removeSnapshots(), this.standby.close()]);
     // A capture's sandbox is released once its exit is answered (see spawn): before this process may exit.
     await new Promise((resolve) => setImmediate(resolve));
   }

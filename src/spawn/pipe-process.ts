@@ -7,6 +7,7 @@ import { interruptProcessGroup } from '../linux/interrupt.js';
 import { killSessionTree } from '../linux/process-tree.js';
 import { ProcessCore } from './process-core.js';
 import type { ExecProcess, LifetimeHooks, SpawnOptions } from './types.js';
+import type { StandbyLauncher } from './launcher-standby.js';
 
 /**
  * After the process exits, how long to keep waiting for its pipes to reach end-of-file. EOF comes at once unless
@@ -21,33 +22,45 @@ export class PipeProcess extends ProcessCore implements ExecProcess {
   private readonly supervisorDepth: number;
   readonly tty = false;
   /** In every process of the session's environment, so escapees (setsid, double fork) can be found. */
-  readonly tag = newProcessTag();
+  readonly tag: string;
   private readonly child: ChildProcess;
   private openStreams = 2;
   private bytesSeen = 0;
   private readonly exitReported: Promise<void>;
 
+  /**
+   * `standby`: a launcher already started (StandbyLaunchers), handed its command by the caller, to adopt instead of
+   * spawning `options.argv`; its stdin is closed here unless `options.pipeStdin`.
+   */
   constructor(
     options: SpawnOptions,
     private readonly lifetime?: LifetimeHooks,
+    standby?: StandbyLauncher,
   ) {
     super(options.pipeStdin === true);
-    const [file, ...args] = options.argv;
-    if (file === undefined) throw new Error('argv is empty');
-    // Looked up on the child's PATH, not ours; argv0 is what the program sees as its name.
-    const program = resolveProgram(file, options.env, options.cwd);
-    // detached: setsid(), so the whole tree is one session we can find and kill.
-    this.child = spawn(program, args, {
-      cwd: options.cwd,
-      env: { ...options.env, [PROCESS_TAG_VAR]: this.tag },
-      stdio: [options.pipeStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-      detached: true,
-      ...(options.arg0 !== undefined ? { argv0: options.arg0 } : {}),
-    });
+    if (standby !== undefined) {
+      this.tag = standby.tag;
+      this.child = standby.child;
+      if (!options.pipeStdin) this.child.stdin?.destroy();
+    } else {
+      this.tag = newProcessTag();
+      const [file, ...args] = options.argv;
+      if (file === undefined) throw new Error('argv is empty');
+      // Looked up on the child's PATH, not ours; argv0 is what the program sees as its name.
+      const program = resolveProgram(file, options.env, options.cwd);
+      // detached: setsid(), so the whole tree is one session we can find and kill.
+      this.child = spawn(program, args, {
+        cwd: options.cwd,
+        env: { ...options.env, [PROCESS_TAG_VAR]: this.tag },
+        stdio: [options.pipeStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+        detached: true,
+        ...(options.arg0 !== undefined ? { argv0: options.arg0 } : {}),
+      });
+    }
     if (this.child.pid === undefined) {
       // spawn reports ENOENT and friends asynchronously; swallow that event, the caller gets a thrown error now.
       this.child.once('error', () => undefined);
-      throw new Error(`could not start ${file}`);
+      throw new Error(`could not start ${options.argv[0]}`);
     }
     this.pid = this.child.pid;
     this.supervisorDepth = options.supervisorDepth ?? 0;

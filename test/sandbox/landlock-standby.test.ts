@@ -1,0 +1,193 @@
+// The Landlock launcher started ahead of its command (src/spawn/launcher-standby.ts, native/sandbox-exec.c's
+// --standby): a command on pipes after the first runs in the launcher that waited, as it would have run started
+// the usual way (its folder, environment, stdin, sandbox), and the launcher that waits outlives nothing.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import type { ExecProcess, ExitInfo } from '../../src/index.js';
+import { LocalExecutor } from '../../src/spawn/local-executor.js';
+import { SandboxLauncher } from '../../src/sandbox/launcher.js';
+import { PATIENT, isAlive, killIfAlive, waitUntilGone } from '../helpers/processes.js';
+import { NO_LANDLOCK, sandboxPolicy } from './sandbox-helpers.js';
+
+const cleanup: string[] = [];
+const executors: LocalExecutor[] = [];
+afterEach(async () => {
+  await Promise.all(executors.splice(0).map((executor) => executor.close()));
+});
+afterAll(() => {
+  for (const path of cleanup) rmSync(path, { recursive: true, force: true });
+});
+
+const folder = (prefix: string) => {
+  const dir = mkdtempSync(`/var/tmp/${prefix}`);
+  cleanup.push(dir);
+  return dir;
+};
+
+/** Our children that are launchers waiting in standby, read from /proc (not through the code under test). */
+function waitingLaunchers(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((name) => {
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        const argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
+        return ppid === process.pid && argv[1] === '--standby' && isAlive(Number(name)) ? [Number(name)] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** The launcher waiting once the executor has started one (after its first command). */
+async function waitingLauncher(): Promise<number> {
+  let pid = 0;
+  await vi.waitFor(() => {
+    const [first, ...more] = waitingLaunchers();
+    expect(more).toEqual([]);
+    expect(first).toBeDefined();
+    pid = first!;
+  }, PATIENT);
+  return pid;
+}
+
+async function run(proc: ExecProcess, input?: string): Promise<{ info: ExitInfo; output: string }> {
+  let output = '';
+  proc.onData((chunk) => (output += chunk.toString()));
+  const exited = new Promise<ExitInfo>((resolve) => proc.onExit(resolve));
+  if (input !== undefined) {
+    await proc.write(input);
+    proc.closeInput?.();
+  }
+  const info = await exited;
+  await proc.outputDone;
+  return { info, output };
+}
+
+describe.skipIf(NO_LANDLOCK)('a Landlock launcher started ahead of its command', () => {
+  const workspace = folder('ue-standby-ws-');
+  const outside = folder('ue-standby-outside-');
+  const policy = sandboxPolicy({ workspace });
+  const env = { PATH: '/usr/bin:/bin', HOME: workspace, GREETING: 'hello there' };
+
+  function executor(): LocalExecutor {
+    const made = new LocalExecutor({ watchdog: false, sandbox: new SandboxLauncher(undefined, 'landlock') });
+    executors.push(made);
+    return made;
+  }
+  const bash = (script: string, more: { pipeStdin?: boolean; env?: Record<string, string> } = {}) => ({
+    argv: ['/bin/bash', '-c', script],
+    cwd: workspace,
+    env: more.env ?? env,
+    tty: false,
+    sandbox: policy,
+    ...(more.pipeStdin ? { pipeStdin: true } : {}),
+  });
+
+  it('runs the next command on pipes, in its folder, with its environment, stdin from /dev/null, in the sandbox', async () => {
+    const local = executor();
+    expect((await run(local.spawn(bash('true')))).info.exitCode).toBe(0);
+    const waiting = await waitingLauncher();
+
+    const script = [
+      'pwd',
+      'echo "greeting=$GREETING"',
+      'echo "stdin=$(readlink /proc/self/fd/0)"',
+      'echo "tag=$UNIFIED_EXEC_TAG"',
+      'echo made > made.txt && echo "made=$(cat made.txt)"',
+      `echo no > ${outside}/escaped.txt`,
+      'exit 3',
+    ].join('\n');
+    const proc = local.spawn(bash(script));
+    expect(proc.pid).toBe(waiting);
+    const { info, output } = await run(proc);
+    expect(info.exitCode).toBe(3);
+    expect(output).toContain(`${workspace}\n`);
+    expect(output).toContain('greeting=hello there\n');
+    expect(output).toContain('stdin=/dev/null\n');
+    expect(output).toContain(`tag=${(proc as ExecProcess & { tag: string }).tag}\n`);
+    expect(output).toContain('made=made\n');
+    expect(output).toMatch(/escaped\.txt: Permission denied/);
+    expect(existsSync(join(outside, 'escaped.txt'))).toBe(false);
+    await waitUntilGone(waiting);
+  });
+
+  it('hands the command its stdin when asked to', async () => {
+    const local = executor();
+    await run(local.spawn(bash('true')));
+    const waiting = await waitingLauncher();
+    const proc = local.spawn(bash('read -r line; echo "got <$line>"', { pipeStdin: true }));
+    expect(proc.pid).toBe(waiting);
+    const { info, output } = await run(proc, 'typed in\n');
+    expect(info.exitCode).toBe(0);
+    expect(output).toBe('got <typed in>\n');
+  });
+
+  it('starts a command the usual way when the launcher that waited was killed', async () => {
+    const local = executor();
+    await run(local.spawn(bash('true')));
+    const waiting = await waitingLauncher();
+    process.kill(waiting, 'SIGKILL');
+    await waitUntilGone(waiting);
+    const proc = local.spawn(bash('echo "greeting=$GREETING"'));
+    expect(proc.pid).not.toBe(waiting);
+    const { info, output } = await run(proc);
+    expect(info.exitCode).toBe(0);
+    expect(output).toBe('greeting=hello there\n');
+  });
+
+  it('refuses a NUL byte in the environment, and leaves the launcher it took no alive', async () => {
+    const local = executor();
+    await run(local.spawn(bash('true')));
+    const waiting = await waitingLauncher();
+    expect(() => local.spawn(bash('true', { env: { ...env, BAD: 'a\0b' } }))).toThrow(/NUL byte/);
+    await waitUntilGone(waiting);
+  });
+
+  it('stops the launcher waiting when the executor closes', async () => {
+    const local = executor();
+    await run(local.spawn(bash('true')));
+    const waiting = await waitingLauncher();
+    await local.close();
+    await waitUntilGone(waiting);
+    expect(waitingLaunchers()).toEqual([]);
+  });
+
+  it('keeps no process alive: a process that never closes its executor exits, and its waiting launcher with it', async () => {
+    // The built package (npm test builds it first), as a user's program runs it.
+    const dist = (file: string) => JSON.stringify(join(process.cwd(), 'dist', file));
+    const script = `
+      import { readFileSync, readdirSync } from 'node:fs';
+      import { LocalExecutor } from ${dist('spawn/local-executor.js')};
+      import { SandboxLauncher } from ${dist('sandbox/launcher.js')};
+      const local = new LocalExecutor({ watchdog: false, sandbox: new SandboxLauncher(undefined, 'landlock') });
+      const proc = local.spawn({ argv: ['/bin/true'], cwd: ${JSON.stringify(workspace)}, env: {}, tty: false,
+        sandbox: ${JSON.stringify(policy)} });
+      const ours = () => readdirSync('/proc').filter((n) => /^\\d+$/.test(n)).filter((n) => {
+        try {
+          const stat = readFileSync('/proc/' + n + '/stat', 'latin1');
+          return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(process.pid) &&
+            readFileSync('/proc/' + n + '/cmdline', 'latin1').includes('--standby');
+        } catch { return false; }
+      });
+      proc.onExit(() => setTimeout(() => console.log('waiting=' + ours().join(',')), 200));
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let printed = '';
+    child.stdout.on('data', (chunk) => (printed += chunk));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    const waiting = Number(/^waiting=(\d+)\n$/.exec(printed)?.[1]);
+    expect(printed).toMatch(/^waiting=\d+\n$/); // one was waiting, yet the process ended by itself
+    expect(code).toBe(0);
+    try {
+      await waitUntilGone(waiting);
+    } finally {
+      killIfAlive(waiting);
+    }
+  });
+});
