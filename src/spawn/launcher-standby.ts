@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { PROCESS_TAG_VAR, newProcessTag } from '../linux/process-tag.js';
+import { readProcStat } from '../linux/process-tree.js';
 import { waitAtMost } from '../util/delay.js';
 
 /** A launcher started ahead of its command, on pipes: the child, and the process tag its environment holds. */
@@ -9,6 +10,16 @@ export interface StandbyLauncher {
   readonly tag: string;
   /** Hands the launcher its options and command (standbyHandOver's text); it then runs the command. */
   handOver(text: string): void;
+}
+
+/**
+ * Whether `child` still runs: not only as far as its exit events tell (they wait for the event loop), but by its
+ * state now, so that one killed an instant ago is not handed a command.
+ */
+function isRunning(child: ChildProcess): boolean {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return false;
+  const stat = readProcStat(child.pid);
+  return stat !== undefined && stat.ppid === process.pid && stat.state !== 'Z' && stat.state !== 'X';
 }
 
 /**
@@ -44,7 +55,7 @@ export class StandbyLaunchers {
   take(ended: Promise<unknown>): StandbyLauncher | undefined {
     const taken = this.waiting;
     this.waiting = undefined;
-    const running = taken !== undefined && taken.child.exitCode === null && taken.child.signalCode === null;
+    const running = taken !== undefined && isRunning(taken.child);
     this.scheduleRefill(ended);
     if (!running) return undefined;
     taken.child.ref();
