@@ -132,11 +132,24 @@ static int starts_with_kept(const char *rel) {
   return 0;
 }
 
+/*
+ * /proc/self/fd, opened once (by the supervisor, after the command's start): its own fds are named relative to it,
+ * without walking /proc again for each.
+ */
+static int self_fds = -1;
+static char self_fd_name[16];
+
+/* The name of the supervisor's `fd` in self_fds. */
+static const char *fd_name(int fd) {
+  if (self_fds < 0) self_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  snprintf(self_fd_name, sizeof(self_fd_name), "%d", fd);
+  return self_fd_name;
+}
+
 /* The path of what `fd` refers to, as the kernel names it now; -1 when it has none a root could hold. */
 static int fd_path(int fd, char *out, size_t size) {
-  char link[64];
-  snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-  ssize_t n = readlink(link, out, size - 1);
+  const char *name = fd_name(fd);
+  ssize_t n = readlinkat(self_fds, name, out, size - 1);
   if (n <= 0 || (size_t)n >= size - 1) return -1;
   out[n] = '\0';
   if (out[0] != '/') return -1;
@@ -174,6 +187,16 @@ static int beneath(int root, const char *path, int fd, const struct stat *known)
   return out;
 }
 
+/* Each root's device and inode, taken from its fd at start (st_dev 0 and st_ino 0 for a root that could not be opened). */
+static struct stat *root_stats;
+
+/* The root whose top `st` (a folder's fstat) is, or -1. */
+static int root_top(const struct stat *st) {
+  for (int i = 0; i < cfg->roots.n; i++)
+    if (root_fds[i] >= 0 && root_stats[i].st_ino == st->st_ino && root_stats[i].st_dev == st->st_dev) return i;
+  return -1;
+}
+
 /* ---- the command's memory and fds ---- */
 
 /* The notification being handled: its pid's memory and /proc files are the caller's only while it is still valid. */
@@ -206,31 +229,83 @@ static int read_bytes(pid_t pid, uint64_t addr, void *out, size_t size) {
   return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)size ? 0 : -1;
 }
 
-/* The folder a path of the command's starts from: its fd `dirfd`, or its working folder (AT_FDCWD). */
-static int open_base(pid_t pid, int dirfd) {
-  char path[64];
-  if (dirfd == AT_FDCWD)
-    snprintf(path, sizeof(path), "/proc/%d/cwd", pid);
-  else
-    snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, dirfd);
-  return open(path, O_PATH | O_CLOEXEC);
+/*
+ * /proc/<pid> of the callers seen lately, each an O_PATH fd on the folder, and the umask read from it. A folder
+ * whose process has gone answers no lookup (ENOENT), even when its pid is another process's now: it is then opened
+ * again, and what was kept of it dropped. The umasks are dropped too whenever a caller calls umask(2), which the
+ * filter sends here for that alone (threads, and processes cloned with CLONE_FS, share one).
+ */
+#define PROC_SLOTS 16
+static struct {
+  pid_t pid;
+  int dir; /* -1: free */
+  int umask; /* -1: not read */
+} procs[PROC_SLOTS];
+static int procs_next;
+
+/* The slot of /proc/<pid>: the one kept, or (`fresh`, or none kept) the folder opened now. -1 when it cannot be. */
+static int proc_slot(pid_t pid, int fresh) {
+  int slot = -1;
+  for (int i = 0; i < PROC_SLOTS && slot < 0; i++)
+    if (procs[i].dir >= 0 && procs[i].pid == pid) slot = i;
+  if (slot >= 0 && !fresh) return slot;
+  if (slot < 0) slot = procs_next = (procs_next + 1) % PROC_SLOTS;
+  if (procs[slot].dir >= 0) close(procs[slot].dir);
+  char path[32];
+  snprintf(path, sizeof(path), "/proc/%d", pid);
+  procs[slot].pid = pid;
+  procs[slot].umask = -1;
+  procs[slot].dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  return procs[slot].dir >= 0 ? slot : -1;
 }
 
-/* The command's umask, from /proc/<pid>/status; 022 when it cannot be read. */
-static mode_t umask_of(pid_t pid) {
-  char path[64], line[256];
-  snprintf(path, sizeof(path), "/proc/%d/status", pid);
-  FILE *f = fopen(path, "re");
-  mode_t mask = 022;
-  if (f == NULL) return mask;
-  while (fgets(line, sizeof(line), f) != NULL) {
-    if (strncmp(line, "Umask:", 6) == 0) {
-      mask = (mode_t)strtoul(line + 6, NULL, 8);
-      break;
-    }
+/* `rel` in /proc/<pid> opened with `flags` (O_PATH), or, with `st`, stat'ed; as openat and fstatat answer. */
+static int proc_at(pid_t pid, const char *rel, int flags, struct stat *st) {
+  int result = -1;
+  for (int fresh = 0; fresh < 2; fresh++) {
+    int slot = proc_slot(pid, fresh);
+    if (slot < 0) return -1;
+    result = st ? fstatat(procs[slot].dir, rel, st, 0) : openat(procs[slot].dir, rel, flags);
+    if (result >= 0 || (errno != ENOENT && errno != ESRCH)) break;
   }
-  fclose(f);
-  return mask;
+  return result;
+}
+
+/* The folder a path of the command's starts from: its fd `dirfd`, or its working folder (AT_FDCWD). */
+static int open_base(pid_t pid, int dirfd) {
+  char rel[32];
+  if (dirfd == AT_FDCWD)
+    snprintf(rel, sizeof(rel), "cwd");
+  else
+    snprintf(rel, sizeof(rel), "fd/%d", dirfd);
+  return proc_at(pid, rel, O_PATH | O_CLOEXEC, NULL);
+}
+
+/* The command's umask, from /proc/<pid>/status (kept: see procs); 022 when it cannot be read. */
+static mode_t umask_of(pid_t pid) {
+  for (int fresh = 0; fresh < 2; fresh++) {
+    int slot = proc_slot(pid, fresh);
+    if (slot < 0) break;
+    /* A lookup tells whether the folder's process is still the one the umask was read from. */
+    if (procs[slot].umask >= 0 && faccessat(procs[slot].dir, "status", F_OK, 0) == 0) return procs[slot].umask;
+    int fd = openat(procs[slot].dir, "status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    char text[4096];
+    ssize_t n = read(fd, text, sizeof(text) - 1);
+    close(fd);
+    if (n <= 0) break;
+    text[n] = '\0';
+    const char *line = strstr(text, "\nUmask:");
+    if (line == NULL) break;
+    procs[slot].umask = (int)(strtoul(line + 7, NULL, 8) & 0777);
+    return procs[slot].umask;
+  }
+  return 022;
+}
+
+/* A caller's umask(2): the umasks kept are dropped, and the kernel goes on. */
+static void forget_umasks(void) {
+  for (int i = 0; i < PROC_SLOTS; i++) procs[i].umask = -1;
 }
 
 /*
@@ -297,14 +372,23 @@ static enum verdict decide_entry(pid_t pid, int dirfd, const char *path, struct 
   int base = copy[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
   if (copy[0] != '/' && base < 0) return GO_ON;
   int dir = base;
-  /* A name in the working folder (tar's, most often): that folder is the base itself, always a folder. */
-  if (!(dirfd == AT_FDCWD && base >= 0 && strcmp(parent, ".") == 0)) {
+  /* A name in the folder the command names by `dirfd` (tar's, most often): that folder is the base itself. */
+  if (!(base >= 0 && strcmp(parent, ".") == 0)) {
     dir = openat(base, parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (base >= 0) close(base);
   }
   if (dir < 0) return GO_ON;
+  struct stat dir_stat;
+  if (fstat(dir, &dir_stat) != 0 || !S_ISDIR(dir_stat.st_mode)) {
+    close(dir);
+    return GO_ON;
+  }
+  /* A root's top itself (where what is made is the supervisor's to make): known by its inode, named by the root. */
+  int top = root_top(&dir_stat);
   char dir_path[PATH_MAX];
-  if (fd_path(dir, dir_path, sizeof(dir_path)) != 0) {
+  if (top >= 0) {
+    snprintf(dir_path, sizeof(dir_path), "%s", cfg->roots.path[top]);
+  } else if (fd_path(dir, dir_path, sizeof(dir_path)) != 0) {
     close(dir);
     return GO_ON;
   }
@@ -314,7 +398,7 @@ static enum verdict decide_entry(pid_t pid, int dirfd, const char *path, struct 
     close(dir);
     return GO_ON;
   }
-  int root = root_of(dir_path);
+  int root = top >= 0 ? top : root_of(dir_path);
   if (root < 0 || in_list(dir_path, &cfg->keep_out)) {
     close(dir);
     return GO_ON; /* not ours to widen: the domain decides */
@@ -330,7 +414,9 @@ static enum verdict decide_entry(pid_t pid, int dirfd, const char *path, struct 
     return GO_ON; /* granted by the domain: nothing to add */
   }
   /* Only an act needs the caller still there: a pid reused meanwhile would make `dir` another process's folder. */
-  e->dir = still_waiting() ? beneath(root, dir_path, dir, NULL) : -1;
+  if (!still_waiting()) e->dir = -1;
+  else if (top >= 0) e->dir = fcntl(root_fds[top], F_DUPFD_CLOEXEC, 0);
+  else e->dir = beneath(root, dir_path, dir, &dir_stat);
   close(dir);
   return e->dir >= 0 ? ACT : GO_ON;
 }
@@ -390,10 +476,10 @@ static void release(int fd) {
  */
 static int held_for(pid_t pid, int fd) {
   if (fd < 0) return -1;
-  char link[64];
-  snprintf(link, sizeof(link), "/proc/%d/fd/%d", pid, fd);
+  char rel[32];
+  snprintf(rel, sizeof(rel), "fd/%d", fd);
   struct stat st;
-  if (stat(link, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+  if (proc_at(pid, rel, 0, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
   for (int i = 0; i < HELD_FILES; i++) {
     if (held[i].fd < 0 || held[i].dev != st.st_dev || held[i].ino != st.st_ino) continue;
     char where[PATH_MAX];
@@ -563,6 +649,14 @@ static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, 
   drop_entry(&e);
   if (out < 0) return fail_with(err);
   if (!(flags & O_NONBLOCK)) fcntl(out, F_SETFL, fcntl(out, F_GETFL) & ~O_NONBLOCK);
+  /*
+   * Held, as a file a metadata call was allowed on: tar sets the times, owner and mode of each file it writes next,
+   * through this fd, and they find it here (it lies in the folder just checked, its name no kept one).
+   */
+  int path_fd = openat(self_fds, fd_name(out), O_PATH | O_CLOEXEC);
+  struct stat made;
+  if (path_fd >= 0 && fstat(path_fd, &made) == 0 && S_ISREG(made.st_mode)) hold(path_fd, &made);
+  else if (path_fd >= 0) close(path_fd);
   return (struct answer){.fd = out, .cloexec = flags & O_CLOEXEC};
 }
 
@@ -688,7 +782,7 @@ static struct answer do_chmod(pid_t pid, int dirfd, const char *path, int flags,
   if (fd < 0) return a;
   struct stat st;
   if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) a = fail_with(EOPNOTSUPP);
-  else a = result(chmod(proc_self(fd), mode));
+  else a = result(fchmodat(self_fds, fd_name(fd), mode, 0));
   release(fd);
   return a;
 }
@@ -901,6 +995,7 @@ static struct answer handle(struct seccomp_notif *notif) {
     }
     case SYS_ioctl: return do_inode_flags(pid, INT_ARG(0), (unsigned long)(uint32_t)ARG(1), ARG(2));
     case SYS_socket: return refuse_socket(INT_ARG(0));
+    case SYS_umask: forget_umasks(); return go_on();
   }
   /* A call the filter sends here that this build does not know (setxattrat, ...): refused, not let through. */
   return fail_with(ENOSYS);
@@ -1117,7 +1212,16 @@ int supervise(const struct supervision *config, enter_sandbox_fn enter, void *co
   for (int i = 0; i < HELD_FILES; i++) held[i].fd = -1;
   root_fds = calloc(cfg->roots.n ? cfg->roots.n : 1, sizeof(int));
   if (root_fds == NULL) return EXIT_SETUP;
-  for (int i = 0; i < cfg->roots.n; i++) root_fds[i] = open(cfg->roots.path[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+  root_stats = calloc(cfg->roots.n ? cfg->roots.n : 1, sizeof(struct stat));
+  if (root_stats == NULL) return EXIT_SETUP;
+  for (int i = 0; i < cfg->roots.n; i++) {
+    root_fds[i] = open(cfg->roots.path[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root_fds[i] >= 0 && fstat(root_fds[i], &root_stats[i]) != 0) {
+      close(root_fds[i]);
+      root_fds[i] = -1;
+    }
+  }
+  for (int i = 0; i < PROC_SLOTS; i++) procs[i].dir = -1;
 
   pid_t server = getppid();
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 || prctl(PR_SET_PDEATHSIG, PARENT_DIED) != 0) {

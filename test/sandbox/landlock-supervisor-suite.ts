@@ -446,6 +446,24 @@ export function landlockSupervisorSuite(user: ServerUser): void {
         expect(out.match(/Operation not permitted/g)?.length, out).toBeGreaterThanOrEqual(4);
       });
 
+      it("makes what it makes at a root's top with the umask it has then, however often that changes", async () => {
+        // The supervisor keeps each caller's umask, and must forget it when the caller changes it (umask(2) reaches it).
+        const ws = workspace(user);
+        const server = await start(user, ws);
+        const out = await server.call(
+          [
+            'umask 022; touch a; mkdir ad',
+            'umask 077; touch b; mkdir bd',
+            '(umask 027; touch c; mkdir cd)',
+            'touch d',
+            "python3 -c \"import os, threading; open('e0', 'w'); t = threading.Thread(target=lambda: os.umask(0o002)); t.start(); t.join(); open('e', 'w')\"",
+            'stat -c "%a %n" a ad b bd c cd d e0 e',
+          ].join('; '),
+          { yield_time_ms: 30_000 },
+        );
+        expect(out).toContain('644 a\n755 ad\n600 b\n700 bd\n640 c\n750 cd\n600 d\n600 e0\n664 e\n');
+      });
+
       it('runs what a project does at the top of a git workspace: files, apply_patch, folders, a venv, npm init, script', async () => {
         const ws = workspace(user);
         const server = await start(user, ws);

@@ -261,8 +261,17 @@ describe("the Landlock backend's supervision filter", () => {
   const NOTIFY = 0x7fc00000;
   /** Numbers from the kernel's tables, as above. */
   const CALLS = {
-    x64: { openat: 257, mkdirat: 258, renameat2: 316, fchmod: 91, utimensat: 280, fsetxattr: 190, ioctl: 16 },
-    arm64: { openat: 56, mkdirat: 34, renameat2: 276, fchmod: 52, utimensat: 88, fsetxattr: 7, ioctl: 29 },
+    x64: {
+      openat: 257,
+      mkdirat: 258,
+      renameat2: 316,
+      fchmod: 91,
+      utimensat: 280,
+      fsetxattr: 190,
+      ioctl: 16,
+      umask: 95,
+    },
+    arm64: { openat: 56, mkdirat: 34, renameat2: 276, fchmod: 52, utimensat: 88, fsetxattr: 7, ioctl: 29, umask: 166 },
   } as const;
   const OTHERS = {
     x64: { prlimit64: 302, setpriority: 141, sched_setaffinity: 203, ioprio_set: 251, read: 0 },
@@ -286,6 +295,8 @@ describe("the Landlock backend's supervision filter", () => {
       expect(run(nr.ioctl, 1, 0x401c5820 /* FS_IOC_FSSETXATTR */)).toBe(NOTIFY);
       expect(run(nr.ioctl, 1, 0x5401 /* TCGETS */)).toBe(ALLOW);
       expect(run(other.read, 0, 0, 0)).toBe(ALLOW);
+      // Let go on by the supervisor, which forgets the umasks it kept.
+      expect(run(nr.umask, 0o22)).toBe(NOTIFY);
     });
 
     it(`${arch}: keeps limits, priority and scheduling to the caller`, () => {
