@@ -156,8 +156,12 @@ describe.skipIf(NO_LANDLOCK)('a Landlock launcher started ahead of its command',
     expect(waitingLaunchers()).toEqual([]);
   });
 
-  it('keeps no process alive: a process that never closes its executor exits, and its waiting launcher with it', async () => {
-    // The built package (npm test builds it first), as a user's program runs it.
+  /**
+   * A node process of its own (the built package, as a user's program runs it: npm test builds it first) that runs
+   * one command on the executor, never closing it, and prints `waiting=<pid>` for the launcher then waiting; with
+   * `stay`, it then stays until killed.
+   */
+  function processWithWaitingLauncher(stay: boolean) {
     const dist = (file: string) => JSON.stringify(join(process.cwd(), 'dist', file));
     const script = `
       import { readFileSync, readdirSync } from 'node:fs';
@@ -174,20 +178,45 @@ describe.skipIf(NO_LANDLOCK)('a Landlock launcher started ahead of its command',
         } catch { return false; }
       });
       proc.onExit(() => setTimeout(() => console.log('waiting=' + ours().join(',')), 200));
+      ${stay ? 'setInterval(() => undefined, 1000);' : ''}
     `;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    let printed = '';
-    child.stdout.on('data', (chunk) => (printed += chunk));
-    const code = await new Promise((resolve) => child.once('exit', resolve));
-    const waiting = Number(/^waiting=(\d+)\n$/.exec(printed)?.[1]);
-    expect(printed).toMatch(/^waiting=\d+\n$/); // one was waiting, yet the process ended by itself
-    expect(code).toBe(0);
+    const waiting = new Promise<number>((resolve, reject) => {
+      let printed = '';
+      child.stdout.on('data', (chunk) => {
+        printed += chunk;
+        const match = /^waiting=(\d+)\n$/.exec(printed);
+        if (match) resolve(Number(match[1]));
+      });
+      child.once('exit', () => reject(new Error(`exited having printed ${JSON.stringify(printed)}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    return { child, waiting, exited };
+  }
+
+  it('keeps no process alive: a process that never closes its executor exits, and its waiting launcher with it', async () => {
+    const { waiting, exited } = processWithWaitingLauncher(false);
+    const pid = await waiting; // one was waiting, yet the process ends by itself
     try {
-      await waitUntilGone(waiting);
+      expect(await exited).toBe(0);
+      await waitUntilGone(pid);
     } finally {
-      killIfAlive(waiting);
+      killIfAlive(pid);
+    }
+  });
+
+  it('leaves no launcher waiting when its process is killed (SIGKILL: no exit handler runs)', async () => {
+    const { child, waiting, exited } = processWithWaitingLauncher(true);
+    const pid = await waiting;
+    try {
+      expect(isAlive(pid)).toBe(true);
+      child.kill('SIGKILL');
+      await exited;
+      await waitUntilGone(pid);
+    } finally {
+      killIfAlive(pid);
     }
   });
 });
