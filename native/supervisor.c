@@ -232,8 +232,10 @@ static int read_bytes(pid_t pid, uint64_t addr, void *out, size_t size) {
 /*
  * /proc/<pid> of the callers seen lately, each an O_PATH fd on the folder, and the umask read from it. A folder
  * whose process has gone answers no lookup (ENOENT), even when its pid is another process's now: it is then opened
- * again, and what was kept of it dropped. The umasks are dropped too whenever a caller calls umask(2), which the
- * filter sends here for that alone (threads, and processes cloned with CLONE_FS, share one).
+ * again, and what was kept of it dropped. A umask is kept only for a process of one thread, and every one kept is
+ * dropped whenever a caller calls umask(2), which the filter sends here for that alone. Not covered: two processes
+ * sharing one umask (clone with CLONE_FS, not a thread), where one's umask(2) could race the other's make; such a
+ * process gains nothing by it, since a command may change the mode of what it made anyway.
  */
 #define PROC_SLOTS 16
 static struct {
@@ -297,8 +299,14 @@ static mode_t umask_of(pid_t pid) {
     text[n] = '\0';
     const char *line = strstr(text, "\nUmask:");
     if (line == NULL) break;
-    procs[slot].umask = (int)(strtoul(line + 7, NULL, 8) & 0777);
-    return procs[slot].umask;
+    mode_t mask = (mode_t)(strtoul(line + 7, NULL, 8) & 0777);
+    /*
+     * Kept only for a process of one thread. Another thread's umask(2) reaches the supervisor before the kernel
+     * applies it: a value read in between would be the old one, and kept it would outlive the call's return.
+     */
+    const char *threads = strstr(text, "\nThreads:");
+    if (threads != NULL && strtol(threads + 9, NULL, 10) == 1) procs[slot].umask = (int)mask;
+    return mask;
   }
   return 022;
 }

@@ -13,13 +13,20 @@ export interface StandbyLauncher {
 }
 
 /**
- * Whether `child` still runs: not only as far as its exit events tell (they wait for the event loop), but by its
- * state now, so that one killed an instant ago is not handed a command.
+ * Whether `child` still runs and can take a command: not only as far as its exit events tell (they wait for the
+ * event loop), but by its state now, so that one killed an instant ago is not handed a command. One stopped (by
+ * someone outside the sandboxes: none in them can signal it) would hold the command until it is continued: it is
+ * killed, and not used.
  */
 function isRunning(child: ChildProcess): boolean {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return false;
   const stat = readProcStat(child.pid);
-  return stat !== undefined && stat.ppid === process.pid && stat.state !== 'Z' && stat.state !== 'X';
+  if (stat === undefined || stat.ppid !== process.pid || stat.state === 'Z' || stat.state === 'X') return false;
+  if (stat.state === 'T' || stat.state === 't') {
+    child.kill('SIGKILL');
+    return false;
+  }
+  return true;
 }
 
 /**

@@ -139,6 +139,24 @@ describe.skipIf(NO_LANDLOCK)('a Landlock launcher started ahead of its command',
     expect(output).toBe('greeting=hello there\n');
   });
 
+  it('starts a command the usual way when the launcher that waited was stopped, and ends that one', async () => {
+    const local = executor();
+    await run(local.spawn(bash('true')));
+    const waiting = await waitingLauncher();
+    process.kill(waiting, 'SIGSTOP');
+    try {
+      await vi.waitFor(() => expect(readFileSync(`/proc/${waiting}/stat`, 'latin1')).toMatch(/\) T /), PATIENT);
+      const proc = local.spawn(bash('echo "greeting=$GREETING"'));
+      expect(proc.pid).not.toBe(waiting);
+      const { info, output } = await run(proc);
+      expect(info.exitCode).toBe(0);
+      expect(output).toBe('greeting=hello there\n');
+      await waitUntilGone(waiting);
+    } finally {
+      killIfAlive(waiting);
+    }
+  });
+
   it('refuses a NUL byte in the environment, and leaves the launcher it took no alive', async () => {
     const local = executor();
     await run(local.spawn(bash('true')));
