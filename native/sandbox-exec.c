@@ -38,7 +38,8 @@
  * is the same launcher started before its command is known (the server keeps one ready, so a command's start does not
  * wait for a process to be made and this one to be loaded): it waits for the options above through FD, followed by
  * what its spawner would otherwise have set, `--cwd DIR`, `--env NAME=VALUE` for each variable of the command's
- * environment (the launcher's own is the one it was started with), `--null-stdin`, and then `--` and the command.
+ * environment (the launcher's own is the one it was started with), `--null-stdin` or `--tty PATH` (a terminal the
+ * server made, see take_terminal), and then `--` and the command.
  *
  * A path that does not exist (any more) is skipped. Errors go to stderr in one line; the exit status is a shell's: 127
  * when the command is not found, 126 when it cannot run, 125 for our own usage or setup errors.
@@ -56,7 +57,9 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/statvfs.h>
+#include <termios.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -418,7 +421,7 @@ static int usage(void) {
                   "         [--supervise BASE64 [--root DIR]... [--keep-out DIR]... [--kept-name NAME]...\n"
                   "          [--network-refusals FILE]] -- "
                   "COMMAND [ARG...]\n"
-                  "       " NAME " --standby FD   (the options above, and --cwd DIR, --env NAME=VALUE..., --null-stdin,\n"
+                  "       " NAME " --standby FD   (the options above, and --cwd DIR, --env NAME=VALUE..., --null-stdin or --tty PATH,\n"
                   "         then -- COMMAND [ARG...], come through FD)\n");
   return EXIT_SETUP;
 }
@@ -485,6 +488,46 @@ static int expand_args(int *argc, char ***argv, int *standby) {
   return expand_options(fd, path, 2, argc, argv);
 }
 
+/*
+ * The terminal the server made for a command on one (node-pty's open()), at `path`: the launcher's controlling
+ * terminal (it leads a session of its own, its spawner's setsid, and has none yet), set to the modes node-pty gives a
+ * terminal it starts a process on, and its stdin, stdout and stderr.
+ */
+static int take_terminal(const char *path) {
+  int fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return fail(path, errno);
+  if (ioctl(fd, TIOCSCTTY, 0) != 0) return fail("cannot make the terminal the controlling one", errno);
+  struct termios t;
+  memset(&t, 0, sizeof(t));
+  t.c_iflag = ICRNL | IXON | IXANY | IMAXBEL | BRKINT | IUTF8;
+  t.c_oflag = OPOST | ONLCR;
+  t.c_cflag = CREAD | CS8 | HUPCL;
+  t.c_lflag = ICANON | ISIG | IEXTEN | ECHO | ECHOE | ECHOK | ECHOKE | ECHOCTL;
+  t.c_cc[VEOF] = 4;
+  t.c_cc[VEOL] = 0xff;
+  t.c_cc[VEOL2] = 0xff;
+  t.c_cc[VERASE] = 0x7f;
+  t.c_cc[VWERASE] = 23;
+  t.c_cc[VKILL] = 21;
+  t.c_cc[VREPRINT] = 18;
+  t.c_cc[VINTR] = 3;
+  t.c_cc[VQUIT] = 0x1c;
+  t.c_cc[VSUSP] = 26;
+  t.c_cc[VSTART] = 17;
+  t.c_cc[VSTOP] = 19;
+  t.c_cc[VLNEXT] = 22;
+  t.c_cc[VDISCARD] = 15;
+  t.c_cc[VMIN] = 1;
+  t.c_cc[VTIME] = 0;
+  cfsetispeed(&t, B38400);
+  cfsetospeed(&t, B38400);
+  if (tcsetattr(fd, TCSANOW, &t) != 0) return fail("cannot set the terminal's modes", errno);
+  for (int target = 0; target < 3; target++)
+    if (dup2(fd, target) != target) return fail("cannot take the terminal as stdin, stdout and stderr", errno);
+  close(fd);
+  return 0;
+}
+
 /* Replaces the environment the command is started with (a launcher in standby was started with another). */
 extern char **environ;
 
@@ -492,7 +535,7 @@ int main(int argc, char **argv) {
   int standby = 0;
   int expanded = expand_args(&argc, &argv, &standby);
   if (expanded != 0) return expanded;
-  const char *cwd = NULL;
+  const char *cwd = NULL, *terminal = NULL;
   int null_stdin = 0;
   char **env = standby ? calloc(argc, sizeof(char *)) : NULL;
   int env_n = 0;
@@ -545,6 +588,8 @@ int main(int argc, char **argv) {
       env[env_n++] = argv[++i];
     } else if (standby && strcmp(argv[i], "--null-stdin") == 0) {
       null_stdin = 1;
+    } else if (standby && strcmp(argv[i], "--tty") == 0 && i + 1 < argc && terminal == NULL) {
+      terminal = argv[++i];
     } else {
       return usage();
     }
@@ -556,7 +601,7 @@ int main(int argc, char **argv) {
     return usage();
   if (sup.network_refusals != NULL && sup.program == NULL) return usage();
   if (devices && pass == NULL) return usage();
-  if (standby && !landlock) return usage();
+  if ((standby && !landlock) || (terminal != NULL && null_stdin)) return usage();
   char **command = argv + i + 1;
 
   /* What a spawner does for a command it starts itself, done here for one in standby: its folder, stdin, environment. */
@@ -564,6 +609,10 @@ int main(int argc, char **argv) {
     int err = errno;
     fprintf(stderr, NAME ": cannot enter %s: %s\n", cwd, strerror(err));
     return EXIT_SETUP;
+  }
+  if (terminal != NULL) {
+    int status = take_terminal(terminal);
+    if (status != 0) return status;
   }
   if (null_stdin) {
     int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);

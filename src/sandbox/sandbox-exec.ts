@@ -108,16 +108,16 @@ export const STANDBY_FD = 3;
 
 /**
  * What a launcher in standby reads through STANDBY_FD: `options` (landlockOptions), what a spawner would have set for
- * the command (its folder, its environment, and stdin from /dev/null unless `pipeStdin`), then `argv`; each ended by
- * a NUL byte.
+ * the command (its folder, its environment, and its terminal at `tty`, else stdin from /dev/null unless `pipeStdin`),
+ * then `argv`; each ended by a NUL byte.
  */
 export function standbyHandOver(
   options: readonly string[],
-  spawn: { cwd: string; env: Readonly<Record<string, string>>; pipeStdin: boolean },
+  spawn: { cwd: string; env: Readonly<Record<string, string>>; pipeStdin: boolean; tty?: string },
   argv: readonly string[],
 ): string {
   const env = Object.entries(spawn.env).flatMap(([name, value]) => ['--env', `${name}=${value}`]);
-  const stdin = spawn.pipeStdin ? [] : ['--null-stdin'];
+  const stdin = spawn.tty !== undefined ? ['--tty', spawn.tty] : spawn.pipeStdin ? [] : ['--null-stdin'];
   const words = [...options, '--cwd', spawn.cwd, ...env, ...stdin, '--', ...argv];
   // A NUL byte would end the word early: refused, as a spawn refuses it in an argument or the environment.
   const withNul = words.find((word) => word.includes('\0'));

@@ -38,7 +38,7 @@ const REFILL_AFTER_MS = 50;
 
 /**
  * One Landlock launcher kept started and waiting (`--standby`: native/sandbox-exec.c), for the next sandboxed command
- * on pipes: that command's start then does not wait for a process to be made and the launcher to be loaded, which
+ * (on pipes, or on a terminal made for it, which the launcher takes: `--tty`): that command's start then does not wait for a process to be made and the launcher to be loaded, which
  * took more than half of a short command's time (docs/benchmarks.md, figure 18a). A command that finds none waiting
  * (the first, or one of several started at once) is started the usual way.
  *

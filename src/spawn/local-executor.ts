@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } fro
 import { homedir } from 'node:os';
 import { commandArgv } from './command.js';
 import { PipeProcess } from './pipe-process.js';
-import { PtyProcess } from './pty-process.js';
+import { PtyProcess, openTerminal, type OpenTerminal } from './pty-process.js';
 import { buildEnv, findProgram, policyKeeps } from './env.js';
 import {
   HOST_FILE_FACTS,
@@ -151,10 +151,11 @@ export class LocalExecutor implements Executor, ProcessSpawner {
   spawn(options: SpawnOptions): ExecProcess {
     if (options.sandbox === undefined) return this.startProcess(options);
     const inner = insideSandbox(options);
-    // On pipes, a Landlock launcher started ahead runs the command when one is waiting (see StandbyLaunchers).
+    // A Landlock launcher started ahead runs the command when one is waiting (see StandbyLaunchers); on a terminal,
+    // one made now, which the launcher takes.
     let exited!: () => void;
     const standby =
-      !inner.tty && !inner.cwd.startsWith('/proc/') && this.launcher.takesStandby(options.sandbox)
+      !inner.cwd.startsWith('/proc/') && this.launcher.takesStandby(options.sandbox)
         ? this.standby.take(new Promise<void>((resolve) => (exited = resolve)))
         : undefined;
     const sandboxed = this.launcher.wrap(options.sandbox, inner, { standby: standby !== undefined });
@@ -164,13 +165,19 @@ export class LocalExecutor implements Executor, ProcessSpawner {
       if (standby !== undefined && sandboxed.handOver !== undefined) {
         const { options: launch, argv } = sandboxed.handOver;
         const env = { ...sandboxed.env, [PROCESS_TAG_VAR]: standby.tag };
+        let terminal: OpenTerminal | undefined;
         try {
-          standby.handOver(standbyHandOver(launch, { cwd: inner.cwd, env, pipeStdin: inner.pipeStdin === true }, argv));
+          terminal = inner.tty ? openTerminal(inner.cols, inner.rows) : undefined;
+          const spawn = { cwd: inner.cwd, env, pipeStdin: inner.pipeStdin === true, tty: terminal?.pty };
+          standby.handOver(standbyHandOver(launch, spawn, argv));
         } catch (err) {
           standby.child.kill('SIGKILL');
+          if (terminal !== undefined) for (const fd of [terminal.master, terminal.slave]) closeSync(fd);
           throw err;
         }
-        proc = new PipeProcess(spec, this.lifetime, standby);
+        proc = terminal
+          ? new PtyProcess(spec, this.lifetime, { launcher: standby, terminal })
+          : new PipeProcess(spec, this.lifetime, standby);
       } else {
         proc = this.startProcess(spec);
       }

@@ -24,6 +24,8 @@ export interface NativePty {
   ): { fd: number; pid: number; pty: string };
   /** TIOCSWINSZ on the master. */
   resize(fd: number, cols: number, rows: number): void;
+  /** openpty() with the kernel's default modes, both ends non-blocking: for a process started another way. */
+  open(cols: number, rows: number): { master: number; slave: number; pty: string };
 }
 
 /** node-pty's `lib/utils`, the loader of its native modules. */

@@ -13,6 +13,7 @@ import { killSessionTree } from '../linux/process-tree.js';
 import type { NativePty, NodePtyBinaries, NodePtyNativeVersion, NodePtyUtils } from './node-pty-native.js';
 import { DEFAULT_COLS, DEFAULT_ROWS, ProcessCore } from './process-core.js';
 import type { ExecProcess, LifetimeHooks, ExitInfo, SpawnOptions, TerminalHandle } from './types.js';
+import type { StandbyLauncher } from './launcher-standby.js';
 
 // node-pty's public UnixTerminal reports exit only after its read socket closes, and force-destroys that socket
 // 200 ms after the child exits: bytes not yet read by then are lost (node-pty #72, #85, #726). We use its native
@@ -35,8 +36,8 @@ export function nativePtyProblem(
   if (installed !== NODE_PTY_VERSION) {
     return `unified-exec calls node-pty's native module, whose calls are node-pty ${NODE_PTY_VERSION}'s, but ${name} ${installed} is installed: install ${NODE_PTY_VERSION} exactly (npm ci, or npm install ${name}@${NODE_PTY_VERSION})`;
   }
-  if (typeof module.fork !== 'function' || typeof module.resize !== 'function') {
-    return `${name} ${installed}'s native module has no fork or resize: reinstall it (npm ci)`;
+  if (typeof module.fork !== 'function' || typeof module.resize !== 'function' || typeof module.open !== 'function') {
+    return `${name} ${installed}'s native module has no fork, open or resize: reinstall it (npm ci)`;
   }
   return undefined;
 }
@@ -76,7 +77,11 @@ function isInstalled(name: string): boolean {
 function loadChecked(name: string, load: () => NativePty): NativePty {
   const installed = (require(`${name}/package.json`) as { version: string }).version;
   // The version first: a module of another version may not even load.
-  const versionProblem = nativePtyProblem(installed, { fork: () => undefined, resize: () => undefined }, name);
+  const versionProblem = nativePtyProblem(
+    installed,
+    { fork: () => undefined, resize: () => undefined, open: () => undefined },
+    name,
+  );
   if (versionProblem) throw new Error(versionProblem);
   const module = load();
   const problem = nativePtyProblem(installed, module, name);
@@ -100,12 +105,29 @@ function withArg0(program: string, args: readonly string[], options: SpawnOption
   return { file: bash, args: ['-c', 'exec -a "$0" "$@"', options.arg0, program, ...args] };
 }
 
+/** A terminal made for a process started another way (a launcher in standby), its ends close-on-exec here. */
+export interface OpenTerminal {
+  master: number;
+  slave: number;
+  pty: string;
+}
+
+/** A new terminal of `cols` × `rows`, for a launcher in standby to take (`--tty`): see PtyProcess's `standby`. */
+export function openTerminal(cols = DEFAULT_COLS, rows = DEFAULT_ROWS): OpenTerminal {
+  const helpers = nativeHelpers();
+  const terminal = nativePty().open(cols, rows);
+  // As for fork's master: no later child may inherit either end.
+  helpers.setCloexec(terminal.master);
+  helpers.setCloexec(terminal.slave);
+  return terminal;
+}
+
 /** One program in a pseudo-terminal: session leader, stdout and stderr merged, stdin open. */
 export class PtyProcess extends ProcessCore implements ExecProcess {
   readonly pid: number;
   readonly tty = true;
   /** In every process of the session's environment, so escapees (setsid, double fork) can be found. */
-  readonly tag = newProcessTag();
+  readonly tag: string;
   readonly ptsPath: string;
   private readonly masterFd: number;
   /** A slave fd of our own: the terminal never hangs up under us, and it carries the drain marker. */
@@ -121,39 +143,57 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
   private readonly exitSeenPromise: Promise<ExitInfo>;
   readonly terminal: TerminalHandle;
 
+  /**
+   * `standby`: a launcher already started on pipes (StandbyLaunchers) and the terminal made for it (openTerminal),
+   * which the caller has handed the command and `--tty` (the terminal's path) to: adopted instead of forking
+   * `options.argv`. Its pipes are closed here; its exit is told by its child process.
+   */
   constructor(
     options: SpawnOptions,
     private readonly lifetime?: LifetimeHooks,
+    standby?: { launcher: StandbyLauncher; terminal: OpenTerminal },
   ) {
     super(true);
-    const [name, ...rest] = options.argv;
-    if (name === undefined) throw new Error('argv is empty');
-    const { file, args } = withArg0(resolveProgram(name, options.env, options.cwd), rest, options);
-    const env = Object.entries({ ...options.env, [PROCESS_TAG_VAR]: this.tag }).map(([k, v]) => `${k}=${v}`);
     this.exitSeenPromise = new Promise((resolve) => (this.exitSeen = resolve));
     // Both natives first: a machine without them fails here, before a process is started.
     const helpers = nativeHelpers();
-    const term = nativePty().fork(
-      file,
-      args,
-      env,
-      options.cwd,
-      options.cols ?? DEFAULT_COLS,
-      options.rows ?? DEFAULT_ROWS,
-      -1,
-      -1,
-      true,
-      '',
-      (code, signal) => void this.onChildExit(toExitInfo(code, signal)),
-    );
-    // Without this every later child (PTY or pipes) inherits this master: it could read this session's terminal,
-    // and the terminal would never hang up while any of them lives.
-    helpers.setCloexec(term.fd);
+    let term: { fd: number; pid: number; pty: string };
+    if (standby !== undefined) {
+      const { launcher, terminal } = standby;
+      this.tag = launcher.tag;
+      const { child } = launcher;
+      child.once('exit', (code, signal) => void this.onChildExit(toExitInfo(code, signal)));
+      for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
+      term = { fd: terminal.master, pid: child.pid!, pty: terminal.pty };
+      this.slaveFd = terminal.slave;
+    } else {
+      this.tag = newProcessTag();
+      const [name, ...rest] = options.argv;
+      if (name === undefined) throw new Error('argv is empty');
+      const { file, args } = withArg0(resolveProgram(name, options.env, options.cwd), rest, options);
+      const env = Object.entries({ ...options.env, [PROCESS_TAG_VAR]: this.tag }).map(([k, v]) => `${k}=${v}`);
+      term = nativePty().fork(
+        file,
+        args,
+        env,
+        options.cwd,
+        options.cols ?? DEFAULT_COLS,
+        options.rows ?? DEFAULT_ROWS,
+        -1,
+        -1,
+        true,
+        '',
+        (code, signal) => void this.onChildExit(toExitInfo(code, signal)),
+      );
+      // Without this every later child (PTY or pipes) inherits this master: it could read this session's terminal,
+      // and the terminal would never hang up while any of them lives.
+      helpers.setCloexec(term.fd);
+      this.slaveFd = openSync(term.pty, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK);
+    }
     this.pid = term.pid;
     lifetime?.started(term.pid, this.tag);
     this.masterFd = term.fd;
     this.ptsPath = term.pty;
-    this.slaveFd = openSync(term.pty, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK);
     this.writer = new FdWriter(term.fd);
     this.terminal = {
       path: term.pty,

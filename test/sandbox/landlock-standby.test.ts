@@ -115,6 +115,26 @@ describe.skipIf(NO_LANDLOCK)('a Landlock launcher started ahead of its command',
     await waitUntilGone(waiting);
   });
 
+  it('runs the next command on a terminal too: its own, of its size and modes, as its controlling terminal', async () => {
+    const local = executor();
+    const onTerminal = (script: string) => ({ ...bash(script), tty: true, cols: 101, rows: 31 });
+    const script = 'tty; stty size; stty -a; echo "pgid=$(ps -o pgid= -p $$) tpgid=$(ps -o tpgid= -p $$)"; exit 4';
+    // The first starts the usual way (node-pty's fork), the second in the launcher that waited: the same terminal.
+    const cold = await run(local.spawn(onTerminal(script)));
+    const waiting = await waitingLauncher();
+    const proc = local.spawn(onTerminal(script));
+    expect(proc.pid).toBe(waiting);
+    const warm = await run(proc);
+    expect(warm.info.exitCode).toBe(4);
+    expect(warm.output).toMatch(/^\/dev\/pts\/\d+\r\n31 101\r\n/);
+    const [, pgid, tpgid] = /pgid= *(\d+) tpgid= *(\d+)/.exec(warm.output) ?? [];
+    expect(Number(pgid)).toBe(waiting); // its process group leads the terminal's foreground
+    expect(tpgid).toBe(pgid);
+    const modes = (output: string) => output.slice(output.indexOf('speed'), output.indexOf('pgid='));
+    expect(modes(warm.output)).toBe(modes(cold.output));
+    expect(modes(warm.output)).toContain('iutf8');
+  });
+
   it('hands the command its stdin when asked to', async () => {
     const local = executor();
     await run(local.spawn(bash('true')));

@@ -8,25 +8,25 @@ const fn = () => undefined;
 
 describe('nativePtyProblem', () => {
   it('accepts node-pty 1.1.0 with its fork and resize', () => {
-    expect(nativePtyProblem('1.1.0', { fork: fn, resize: fn })).toBeUndefined();
+    expect(nativePtyProblem('1.1.0', { fork: fn, resize: fn, open: fn })).toBeUndefined();
   });
 
   it('refuses another version, 1.2.0 whose resize changed among them, and says what to install', () => {
     for (const version of ['1.2.0', '1.2.0-beta.3', '1.0.0']) {
-      expect(nativePtyProblem(version, { fork: fn, resize: fn })).toMatch(
+      expect(nativePtyProblem(version, { fork: fn, resize: fn, open: fn })).toMatch(
         new RegExp(`node-pty ${version.replaceAll('.', '\\.')} is installed: install 1\\.1\\.0 exactly \\(npm ci`),
       );
     }
   });
 
   it('names the package it found, node-pty built from source among them', () => {
-    expect(nativePtyProblem('1.2.0', { fork: fn, resize: fn }, 'node-pty')).toMatch(
+    expect(nativePtyProblem('1.2.0', { fork: fn, resize: fn, open: fn }, 'node-pty')).toMatch(
       /but node-pty 1\.2\.0 is installed: install 1\.1\.0 exactly \(npm ci, or npm install node-pty@1\.1\.0\)/,
     );
   });
 
   it('refuses a module without the calls', () => {
-    expect(nativePtyProblem('1.1.0', { fork: fn })).toMatch(/has no fork or resize: reinstall it/);
+    expect(nativePtyProblem('1.1.0', { fork: fn })).toMatch(/has no fork, open or resize: reinstall it/);
   });
 
   it('finds the installed node-pty to be the pinned one, as package.json pins it', () => {
