@@ -84,21 +84,32 @@ describe('serve under floods', () => {
   it('holds at most --max-clients clients however many initialize, and its memory stays flat', async () => {
     const server = await startServe(['--structured-output', '--max-clients', String(MAX_CLIENTS)], TOKEN_ENV);
     const pid = server.child.pid!;
-    const before = rssMiB(pid);
     let next = 0;
-    const worker = async () => {
-      while (next < INITIALIZES) {
-        const { status } = await rawInitialize(server.url, next++);
-        expect(status).toBe(200);
-      }
+    const flood = async (until: number) => {
+      const worker = async () => {
+        while (next < until) {
+          const { status } = await rawInitialize(server.url, next++);
+          expect(status).toBe(200);
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, worker));
     };
-    await Promise.all(Array.from({ length: 8 }, worker));
+    // A first flood loads what the server defers until a client comes, and grows its heap to the load: the same
+    // flood again must then leave it about where it was (17–20 MiB more here; a leak of 200 KiB a client would add
+    // 60). Measured from the start, the one-time part alone was 56–102 MiB of RSS, depending on when the heap grew:
+    // a threshold of 100 on it failed now and then.
+    const started = rssMiB(pid);
+    await flood(INITIALIZES);
+    const before = rssMiB(pid);
+    await flood(2 * INITIALIZES);
     const after = rssMiB(pid);
     const counts = [...server.stderr().matchAll(/\((\d+) connected\)/g)].map((m) => Number(m[1]));
-    console.log(`${INITIALIZES} initializes: RSS ${before.toFixed(0)} → ${after.toFixed(0)} MiB`);
-    expect(counts).toHaveLength(INITIALIZES);
+    console.log(
+      `2 × ${INITIALIZES} initializes: RSS ${started.toFixed(0)} → ${before.toFixed(0)} → ${after.toFixed(0)} MiB`,
+    );
+    expect(counts).toHaveLength(2 * INITIALIZES);
     expect(Math.max(...counts)).toBeLessThanOrEqual(MAX_CLIENTS);
-    expect(after - before).toBeLessThan(SOAK ? 150 : 100);
+    expect(after - before).toBeLessThan(SOAK ? 150 : 75);
     await servesANormalClient(server.url);
     expect(await server.stop()).toEqual({ code: 0, signal: null });
   }, 600_000);
