@@ -213,8 +213,15 @@ function sampleWait(
  * a sample and its confirmation.
  */
 function sampleRelay(pid: number, stat: ProcStat): MemberSample {
-  const runCount = Number(readProcText(`/proc/${pid}/schedstat`)?.split(' ')[2] ?? Number.NaN);
-  return { pid, state: stat.state, syscall: undefined, fdTargets: {}, runCount, supervisor: true, otherThreads: [] };
+  return {
+    pid,
+    state: stat.state,
+    syscall: undefined,
+    fdTargets: {},
+    runCount: runs(pid),
+    supervisor: true,
+    otherThreads: [],
+  };
 }
 
 function sampleMember(
@@ -222,11 +229,18 @@ function sampleMember(
   table: SyscallTable,
   terminal: SessionTerminal | undefined,
 ): MemberSample | undefined {
+  // The run count is read before the wait and again after it. A process that ran in between (woken by the input
+  // just written) can show the wait it was in before beside the count of after: a torn sample, which would pass for
+  // a reader that has run since the input and waits again, while it is still at work on it (vim, 1 time in ~1 000
+  // on a loaded machine, answered before it drew what was typed). Such a sample is of a running process.
+  const runsBefore = runs(pid);
   const statText = readProcText(`/proc/${pid}/stat`);
   const stat = statText ? parseProcStat(statText) : undefined;
   if (!stat) return undefined;
-  const wait = sampleWait(pid, readProcText(`/proc/${pid}/syscall`), table, terminal);
-  const runCount = Number(readProcText(`/proc/${pid}/schedstat`)?.split(' ')[2] ?? Number.NaN);
+  const read = sampleWait(pid, readProcText(`/proc/${pid}/syscall`), table, terminal);
+  const runCount = runs(pid);
+  const torn = Number.isFinite(runsBefore) && runCount !== runsBefore;
+  const wait: WaitSample = torn ? { syscall: 'running', fdTargets: {} } : read;
   // Only a timed wait can be a tick (see loopTimerAllows); -1 is no timeout.
   const waitStartedMs = wait.timeoutMs !== undefined && wait.timeoutMs >= 0 ? lastRanAt(pid) : undefined;
   const otherThreads: ThreadSample[] = [];
@@ -247,12 +261,17 @@ function sampleMember(
   }
   return {
     pid,
-    state: stat.state,
+    state: torn ? 'R' : stat.state,
     ...wait,
     runCount,
     ...(waitStartedMs === undefined ? {} : { waitStartedMs }),
     otherThreads,
   };
+}
+
+/** How many times the process has been put on a CPU (/proc/<pid>/schedstat), NaN when unreadable. */
+function runs(pid: number): number {
+  return Number(readProcText(`/proc/${pid}/schedstat`)?.split(' ')[2] ?? Number.NaN);
 }
 
 /** When the process last started to run (`se.exec_start`, ms), or undefined where /proc/<pid>/sched has no such line. */
