@@ -462,7 +462,8 @@ export async function scenarios({ returnOn, every = 1, caps }) {
     return { skipped: `scenario suite not loadable: ${err.message}` };
   }
   const tap = new OutputTap(new LocalExecutor());
-  const manager = newManager(returnOn, { executor: tap });
+  // In a workspace of its own: the scenarios leave files in their folder (ipython's profile).
+  const manager = newManager(returnOn, { executor: tap, cwd: makeWorkspace() });
   const results = [];
   const picked = suite.scenarios.filter((_, i) => i % every === 0);
   for (const scenario of picked) {

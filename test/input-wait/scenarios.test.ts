@@ -67,7 +67,8 @@ function scenarioSuite(label: string, options: () => ManagerOptions, noSockets =
 }
 
 describe('input-wait return through UnifiedExecManager, no sandbox', () => {
-  scenarioSuite('no sandbox', () => ({}));
+  const ws = useWorkspace();
+  scenarioSuite('no sandbox', () => ({ cwd: ws.dir }));
 });
 
 // The default sandbox on each backend (CI has both: there a backend that cannot run fails instead of skipping).

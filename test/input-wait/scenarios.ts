@@ -62,8 +62,12 @@ const PROMPT = '$ ';
 const NODE_REPL = 'node -i';
 /** `node -e` running the code (no double quotes in it). */
 const node = (code: string) => `node -e "${code}"`;
-/** Debian's ipython3 (the package), so a Python version manager's shims stay out of the way. */
-const IPYTHON = '/usr/bin/ipython3 --no-banner --colors=NoColor';
+/**
+ * Debian's ipython3 (the package), so a Python version manager's shims stay out of the way. Its profile goes in the
+ * session's folder (a workspace the suite removes): with the home read-only, as in the sandbox, IPython makes one in
+ * a new temporary folder at each start and never removes it.
+ */
+const IPYTHON = 'IPYTHONDIR="$PWD/.ipython" /usr/bin/ipython3 --no-banner --colors=NoColor';
 /** 600 short lines (about 5 KB): more than the terminal's input queue holds at once. */
 const LINES_600 = Array.from({ length: 600 }, (_, i) => `line${i + 1}\n`).join('');
 
