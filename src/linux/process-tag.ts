@@ -15,7 +15,11 @@ export function newProcessTag(): string {
   return `${hostToken}.${++tagCount}`;
 }
 
-/** The process tag the process started with (`PROCESS_TAG_VAR` in its environment), or undefined: none, or gone. */
+/**
+ * The process tag the process started with (`PROCESS_TAG_VAR` in its environment), or undefined: none, or gone; ''
+ * when its environment reads empty. A process in the middle of an exec reads so (its new memory has no environment
+ * yet, for a few microseconds), as do a kernel thread and a process started with none.
+ */
 export function readProcessTag(pid: number): string | undefined {
   let environ: string;
   try {
@@ -23,6 +27,7 @@ export function readProcessTag(pid: number): string | undefined {
   } catch {
     return undefined; // gone, or not ours to read
   }
+  if (environ === '') return '';
   const key = `${PROCESS_TAG_VAR}=`;
   // Entries are NUL-separated: with a NUL in front, every entry (the first too) starts after one.
   const entry = `\0${environ}`.indexOf(`\0${key}`);

@@ -129,15 +129,29 @@ export async function killSessionTree(
   leader: number,
   { graceMs = 250, first = ['SIGHUP', 'SIGTERM'] as NodeJS.Signals[], tag = undefined as string | undefined } = {},
 ): Promise<void> {
+  // Whether the last look met an escapee-shaped process that may be an escapee in the middle of an exec: running,
+  // its environment not there yet. It is looked at again before the tree is taken for gone.
+  let unsure = false;
   const live = (atStart = false) => {
     const table = processTableThisTurn(atStart ? leader : undefined);
+    unsure = false;
     const isTagged = (pid: number) => {
       if (!table.tags.has(pid)) table.tags.set(pid, readProcessTag(pid));
-      return table.tags.get(pid) === tag;
+      const found = table.tags.get(pid);
+      if (found === '' && !unsure) unsure = midExec(table.processes.find((p) => p.pid === pid));
+      return found === tag;
     };
     return selectSessionTree(table.processes, leader, process.pid, tag === undefined ? undefined : isTagged);
   };
+  // Gone: nothing of the tree is left, and no process that may be an escapee in an exec, or no more looks for one
+  // (a process that runs with no environment, and is not ours, costs a kill no more than these).
+  let looksLeft = MID_EXEC_LOOKS;
+  const gone = () => pids.length === 0 && (!unsure || looksLeft-- <= 0);
   let pids = live(true);
+  while (pids.length === 0 && unsure && looksLeft-- > 0) {
+    await delay(1);
+    pids = live(true);
+  }
   if (pids.length === 0) return;
   for (const sig of first) {
     signal(-leader, sig);
@@ -147,12 +161,25 @@ export async function killSessionTree(
   while (Date.now() < deadline) {
     await delay(10);
     pids = live();
-    if (pids.length === 0) return;
+    if (gone()) return;
   }
-  for (let round = 0; round < 20 && pids.length > 0; round++) {
-    signal(-leader, 'SIGKILL');
+  for (let round = 0; round < 20 && !gone(); round++) {
+    // The leader's group only while something of the tree is left: once it is all gone, its number may be another's.
+    if (pids.length > 0) signal(-leader, 'SIGKILL');
     for (const pid of pids) signal(pid, 'SIGKILL');
     await delay(10);
     pids = live();
   }
+}
+
+/** How many more looks a kill takes, in all, at processes that may be escapees in an exec. */
+const MID_EXEC_LOOKS = 20;
+
+/**
+ * Whether a process whose environment reads empty may be in the middle of an exec: it runs (an exec is kernel work,
+ * never a sleep; measured: every empty read of a process that execs in a loop found it R or D), and it is neither
+ * init nor kthreadd (parent 0).
+ */
+function midExec(stat: ProcStat | undefined): boolean {
+  return stat !== undefined && (stat.state === 'R' || stat.state === 'D') && stat.ppid !== 0;
 }
