@@ -16,7 +16,8 @@ function snapshot() {
     try {
       const text = readFileSync(`/proc/${name}/stat`, 'utf8');
       const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      if (f[0] !== 'Z') out.push({ pid: Number(name), ppid: Number(f[1]), pgid: Number(f[2]), sid: Number(f[3]) });
+      if (f[0] !== 'Z')
+        out.push({ pid: Number(name), state: f[0], ppid: Number(f[1]), pgid: Number(f[2]), sid: Number(f[3]) });
     } catch {
       // gone already
     }
@@ -32,9 +33,12 @@ function kill(target) {
   }
 }
 
+/** The tag in the process's environment; '' when that reads empty (as it does in the middle of an exec). */
 function tagOf(pid) {
   try {
-    const environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+    const text = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    if (text === '') return '';
+    const environ = text.split('\0');
     const entry = environ.find((e) => e.startsWith('UNIFIED_EXEC_TAG='));
     return entry?.slice('UNIFIED_EXEC_TAG='.length);
   } catch {
@@ -42,14 +46,25 @@ function tagOf(pid) {
   }
 }
 
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
 function killAll() {
   const tags = new Set(leaders.values());
-  for (let round = 0; round < 3 && leaders.size > 0; round++) {
+  // Three rounds, and more (a millisecond apart, up to 20) while a process that may be an escapee in the middle of
+  // an exec is seen: running, its environment not there yet.
+  let unsure = false;
+  for (let round = 0; leaders.size > 0 && (round < 3 || (unsure && round < 20)); round++) {
+    if (round >= 3) Atomics.wait(pause, 0, 0, 1);
+    unsure = false;
     const procs = snapshot();
     const doomed = new Set(procs.filter((p) => leaders.has(p.sid) || leaders.has(p.pgid)).map((p) => p.pid));
     // Escapees are orphans or session leaders of their own; only those are worth reading the environment of.
-    for (const p of procs)
-      if (!doomed.has(p.pid) && (p.ppid <= 1 || p.pid === p.sid) && tags.has(tagOf(p.pid))) doomed.add(p.pid);
+    for (const p of procs) {
+      if (doomed.has(p.pid) || !(p.ppid <= 1 || p.pid === p.sid)) continue;
+      const tag = tagOf(p.pid);
+      if (tag !== '' && tags.has(tag)) doomed.add(p.pid);
+      else if (tag === '' && (p.state === 'R' || p.state === 'D') && p.ppid !== 0) unsure = true;
+    }
     for (let grew = true; grew;) {
       grew = false;
       for (const p of procs) if (!doomed.has(p.pid) && doomed.has(p.ppid)) grew = doomed.add(p.pid) && true;

@@ -139,7 +139,7 @@ export async function killSessionTree(
       if (!table.tags.has(pid)) table.tags.set(pid, readProcessTag(pid));
       const found = table.tags.get(pid);
       if (found === '' && !unsure) unsure = midExec(table.processes.find((p) => p.pid === pid));
-      return found === tag;
+      return found !== '' && found === tag;
     };
     return selectSessionTree(table.processes, leader, process.pid, tag === undefined ? undefined : isTagged);
   };
