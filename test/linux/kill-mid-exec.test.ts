@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { killSessionTree, readProcStat } from '../../src/linux/process-tree.js';
+import { environmentState, killSessionTree, processTableScans, readProcStat } from '../../src/linux/process-tree.js';
 import { PROCESS_TAG_VAR, newProcessTag } from '../../src/linux/process-tag.js';
 import { PATIENT, isAlive, killIfAlive, printedPid, waitUntilGone } from '../helpers/processes.js';
 
@@ -31,9 +31,13 @@ afterEach(() => {
   for (const pid of started.splice(0)) killIfAlive(pid);
 });
 
-/** Starts a tagged session whose leader leaves behind a busy escapee, and waits for the leader to exit. */
-async function escapee(tag: string): Promise<{ leader: number; escaped: number }> {
-  const child = spawn('/bin/sh', ['-c', 'setsid /bin/sh -c "while :; do :; done" & echo PID=$!'], {
+/**
+ * Starts a tagged session whose leader leaves behind a busy escapee (with no environment at all: `env -i`), and waits
+ * for the leader to exit.
+ */
+async function escapee(tag: string, { envless = false } = {}): Promise<{ leader: number; escaped: number }> {
+  const loop = `${envless ? 'env -i ' : ''}/bin/sh -c "while :; do :; done"`;
+  const child = spawn('/bin/sh', ['-c', `setsid ${loop} & echo PID=$!`], {
     detached: true,
     stdio: ['ignore', 'pipe', 'ignore'],
     env: { PATH: '/usr/bin:/bin', [PROCESS_TAG_VAR]: tag },
@@ -69,6 +73,18 @@ describe.skipIf(process.platform !== 'linux')('killSessionTree and an escapee in
     await killSessionTree(leader, { tag: newProcessTag(), graceMs: 100 });
 
     expect(emptyReads.get(escaped)).toBe(0);
+    expect(isAlive(escaped)).toBe(true);
+  });
+
+  it('looks only once more at a busy process that has no environment at all', async () => {
+    const { leader, escaped } = await escapee(newProcessTag(), { envless: true });
+    await vi.waitFor(() => expect(environmentState(escaped)).toBe('empty, running'), PATIENT);
+    const before = processTableScans();
+
+    await killSessionTree(leader, { tag: newProcessTag(), graceMs: 100 });
+
+    // Its look and one more; a process elsewhere caught in an exec may add a few. Twenty looks at it would be 21.
+    expect(processTableScans() - before).toBeLessThanOrEqual(5);
     expect(isAlive(escaped)).toBe(true);
   });
 });
