@@ -133,7 +133,7 @@ describe('readEpollSet on real event loops', () => {
     const proc = await new LocalExecutor({ watchdog: false }).spawn({
       argv,
       cwd: '/tmp',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm', HOME: '/tmp' },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm', HOME: '/tmp', NODE_REPL_HISTORY: '' },
       tty: true,
     });
     live.push(proc);
