@@ -3,7 +3,7 @@
 // a binding.gyp and no install script of its own by itself, unless it says `gypfile: false`) and once by pnpm (10
 // runs no install script of a dependency). Installing reaches the npm registry: one pack, one install each, every
 // case after.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +32,7 @@ let tarball: string;
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'unified-exec-package-'));
-  // dist/ is built by the suite's global setup; --ignore-scripts keeps `prepare` from building it again.
+  // dist/ is built by the suite's global setup; --ignore-scripts keeps `prepack` from building it again.
   const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], {
     cwd: ROOT,
     encoding: 'utf8',
@@ -113,15 +113,25 @@ function usesTheInstalledPackage(app: () => string): void {
 
 describe('the package installed by npm as it comes (install scripts on), with no compiler', () => {
   let app: string;
+  /** What npm printed as it installed. */
+  let printed = '';
   beforeAll(() => {
-    app = makeApp('npm-app', (dir) =>
-      execFileSync('npm', ['install', tarball, '--no-audit', '--no-fund'], {
+    app = makeApp('npm-app', (dir) => {
+      const result = spawnSync('npm', ['install', tarball, '--no-audit', '--no-fund'], {
         cwd: dir,
         env: installEnv(),
-        stdio: 'pipe',
-      }),
-    );
+        encoding: 'utf8',
+      });
+      printed = `${result.stdout}${result.stderr}`;
+      if (result.status !== 0) throw new Error(`npm install failed (${result.status}): ${printed}`);
+    });
   }, INSTALL_TIMEOUT_MS);
+
+  it('has no install script for npm to warn of at each install, or to ask approval for', () => {
+    // npm 11.19 names, at every install, each dependency whose install scripts allowScripts does not cover; a
+    // `prepare` counts, though npm runs none for a package from a tarball or the registry.
+    expect(printed).not.toMatch(/unified-exec@\S* \(/);
+  });
 
   it('stays small: no node-pty sources, no container or browser packages unless asked for', () => {
     const modules = join(app, 'node_modules');
