@@ -139,11 +139,12 @@ export async function killSessionTree(
     const isTagged = (pid: number) => {
       if (!table.tags.has(pid)) table.tags.set(pid, readProcessTag(pid));
       const found = table.tags.get(pid);
-      if (found === '' && !unsure) {
+      if (found === '') {
+        // Every one is judged at each look, so that many of them cost one look more, not one each.
         const seen = environmentState(pid);
         // An environment that reads empty while its process runs is looked at once more: an exec sets it up so
         // for an instant (measured: 1 of 5 500 empty reads of a process that execs in a loop).
-        unsure = seen === 'changing' || (seen === 'empty, running' && !lookedAgain.has(pid));
+        if (seen === 'changing' || (seen === 'empty, running' && !lookedAgain.has(pid))) unsure = true;
         if (seen === 'empty, running') lookedAgain.add(pid);
       }
       return found !== '' && found === tag;

@@ -87,4 +87,16 @@ describe.skipIf(process.platform !== 'linux')('killSessionTree and an escapee in
     expect(processTableScans() - before).toBeLessThanOrEqual(5);
     expect(isAlive(escaped)).toBe(true);
   });
+
+  it('looks once more in all, not once for each, at many such processes (a model could start them to slow every kill)', async () => {
+    const made = await Promise.all(Array.from({ length: 6 }, () => escapee(newProcessTag(), { envless: true })));
+    for (const { escaped } of made)
+      await vi.waitFor(() => expect(environmentState(escaped)).toBe('empty, running'), PATIENT);
+    const before = processTableScans();
+
+    await killSessionTree(made[0]!.leader, { tag: newProcessTag(), graceMs: 100 });
+
+    expect(processTableScans() - before).toBeLessThanOrEqual(5);
+    for (const { escaped } of made) expect(isAlive(escaped)).toBe(true);
+  });
 });
