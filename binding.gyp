@@ -8,7 +8,7 @@
     {
       "target_name": "unified-exec-sandbox-exec",
       "type": "executable",
-      "sources": ["native/sandbox-exec.c", "native/supervisor.c"],
+      "sources": ["native/sandbox-exec.c", "native/supervisor.c", "native/decide.c"],
       "cflags": ["-Wall", "-Wextra", "-O2"]
     }
   ]

@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include "supervisor.h"
+#include "decide.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -76,8 +77,18 @@
 #ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
+#endif
+/* A call newer than the C library's headers (6.6): the same number on x86_64 and aarch64. */
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
 #endif
 /* The signal the supervisor gets when the server (its parent) dies. */
 #define PARENT_DIED (SIGRTMIN + 1)
@@ -86,51 +97,7 @@ static const struct supervision *cfg;
 /* An O_PATH fd on each root, opened at start: what every check and every act goes beneath. */
 static int *root_fds;
 
-/* ---- paths ---- */
-
-/* Whether `path` is `dir` or lies beneath it (both absolute, resolved). */
-static int within(const char *path, const char *dir) {
-  size_t n = strlen(dir);
-  if (strcmp(dir, "/") == 0) return 1;
-  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-/* The longest root `path` lies in (or is), or -1. */
-static int root_of(const char *path) {
-  int best = -1;
-  size_t best_len = 0;
-  for (int i = 0; i < cfg->roots.n; i++) {
-    size_t n = strlen(cfg->roots.path[i]);
-    if (within(path, cfg->roots.path[i]) && (best < 0 || n > best_len)) {
-      best = i;
-      best_len = n;
-    }
-  }
-  return best;
-}
-
-static int in_list(const char *path, const struct paths *list) {
-  for (int i = 0; i < list->n; i++)
-    if (within(path, list->path[i])) return 1;
-  return 0;
-}
-
-/* Whether another root or a kept-out folder is `path` or lies beneath it (moving or removing it moves them). */
-static int holds_barrier(const char *path) {
-  for (int i = 0; i < cfg->roots.n; i++)
-    if (within(cfg->roots.path[i], path)) return 1;
-  for (int i = 0; i < cfg->keep_out.n; i++)
-    if (within(cfg->keep_out.path[i], path)) return 1;
-  return 0;
-}
-
-/* Whether `rel` (a path relative to a root, "" for the root itself) starts with a kept name. */
-static int starts_with_kept(const char *rel) {
-  size_t len = strcspn(rel, "/");
-  for (int i = 0; i < cfg->kept_names.n; i++)
-    if (strlen(cfg->kept_names.path[i]) == len && strncmp(rel, cfg->kept_names.path[i], len) == 0) return 1;
-  return 0;
-}
+/* ---- paths ---- (the decisions on them are decide.c's) */
 
 /*
  * /proc/self/fd, opened once (by the supervisor, after the command's start): its own fds are named relative to it,
@@ -337,18 +304,22 @@ static const char *as_command_sees(pid_t pid, const char *path, char *buf, size_
 
 /* ---- deciding ---- */
 
-enum verdict {
-  GO_ON,   /* the kernel does the call, and the Landlock domain decides */
-  ACT,     /* the supervisor does it */
-  REFUSE,  /* EACCES for a kept name or a barrier */
-};
-
-/* An entry named in a folder: what makes, removals, renames and opens are about. */
+/*
+ * An entry named in a folder: what makes, removals, renames and opens are about. Every one starts whole (ENTRY_NONE)
+ * and decide_entry fills it for its verdict alone: nothing of an earlier call can be read in it.
+ */
 struct entry {
-  int dir;               /* O_PATH fd on the folder: beneath its root and checked when the verdict is ACT */
-  char name[NAME_MAX + 1];
-  char path[PATH_MAX];   /* the entry's whole path */
+  /*
+   * O_PATH fd on the folder. ACT (and GRANTED when asked for): checked beneath its root, what the act goes through.
+   * REFUSE: the folder as the kernel resolved it, only asked whether the name exists. Else -1.
+   */
+  int dir;
+  /* Why the folder could not be found (UNKNOWN): the errno of its lookup, which the kernel would answer too; else 0. */
+  int lookup_error;
+  char name[NAME_MAX + 1]; /* "" for UNKNOWN and OUTSIDE */
+  char path[PATH_MAX];     /* the entry's whole path; "" for UNKNOWN and OUTSIDE */
 };
+#define ENTRY_NONE {.dir = -1}
 
 static void drop_entry(struct entry *e) {
   if (e->dir >= 0) close(e->dir);
@@ -357,90 +328,75 @@ static void drop_entry(struct entry *e) {
 
 /*
  * Finds the folder `path` (relative to the command's `dirfd`) names its last part in, as the kernel would (links
- * on the way followed), and decides. GO_ON also when anything is off: the kernel then answers as it would.
+ * on the way followed), and decides (decide_path). `e` must be ENTRY_NONE. With `granted_dir`, a GRANTED entry's
+ * folder is opened and checked too (a rename acts on both ends). A folder that cannot be checked is UNKNOWN: the
+ * kernel then answers as it would, and the domain decides.
  */
-static enum verdict decide_entry(pid_t pid, int dirfd, const char *path, struct entry *e) {
-  e->dir = -1;
-  char seen[PATH_MAX];
+static enum verdict decide_entry(pid_t pid, int dirfd, const char *path, int granted_dir, struct entry *e) {
+  char seen[PATH_MAX], parent[PATH_MAX], name[NAME_MAX + 1];
   path = as_command_sees(pid, path, seen, sizeof(seen));
-  char copy[PATH_MAX];
-  size_t len = strlen(path);
-  if (len == 0 || len >= sizeof(copy)) return GO_ON;
-  memcpy(copy, path, len + 1);
-  while (len > 1 && copy[len - 1] == '/') copy[--len] = '\0'; /* "d/" names d */
-  char *slash = strrchr(copy, '/');
-  const char *name = slash ? slash + 1 : copy;
-  if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strlen(name) > NAME_MAX) return GO_ON;
-  const char *parent = ".";
-  if (slash == copy) parent = "/";
-  else if (slash) {
-    *slash = '\0';
-    parent = copy;
-  }
-  int base = copy[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
-  if (copy[0] != '/' && base < 0) return GO_ON;
+  if (split_path(path, parent, sizeof(parent), name, sizeof(name)) != 0) return UNKNOWN;
+  int base = path[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
+  if (path[0] != '/' && base < 0) return UNKNOWN;
   int dir = base;
   /* A name in the folder the command names by `dirfd` (tar's, most often): that folder is the base itself. */
   if (!(base >= 0 && strcmp(parent, ".") == 0)) {
     dir = openat(base, parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    e->lookup_error = dir < 0 ? errno : 0;
     if (base >= 0) close(base);
   }
-  if (dir < 0) return GO_ON;
+  if (dir < 0) return UNKNOWN;
   struct stat dir_stat;
   if (fstat(dir, &dir_stat) != 0 || !S_ISDIR(dir_stat.st_mode)) {
     close(dir);
-    return GO_ON;
+    return UNKNOWN;
   }
   /* A root's top itself (where what is made is the supervisor's to make): known by its inode, named by the root. */
   int top = root_top(&dir_stat);
-  char dir_path[PATH_MAX];
+  char dir_path[PATH_MAX], entry_path[PATH_MAX];
   if (top >= 0) {
     snprintf(dir_path, sizeof(dir_path), "%s", cfg->roots.path[top]);
   } else if (fd_path(dir, dir_path, sizeof(dir_path)) != 0) {
     close(dir);
-    return GO_ON;
+    return UNKNOWN;
+  }
+  enum verdict verdict = decide_path(cfg, dir_path, top, name, entry_path, sizeof(entry_path));
+  switch (verdict) {
+    case REFUSE:
+      e->dir = dir;
+      break;
+    case GRANTED:
+      if (!granted_dir) {
+        close(dir);
+        break;
+      }
+      __attribute__((fallthrough)); /* opened and checked as for an act */
+    case ACT: {
+      /* Only an act needs the caller still there: a pid reused meanwhile would make `dir` another process's folder. */
+      int checked = -1;
+      if (!still_waiting()) checked = -1;
+      else if (top >= 0) checked = fcntl(root_fds[top], F_DUPFD_CLOEXEC, 0);
+      else checked = beneath(root_of(cfg, dir_path), dir_path, dir, &dir_stat);
+      close(dir);
+      if (checked < 0) return UNKNOWN;
+      e->dir = checked;
+      break;
+    }
+    case UNKNOWN:
+    case OUTSIDE:
+    default:
+      close(dir);
+      return verdict == OUTSIDE ? OUTSIDE : UNKNOWN;
   }
   snprintf(e->name, sizeof(e->name), "%s", name);
-  if (snprintf(e->path, sizeof(e->path), "%s/%s", strcmp(dir_path, "/") == 0 ? "" : dir_path, name) >=
-      (int)sizeof(e->path)) {
-    close(dir);
-    return GO_ON;
-  }
-  int root = top >= 0 ? top : root_of(dir_path);
-  if (root < 0 || in_list(dir_path, &cfg->keep_out)) {
-    close(dir);
-    return GO_ON; /* not ours to widen: the domain decides */
-  }
-  const char *rel = e->path + strlen(cfg->roots.path[root]);
-  while (*rel == '/') rel++;
-  if (starts_with_kept(rel) || holds_barrier(e->path)) {
-    close(dir);
-    return REFUSE;
-  }
-  if (in_list(dir_path, &cfg->trees)) {
-    close(dir);
-    return GO_ON; /* granted by the domain: nothing to add */
-  }
-  /* Only an act needs the caller still there: a pid reused meanwhile would make `dir` another process's folder. */
-  if (!still_waiting()) e->dir = -1;
-  else if (top >= 0) e->dir = fcntl(root_fds[top], F_DUPFD_CLOEXEC, 0);
-  else e->dir = beneath(root, dir_path, dir, &dir_stat);
-  close(dir);
-  return e->dir >= 0 ? ACT : GO_ON;
+  snprintf(e->path, sizeof(e->path), "%s", entry_path);
+  return verdict;
 }
 
-/*
- * The root whose metadata rules allow a change to what lies at `where` (a path as the kernel names it): beneath a
- * root, not its top, not a kept name at its top, not in a kept-out folder. -1 when none does.
- */
-static int metadata_root(const char *where) {
-  int root = root_of(where);
-  if (root < 0 || in_list(where, &cfg->keep_out)) return -1;
-  const char *rel = where + strlen(cfg->roots.path[root]);
-  while (*rel == '/') rel++;
-  /* A root's top is not the sandbox's (/tmp's sticky bit, the workspace's owner): only what lies beneath it. */
-  if (*rel == '\0' || starts_with_kept(rel)) return -1;
-  return root;
+/* Whether the entry `e` names exists (a link counts as itself); 0 when its folder is not known. */
+static int entry_exists(const struct entry *e) {
+  struct stat st;
+  return e->dir >= 0 && fstatat(e->dir, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /*
@@ -491,7 +447,7 @@ static int held_for(pid_t pid, int fd) {
   for (int i = 0; i < HELD_FILES; i++) {
     if (held[i].fd < 0 || held[i].dev != st.st_dev || held[i].ino != st.st_ino) continue;
     char where[PATH_MAX];
-    if (fd_path(held[i].fd, where, sizeof(where)) != 0 || metadata_root(where) < 0) return -1;
+    if (fd_path(held[i].fd, where, sizeof(where)) != 0 || metadata_root(cfg, where) < 0) return -1;
     return held[i].fd;
   }
   return -1;
@@ -532,7 +488,7 @@ static int decide_inode(pid_t pid, int dirfd, const char *path, int nofollow) {
     close(fd);
     return errno = EPERM, -1;
   }
-  int root = metadata_root(where);
+  int root = metadata_root(cfg, where);
   if (root < 0) {
     close(fd);
     return errno = EPERM, -1;
@@ -572,6 +528,16 @@ static struct answer result(int64_t val) {
   return (struct answer){.val = val < 0 ? 0 : val, .error = val < 0 ? errno : 0, .fd = -1};
 }
 static struct answer fail_with(int err) { return (struct answer){.error = err, .fd = -1}; }
+
+/*
+ * The answer to `call` refused on `e` (a REFUSE verdict): what the kernel answers before any security check (EEXIST
+ * for a name that exists, ENOENT for one that does not), else EACCES, as the domain answers. Nothing is changed.
+ */
+static struct answer refused(struct entry *e, enum refused_call call, unsigned flags) {
+  int err = answer_before_policy(call, flags, entry_exists(e), 0);
+  drop_entry(e);
+  return fail_with(err != 0 ? err : EACCES);
+}
 
 /* Whether `pid` holds the master of the terminal whose slave is /dev/pts/<index> (its fdinfo says `tty-index`). */
 static int holds_master(pid_t pid, unsigned index) {
@@ -620,7 +586,7 @@ static int own_new_terminal(pid_t pid, int dirfd, const char *path) {
 
 /* open/openat/creat for writing or making. */
 static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, mode_t mode) {
-  struct entry e;
+  struct entry e = ENTRY_NONE;
   if (strncmp(path, "/dev/pts/", 9) == 0 && !(flags & O_CREAT)) {
     int slave = own_new_terminal(pid, dirfd, path);
     if (slave >= 0) {
@@ -639,10 +605,13 @@ static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, 
     release(fd);
     return out < 0 ? fail_with(err) : (struct answer){.fd = out, .cloexec = flags & O_CLOEXEC};
   }
-  switch (decide_entry(pid, dirfd, path, &e)) {
-    case GO_ON: return go_on();
-    case REFUSE: return fail_with(EACCES);
+  switch (decide_entry(pid, dirfd, path, 0, &e)) {
     case ACT: break;
+    case REFUSE: return refused(&e, OPENS, (unsigned)flags);
+    case UNKNOWN:
+    case GRANTED:
+    case OUTSIDE:
+    default: return go_on();
   }
   struct stat st;
   if (fstatat(e.dir, e.name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
@@ -668,14 +637,31 @@ static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, 
   return (struct answer){.fd = out, .cloexec = flags & O_CLOEXEC};
 }
 
-static struct answer do_mkdir(pid_t pid, int dirfd, const char *path, mode_t mode) {
-  struct entry e;
-  switch (decide_entry(pid, dirfd, path, &e)) {
-    case GO_ON: return go_on();
-    case REFUSE: return fail_with(EACCES);
-    case ACT: break;
+/*
+ * The entry a make, a removal or a symlink names, decided: its folder when the supervisor is to act on it (the answer
+ * is then for the caller to give), or with `*done` set, the answer itself (the kernel's, or a refusal).
+ */
+static struct entry decided_entry(pid_t pid, int dirfd, const char *path, enum refused_call call, struct answer *done,
+                                  int *acting) {
+  struct entry e = ENTRY_NONE;
+  *acting = 0;
+  switch (decide_entry(pid, dirfd, path, 0, &e)) {
+    case ACT: *acting = 1; break;
+    case REFUSE: *done = refused(&e, call, 0); break;
+    case UNKNOWN:
+    case GRANTED:
+    case OUTSIDE:
+    default: *done = go_on(); break;
   }
-  struct answer a = result(mkdirat(e.dir, e.name, mode & ~umask_of(pid) & 07777));
+  return e;
+}
+
+static struct answer do_mkdir(pid_t pid, int dirfd, const char *path, mode_t mode) {
+  struct answer a;
+  int acting;
+  struct entry e = decided_entry(pid, dirfd, path, MAKES, &a, &acting);
+  if (!acting) return a;
+  a = result(mkdirat(e.dir, e.name, mode & ~umask_of(pid) & 07777));
   drop_entry(&e);
   return a;
 }
@@ -684,66 +670,62 @@ static struct answer do_mknod(pid_t pid, int dirfd, const char *path, mode_t mod
   /* Pipes, sockets and plain files only: devices need a capability no command has. */
   mode_t type = mode & S_IFMT;
   if (type != 0 && type != S_IFREG && type != S_IFIFO && type != S_IFSOCK) return go_on();
-  struct entry e;
-  switch (decide_entry(pid, dirfd, path, &e)) {
-    case GO_ON: return go_on();
-    case REFUSE: return fail_with(EACCES);
-    case ACT: break;
-  }
-  struct answer a = result(mknodat(e.dir, e.name, type | (mode & ~umask_of(pid) & 07777), dev));
+  struct answer a;
+  int acting;
+  struct entry e = decided_entry(pid, dirfd, path, MAKES, &a, &acting);
+  if (!acting) return a;
+  a = result(mknodat(e.dir, e.name, type | (mode & ~umask_of(pid) & 07777), dev));
   drop_entry(&e);
   return a;
 }
 
 static struct answer do_unlink(pid_t pid, int dirfd, const char *path, int flags) {
-  struct entry e;
-  switch (decide_entry(pid, dirfd, path, &e)) {
-    case GO_ON: return go_on();
-    case REFUSE: return fail_with(EACCES);
-    case ACT: break;
-  }
-  struct answer a = result(unlinkat(e.dir, e.name, flags & AT_REMOVEDIR));
+  struct answer a;
+  int acting;
+  struct entry e = decided_entry(pid, dirfd, path, REMOVES, &a, &acting);
+  if (!acting) return a;
+  a = result(unlinkat(e.dir, e.name, flags & AT_REMOVEDIR));
   drop_entry(&e);
   return a;
 }
 
 static struct answer do_symlink(pid_t pid, const char *target, int dirfd, const char *path) {
-  struct entry e;
-  switch (decide_entry(pid, dirfd, path, &e)) {
-    case GO_ON: return go_on();
-    case REFUSE: return fail_with(EACCES);
-    case ACT: break;
-  }
-  struct answer a = result(symlinkat(target, e.dir, e.name));
+  struct answer a;
+  int acting;
+  struct entry e = decided_entry(pid, dirfd, path, MAKES, &a, &acting);
+  if (!acting) return a;
+  a = result(symlinkat(target, e.dir, e.name));
   drop_entry(&e);
   return a;
 }
 
-/* Both ends of a rename or a link: the supervisor acts when both lie in writable roots and one is not granted. */
+/*
+ * Both ends of a rename or an exchange. Refused when either is (a refusal changes nothing, whatever the other end);
+ * left to the kernel when either is not known or lies outside the roots (the domain refuses what it does not grant),
+ * or when the domain grants both; done here when both ends are checked folders in writable roots and one is the
+ * supervisor's. An end is used only with the verdict decided for it in this call.
+ */
 static struct answer do_rename(pid_t pid, int olddir, const char *oldpath, int newdir, const char *newpath,
                                unsigned flags) {
-  struct entry from, to;
-  enum verdict a = decide_entry(pid, olddir, oldpath, &from);
-  enum verdict b = decide_entry(pid, newdir, newpath, &to);
+  /* Flags the kernel refuses before it looks at a path; a whiteout needs CAP_MKNOD, which no command has. */
+  if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT)) != 0 ||
+      ((flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)) && (flags & RENAME_EXCHANGE)))
+    return fail_with(EINVAL);
+  if (flags & RENAME_WHITEOUT) return fail_with(EPERM);
+  struct entry from = ENTRY_NONE, to = ENTRY_NONE;
+  enum verdict a = decide_entry(pid, olddir, oldpath, 1, &from);
+  enum verdict b = decide_entry(pid, newdir, newpath, 1, &to);
   struct answer out;
-  if (a == REFUSE || b == REFUSE) out = fail_with(EACCES);
-  else if (a == GO_ON && b == GO_ON) out = go_on();
-  else if (a == GO_ON || b == GO_ON) {
-    /* One end granted by the domain, the other only here: do it if the granted end is in a writable root. */
-    struct entry *granted = a == GO_ON ? &from : &to;
-    int root = root_of(granted->path);
-    if (root < 0 || in_list(granted->path, &cfg->keep_out) || !still_waiting()) out = go_on();
-    else {
-      char parent[PATH_MAX];
-      snprintf(parent, sizeof(parent), "%s", granted->path);
-      char *slash = strrchr(parent, '/');
-      if (slash == parent) slash[1] = '\0';
-      else if (slash) *slash = '\0';
-      int dir = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
-      granted->dir = dir < 0 ? -1 : beneath(root, parent, dir, NULL);
-      if (dir >= 0) close(dir);
-      out = granted->dir < 0 ? go_on() : result(renameat2(from.dir, from.name, to.dir, to.name, flags));
-    }
+  if (a == REFUSE || b == REFUSE) {
+    /* What the kernel answers first: a folder that could not be found (ENOENT, ENOTDIR), a name missing or there. */
+    int known = (a == REFUSE || a == ACT || a == GRANTED) && (b == REFUSE || b == ACT || b == GRANTED);
+    int err = 0;
+    if (a == UNKNOWN) err = from.lookup_error;
+    else if (b == UNKNOWN) err = to.lookup_error;
+    else if (known) err = answer_before_policy(RENAMES, flags, entry_exists(&from), entry_exists(&to));
+    out = fail_with(err != 0 ? err : EACCES);
+  } else if (a == UNKNOWN || b == UNKNOWN || a == OUTSIDE || b == OUTSIDE || (a == GRANTED && b == GRANTED)) {
+    out = go_on();
   } else {
     out = result(renameat2(from.dir, from.name, to.dir, to.name, flags));
   }
@@ -756,12 +738,15 @@ static struct answer do_link(pid_t pid, int olddir, const char *oldpath, int new
   /* What is linked must itself lie in a writable root: a link cannot give a second, writable name to a kept file. */
   int source = decide_inode(pid, olddir, oldpath, !(flags & AT_SYMLINK_FOLLOW));
   if (source < 0) return errno == EPERM ? go_on() : fail_with(errno);
-  struct entry to;
+  struct entry to = ENTRY_NONE;
   struct answer out;
-  switch (decide_entry(pid, newdir, newpath, &to)) {
-    case GO_ON: out = go_on(); break;
-    case REFUSE: out = fail_with(EACCES); break;
+  switch (decide_entry(pid, newdir, newpath, 0, &to)) {
     case ACT: out = result(linkat(AT_FDCWD, proc_self(source), to.dir, to.name, AT_SYMLINK_FOLLOW)); break;
+    case REFUSE: out = refused(&to, MAKES, 0); break;
+    case UNKNOWN:
+    case GRANTED:
+    case OUTSIDE:
+    default: out = go_on(); break;
   }
   release(source);
   drop_entry(&to);
@@ -958,11 +943,9 @@ static struct answer handle(struct seccomp_notif *notif) {
     case SYS_truncate: STRING(0, path); return do_truncate(pid, path, (off_t)ARG(1));
     case SYS_fchmod: return do_chmod(pid, INT_ARG(0), NULL, 0, ARG(1));
     case SYS_fchmodat:
-#ifdef SYS_fchmodat2
-    case SYS_fchmodat2:
-#endif
-    {
+    case SYS_fchmodat2: {
       int flags = nr == SYS_fchmodat ? 0 : INT_ARG(3);
+      if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) return fail_with(EINVAL);
       STRING(1, path);
       if (*path == '\0' && !(flags & AT_EMPTY_PATH)) return fail_with(ENOENT);
       return do_chmod(pid, INT_ARG(0), path, flags, ARG(2));

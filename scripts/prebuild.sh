@@ -31,7 +31,7 @@ build() { # platform compiler-prefix
     cd "$root"
     "${prefix}gcc" "${common[@]}" -shared -fPIC -DNAPI_VERSION=8 -I"$node_include" \
       -o "$dir/unified_exec_native.node" native/unified-exec.c
-    "${prefix}gcc" "${common[@]}" -static -o "$dir/unified-exec-sandbox-exec" native/sandbox-exec.c native/supervisor.c
+    "${prefix}gcc" "${common[@]}" -static -o "$dir/unified-exec-sandbox-exec" native/sandbox-exec.c native/supervisor.c native/decide.c
   )
   "${prefix}strip" --strip-unneeded "$dir/unified_exec_native.node"
   "${prefix}strip" "$dir/unified-exec-sandbox-exec"

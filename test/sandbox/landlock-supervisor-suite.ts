@@ -91,8 +91,8 @@ function folder(user: ServerUser, prefix: string): string {
 }
 
 /** A git workspace of `user`'s with a commit, a folder `src` and a script in it, as a project has. */
-function workspace(user: ServerUser): string {
-  const ws = mkdtempSync('/var/tmp/ue-llsup-'); // root's while git runs (git refuses a repository of another user)
+function workspace(user: ServerUser, parent = '/var/tmp'): string {
+  const ws = mkdtempSync(join(parent, 'ue-llsup-')); // root's while git runs (git refuses a repository of another user)
   cleanup.push(ws);
   const git = (...args: string[]) =>
     execFileSync('git', ['-C', ws, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { stdio: 'ignore' });
@@ -105,6 +105,35 @@ function workspace(user: ServerUser): string {
   folderOf(user, ws); // hands what git and the test made to the user
   return ws;
 }
+
+/**
+ * A python script that calls renameat2 on (from, to, flags) triples given as arguments `from:to:flags` and prints each
+ * answer as `RENAME <from> <to> <flags> <ok|ERRNO-NAME>`, going on after a failure.
+ */
+const RENAMES = String.raw`import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+for arg in sys.argv[1:]:
+    a, b, flags = arg.split(':')
+    res = libc.renameat2(-100, a.encode(), -100, b.encode(), int(flags))
+    print('RENAME', a, b, flags, 'ok' if res == 0 else errno.errorcode[ctypes.get_errno()], flush=True)
+`;
+
+/**
+ * A python script that calls syscall(argv[1]) on the path argv[2] with the rest of the arguments as integers, or a
+ * struct file_attr (24 bytes, its flags set) for file_setattr, and prints `SYSCALL <nr> <ok|ERRNO-NAME>`.
+ */
+const SYSCALL = String.raw`import ctypes, errno, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+nr, path = int(sys.argv[1]), sys.argv[2].encode()
+if nr == 469:
+    attr = ctypes.create_string_buffer((0x20 | 0x80 | 0x40).to_bytes(8, 'little') + bytes(16))
+    args = [ctypes.c_long(-100), path, attr, ctypes.c_size_t(24), ctypes.c_uint(0)]
+else:
+    args = [ctypes.c_long(-100), path] + [ctypes.c_long(int(x, 0)) for x in sys.argv[3:]]
+res = libc.syscall(ctypes.c_long(nr), *args)
+print('SYSCALL', nr, 'ok' if res >= 0 else errno.errorcode[ctypes.get_errno()], flush=True)
+`;
 
 /** The bytes of `.git/config` and of every hook, and whether git keeps worktrees: what an attack on .git changes. */
 function gitState(ws: string): string {
@@ -526,6 +555,106 @@ export function landlockSupervisorSuite(user: ServerUser): void {
         const server = await start(user, ws);
         const out = await server.call('gcc -O2 -pthread -o umrace umrace.c && ./umrace', { yield_time_ms: 60_000 });
         expect(out).toContain('0 of 200 made with the umask before');
+      });
+
+      // A refused renameat2(evil, .git, RENAME_EXCHANGE) left `.git` in the supervisor's memory; the next call, whose
+      // second end lay in a missing folder, was decided on it: .git swapped with the command's folder (or made, in a
+      // workspace without one), and the person's next `git status` ran the command's fsmonitor outside the sandbox.
+      it('cannot swap, replace or make a kept name by a rename after a refused one, whatever the flags', async () => {
+        const ws = workspace(user);
+        const bare = folder(user, 'ue-nogit-'); // no .git: the same calls made one
+        const before = gitState(ws);
+        const names = KEPT.filter((name) => name !== '.aws');
+        const calls = names.flatMap((name) => [
+          `evil:${name}:2`, // RENAME_EXCHANGE, refused
+          'evil:missing-dir/x:2', // the second end in a folder that does not exist: ENOENT
+          'evil:missing-dir/x:0',
+          `evil:${name}:0`,
+          `evil:${name}:1`, // RENAME_NOREPLACE
+          `missing-dir/x:${name}:2`,
+        ]);
+        for (const cwd of [ws, bare]) {
+          writeFileSync(join(cwd, 'renames.py'), RENAMES);
+          folderOf(user, cwd);
+          const server = await start(user, cwd);
+          const out = await server.call(
+            `mkdir evil && printf '[core]\\n\\tfsmonitor = touch HACKED\\n' > evil/config && python3 renames.py ${calls.join(' ')}`,
+          );
+          expect(out.match(/^RENAME .* (ok|E[A-Z]+)$/gm)?.length, out).toBe(calls.length);
+          expect(out, out).not.toMatch(/^RENAME .* ok$/m);
+          // The kernel's own answer for the missing folder, not a refusal decided on another name.
+          expect(out.match(/^RENAME \S+ missing-dir\/x \d ENOENT$/gm)?.length, out).toBe(2 * names.length);
+          expect(readFileSync(join(cwd, 'evil/config'), 'utf8')).toContain('fsmonitor');
+        }
+        expect(gitState(ws)).toBe(before);
+        expect(statSync(join(ws, '.git')).isDirectory()).toBe(true);
+        for (const name of names) if (name !== '.git') expect(existsSync(join(ws, name)), name).toBe(false);
+        for (const name of names) expect(existsSync(join(bare, name)), name).toBe(false);
+        expect(existsSync(join(ws, 'HACKED')) || existsSync(join(bare, 'HACKED'))).toBe(false);
+      });
+
+      // mkdir of an existing workspace answered EACCES where the kernel says EEXIST (the workspace is another root,
+      // a barrier, in /tmp's top): Node's recursive mkdir gave up, and apply_patch's Add File with it.
+      it('adds a file with apply_patch at the top of a git workspace made directly in /tmp', async () => {
+        const ws = workspace(user, '/tmp');
+        const server = await start(user, ws);
+        const patched = await server.call(
+          "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: added.txt\n+added\n*** End Patch\nEOF",
+        );
+        expect(patched).toMatch(/Success\. Updated the following files:\nA .*added\.txt/);
+        const out = await server.call(
+          [
+            `python3 -c "import os; os.mkdir(os.getcwd())" 2>&1 | tail -1`,
+            `node -e "require('fs').mkdirSync(process.cwd(), { recursive: true }); console.log('NODE_MKDIR_OK')"`,
+            'mkdir -p "$PWD/sub/deeper" && echo MKDIR_P_OK',
+          ].join('\n'),
+        );
+        expect(out).toContain('FileExistsError');
+        expect(out).toContain('NODE_MKDIR_OK');
+        expect(out).toContain('MKDIR_P_OK');
+        expect(readFileSync(join(ws, 'added.txt'), 'utf8')).toBe('added\n');
+      });
+
+      // The policy's filter let through every call it did not name: file_setattr (469, Linux 6.17) set inode flags on
+      // files outside every root, open_tree_attr (467) passed where open_tree is denied; fchmodat2 (452) answered
+      // ENOSYS even in the workspace.
+      it('answers a call the filter does not name with ENOSYS, and fchmodat2 as the kernel does', async () => {
+        const ws = workspace(user);
+        const outside = folder(user, 'ue-victim-');
+        const victim = join(outside, 'file');
+        writeFileSync(victim, 'victim\n', { mode: 0o644 });
+        chownSync(victim, uidOf(user), uidOf(user));
+        const before = metadata(victim, true);
+        writeFileSync(join(ws, 'syscall.py'), SYSCALL);
+        writeFileSync(join(ws, 'mine'), 'mine\n', { mode: 0o644 });
+        folderOf(user, ws);
+        const server = await start(user, ws);
+        const out = await server.call(
+          [
+            `python3 syscall.py 469 ${victim}`, // file_setattr
+            `python3 syscall.py 469 ${join(ws, '.git/config')}`,
+            `python3 syscall.py 467 ${outside} 0 0 0`, // open_tree_attr
+            `python3 syscall.py 470 ${victim} 0`, // past every table we know
+            `python3 syscall.py 1000 ${victim} 0`,
+            `python3 syscall.py 452 mine 0o600 0`, // fchmodat2 in the workspace
+            `python3 syscall.py 452 ${victim} 0o666 0`,
+            `python3 syscall.py 452 mine 0o600 0x10000`, // a flag fchmodat2 does not know
+            'stat -c "MODE %a" mine',
+          ].join('\n'),
+        );
+        const answers = [...out.matchAll(/^SYSCALL (\d+) (\S+)$/gm)].map((m) => `${m[1]} ${m[2]}`);
+        expect(answers, out).toEqual([
+          '469 ENOSYS',
+          '469 ENOSYS',
+          '467 EPERM',
+          '470 ENOSYS',
+          '1000 ENOSYS',
+          '452 ok',
+          '452 EPERM',
+          '452 EINVAL',
+        ]);
+        expect(out).toContain('MODE 600');
+        expect(metadata(victim, true)).toBe(before);
       });
 
       it('runs what a project does at the top of a git workspace: files, apply_patch, folders, a venv, npm init, script', async () => {
