@@ -6,6 +6,7 @@
  * eBPF, io_uring, modules, the clock, …). With the network off, a command also cannot reach a unix socket on the
  * file system (an ssh-agent, a Docker socket): the network namespace does not cover those.
  */
+import { knownRanges, syscallNumber } from './syscall-table.js';
 
 /**
  * What the filter lets sockets do. `on`: anything. `off`: IP sockets, which can only reach the sandbox's own empty
@@ -26,83 +27,79 @@ const AUDIT_ARCH: Record<SeccompArch, number> = { x64: 0xc000003e, arm64: 0xc000
 /** x32 system calls on x86_64 carry this bit in their number: another ABI, denied as a whole. */
 const X32_SYSCALL_BIT = 0x40000000;
 
-/** Syscall numbers by name: x86_64's own table, and the generic table aarch64 uses (some legacy calls it lacks). */
-const SYSCALLS: Record<string, Partial<Record<SeccompArch, number>>> = {
+/**
+ * Denied outright in every mode, EPERM (clone and clone3 are handled apart). Each name is looked up in the kernel's
+ * tables (syscall-table.ts); one an architecture lacks is skipped there.
+ */
+export const ALWAYS_DENIED: readonly string[] = [
   // New namespaces and mounts: the sandbox has made its own; a command needs no more.
-  unshare: { x64: 272, arm64: 97 },
-  setns: { x64: 308, arm64: 268 },
-  clone: { x64: 56, arm64: 220 },
-  clone3: { x64: 435, arm64: 435 },
-  mount: { x64: 165, arm64: 40 },
-  umount2: { x64: 166, arm64: 39 },
-  pivot_root: { x64: 155, arm64: 41 },
-  open_tree: { x64: 428, arm64: 428 },
-  move_mount: { x64: 429, arm64: 429 },
-  fsopen: { x64: 430, arm64: 430 },
-  fsconfig: { x64: 431, arm64: 431 },
-  fsmount: { x64: 432, arm64: 432 },
-  fspick: { x64: 433, arm64: 433 },
-  mount_setattr: { x64: 442, arm64: 442 },
+  'unshare',
+  'setns',
+  'mount',
+  'umount2',
+  'pivot_root',
+  'open_tree',
+  'open_tree_attr',
+  'move_mount',
+  'fsopen',
+  'fsconfig',
+  'fsmount',
+  'fspick',
+  'mount_setattr',
   // Kernel keyrings are not namespaced by our sandbox: a command could read or plant the user's keys.
-  keyctl: { x64: 250, arm64: 219 },
-  add_key: { x64: 248, arm64: 217 },
-  request_key: { x64: 249, arm64: 218 },
+  'keyctl',
+  'add_key',
+  'request_key',
   // Large kernel surfaces no build or test needs.
-  bpf: { x64: 321, arm64: 280 },
-  perf_event_open: { x64: 298, arm64: 241 },
-  userfaultfd: { x64: 323, arm64: 282 },
+  'bpf',
+  'perf_event_open',
+  'userfaultfd',
   // io_uring runs socket operations (connect among them) without the system calls this filter sees.
-  io_uring_setup: { x64: 425, arm64: 425 },
-  io_uring_enter: { x64: 426, arm64: 426 },
-  io_uring_register: { x64: 427, arm64: 427 },
+  'io_uring_setup',
+  'io_uring_enter',
+  'io_uring_register',
   // Docker's default profile denies these too: the machine's, not a command's.
-  kexec_load: { x64: 246, arm64: 104 },
-  kexec_file_load: { x64: 320, arm64: 294 },
-  init_module: { x64: 175, arm64: 105 },
-  finit_module: { x64: 313, arm64: 273 },
-  delete_module: { x64: 176, arm64: 106 },
-  create_module: { x64: 174 },
-  get_kernel_syms: { x64: 177 },
-  query_module: { x64: 178 },
-  open_by_handle_at: { x64: 304, arm64: 265 },
-  name_to_handle_at: { x64: 303, arm64: 264 },
-  reboot: { x64: 169, arm64: 142 },
-  swapon: { x64: 167, arm64: 224 },
-  swapoff: { x64: 168, arm64: 225 },
-  acct: { x64: 163, arm64: 89 },
-  settimeofday: { x64: 164, arm64: 170 },
-  clock_settime: { x64: 227, arm64: 112 },
-  clock_adjtime: { x64: 305, arm64: 266 },
-  adjtimex: { x64: 159, arm64: 171 },
-  syslog: { x64: 103, arm64: 116 },
-  quotactl: { x64: 179, arm64: 60 },
-  quotactl_fd: { x64: 443, arm64: 443 },
-  iopl: { x64: 172 },
-  ioperm: { x64: 173 },
-  lookup_dcookie: { x64: 212, arm64: 18 },
-  vhangup: { x64: 153, arm64: 58 },
-  nfsservctl: { x64: 180, arm64: 42 },
-  sethostname: { x64: 170, arm64: 161 },
-  setdomainname: { x64: 171, arm64: 162 },
-  uselib: { x64: 134 },
-  ustat: { x64: 136 },
-  sysfs: { x64: 139 },
-  _sysctl: { x64: 156 },
-  // Sockets, checked only when the network is off.
-  socket: { x64: 41, arm64: 198 },
-  socketpair: { x64: 53, arm64: 199 },
-  // Modes, checked for the set-user-ID and set-group-ID bits (see SET_ID_CALLS).
-  chmod: { x64: 90 },
-  fchmod: { x64: 91, arm64: 52 },
-  fchmodat: { x64: 268, arm64: 53 },
-  fchmodat2: { x64: 452, arm64: 452 },
-  mknod: { x64: 133 },
-  mknodat: { x64: 259, arm64: 33 },
-  creat: { x64: 85 },
-  open: { x64: 2 },
-  openat: { x64: 257, arm64: 56 },
-  openat2: { x64: 437, arm64: 437 },
-};
+  'kexec_load',
+  'kexec_file_load',
+  'init_module',
+  'finit_module',
+  'delete_module',
+  'create_module',
+  'get_kernel_syms',
+  'query_module',
+  'open_by_handle_at',
+  'name_to_handle_at',
+  'reboot',
+  'swapon',
+  'swapoff',
+  'acct',
+  'settimeofday',
+  'clock_settime',
+  'clock_adjtime',
+  'adjtimex',
+  'syslog',
+  'quotactl',
+  'quotactl_fd',
+  'iopl',
+  'ioperm',
+  'lookup_dcookie',
+  'vhangup',
+  'nfsservctl',
+  'sethostname',
+  'setdomainname',
+  'uselib',
+  'ustat',
+  'sysfs',
+  '_sysctl',
+];
+
+/**
+ * Answered ENOSYS in every mode, as by a kernel without them, so that programs fall back to the older calls this
+ * filter and the Landlock supervisor read: file_setattr sets inode flags by path (the supervisor answers the ioctl
+ * that does the same by fd), setxattrat and removexattrat change extended attributes (setxattr and removexattr are
+ * answered). Their arguments lie behind pointers a filter cannot read.
+ */
+export const ANSWERED_ENOSYS: readonly string[] = ['file_setattr', 'setxattrat', 'removexattrat'];
 
 /**
  * Calls that set a file's mode, by the argument holding it, and for opens the argument holding the flags (the mode
@@ -121,11 +118,6 @@ const SET_ID_CALLS: Record<string, { mode: number; flags?: number }> = {
   open: { mode: 2, flags: 1 },
   openat: { mode: 3, flags: 2 },
 };
-
-/** Denied outright in every mode (clone and clone3 are handled apart). */
-export const ALWAYS_DENIED = Object.keys(SYSCALLS).filter(
-  (name) => !['clone', 'clone3', 'socket', 'socketpair', 'openat2'].includes(name) && !(name in SET_ID_CALLS),
-);
 
 /** Answers of a filter (`SECCOMP_RET_*`), and the errnos we answer with (the same numbers on both architectures). */
 export const SECCOMP_RET_ALLOW = 0x7fff0000;
@@ -152,8 +144,11 @@ const ARCH = 4;
 /** The low 32 bits of argument `i` (little-endian on both architectures): all an int argument is. */
 const argLow = (i: number) => 16 + 8 * i;
 
-/** The opcodes we use: BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_JMP|BPF_JSET|BPF_K, BPF_ALU|BPF_AND|BPF_K, BPF_RET|BPF_K. */
-const BPF = { LD_ABS: 0x20, JEQ: 0x15, JSET: 0x45, AND: 0x54, RET: 0x06 } as const;
+/**
+ * The opcodes we use: BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K (and JGT, JGE), BPF_JMP|BPF_JSET|BPF_K,
+ * BPF_ALU|BPF_AND|BPF_K, BPF_RET|BPF_K.
+ */
+const BPF = { LD_ABS: 0x20, JEQ: 0x15, JGT: 0x25, JGE: 0x35, JSET: 0x45, AND: 0x54, RET: 0x06 } as const;
 
 export interface Instruction {
   code: number;
@@ -165,6 +160,8 @@ export interface Instruction {
 const ld = (offset: number): Instruction => ({ code: BPF.LD_ABS, jt: 0, jf: 0, k: offset });
 const jeq = (k: number, jt: number, jf: number): Instruction => ({ code: BPF.JEQ, jt, jf, k });
 const jset = (k: number, jt: number, jf: number): Instruction => ({ code: BPF.JSET, jt, jf, k });
+const jgt = (k: number, jt: number, jf: number): Instruction => ({ code: BPF.JGT, jt, jf, k });
+const jge = (k: number, jt: number, jf: number): Instruction => ({ code: BPF.JGE, jt, jf, k });
 const and = (k: number): Instruction => ({ code: BPF.AND, jt: 0, jf: 0, k });
 const ret = (k: number): Instruction => ({ code: BPF.RET, jt: 0, jf: 0, k });
 const deny = (errno = EPERM) => ret(SECCOMP_RET_ERRNO | errno);
@@ -220,7 +217,7 @@ function setIdRule(nr: number, args: { mode: number; flags?: number }): Instruct
 
 /** The filter for `network` on `arch` (default: this process's), as instructions. */
 export function seccompInstructions(network: SeccompNetwork, arch: SeccompArch = hostArch()): Instruction[] {
-  const nr = (name: string) => SYSCALLS[name]?.[arch];
+  const nr = (name: string) => syscallNumber(arch, name);
   const program: Instruction[] = [ld(ARCH), jeq(AUDIT_ARCH[arch], 1, 0), deny(), ld(NR)];
   if (arch === 'x64') program.push(jset(X32_SYSCALL_BIT, 0, 1), deny());
   for (const name of ALWAYS_DENIED) {
@@ -241,8 +238,25 @@ export function seccompInstructions(network: SeccompNetwork, arch: SeccompArch =
   // The same rule as `off`, for another reason: the supervision filter beside it answers USER_NOTIF for IP sockets,
   // which an ERRNO from this filter would override (the kernel takes the strictest answer of all filters).
   if (network === 'supervised') program.push(...socketRule(nr('socket')!), ...socketpairRule(nr('socketpair')!));
-  program.push(ret(SECCOMP_RET_ALLOW));
+  for (const name of ANSWERED_ENOSYS) program.push(...denyCall(nr(name)!, ENOSYS));
+  program.push(...knownOnly(arch));
   return program;
+}
+
+/**
+ * The filter's end, with A holding the call's number: allowed when `arch`'s table names it (what no rule before
+ * refused), ENOSYS otherwise. A number past the table is a call a newer kernel added: refused until it is named,
+ * the answer runc gives calls newer than its profile, so that programs fall back to an older one.
+ */
+function knownOnly(arch: SeccompArch): Instruction[] {
+  const ranges = knownRanges(arch);
+  const tail: Instruction[] = [];
+  ranges.forEach(([low, high], i) => {
+    const left = 2 * (ranges.length - i); // instructions from this range's first to the ENOSYS return
+    tail.push(jge(low, 0, left - 1), jgt(high, 0, left - 1));
+  });
+  tail.push(deny(ENOSYS), ret(SECCOMP_RET_ALLOW));
+  return tail;
 }
 
 /** The filter as the kernel takes it: `struct sock_filter` (u16 code, u8 jt, u8 jf, u32 k), little-endian. */
@@ -276,50 +290,51 @@ const SECCOMP_RET_USER_NOTIF = 0x7fc00000;
  * entry, open a file for writing or making, or change metadata; and umask, which it lets go on. Landlock alone cannot let a command make files at
  * the top of a root whose kept names must stay read-only, and has no right for metadata at all.
  */
-const SUPERVISED_CALLS: Record<string, Partial<Record<SeccompArch, number>>> = {
-  open: SYSCALLS.open!,
-  creat: SYSCALLS.creat!,
-  openat: SYSCALLS.openat!,
-  mkdir: { x64: 83 },
-  mkdirat: { x64: 258, arm64: 34 },
-  mknod: SYSCALLS.mknod!,
-  mknodat: SYSCALLS.mknodat!,
-  unlink: { x64: 87 },
-  rmdir: { x64: 84 },
-  unlinkat: { x64: 263, arm64: 35 },
-  rename: { x64: 82 },
-  renameat: { x64: 264, arm64: 38 },
-  renameat2: { x64: 316, arm64: 276 },
-  link: { x64: 86 },
-  linkat: { x64: 265, arm64: 37 },
-  symlink: { x64: 88 },
-  symlinkat: { x64: 266, arm64: 36 },
-  truncate: { x64: 76, arm64: 45 },
-  chmod: SYSCALLS.chmod!,
-  fchmod: SYSCALLS.fchmod!,
-  fchmodat: SYSCALLS.fchmodat!,
-  fchmodat2: SYSCALLS.fchmodat2!,
-  chown: { x64: 92 },
-  lchown: { x64: 94 },
-  fchown: { x64: 93, arm64: 55 },
-  fchownat: { x64: 260, arm64: 54 },
-  utime: { x64: 132 },
-  utimes: { x64: 235 },
-  futimesat: { x64: 261 },
-  utimensat: { x64: 280, arm64: 88 },
-  setxattr: { x64: 188, arm64: 5 },
-  lsetxattr: { x64: 189, arm64: 6 },
-  fsetxattr: { x64: 190, arm64: 7 },
-  removexattr: { x64: 197, arm64: 14 },
-  lremovexattr: { x64: 198, arm64: 15 },
-  fremovexattr: { x64: 199, arm64: 16 },
-  setxattrat: { x64: 463, arm64: 463 },
-  removexattrat: { x64: 466, arm64: 466 },
-  ioctl: { x64: 16, arm64: 29 },
+const SUPERVISED_CALLS: readonly string[] = [
+  'open',
+  'creat',
+  'openat',
+  'mkdir',
+  'mkdirat',
+  'mknod',
+  'mknodat',
+  'unlink',
+  'rmdir',
+  'unlinkat',
+  'rename',
+  'renameat',
+  'renameat2',
+  'link',
+  'linkat',
+  'symlink',
+  'symlinkat',
+  'truncate',
+  'chmod',
+  'fchmod',
+  'fchmodat',
+  'fchmodat2',
+  'chown',
+  'lchown',
+  'fchown',
+  'fchownat',
+  'utime',
+  'utimes',
+  'futimesat',
+  'utimensat',
+  'setxattr',
+  'lsetxattr',
+  'fsetxattr',
+  'removexattr',
+  'lremovexattr',
+  'fremovexattr',
+  'setxattrat',
+  'removexattrat',
+  'file_setattr', // answered ENOSYS by the policy's filter first (ANSWERED_ENOSYS), and by the supervisor
+  'ioctl',
   // Not a change the supervisor checks: it keeps each caller's umask (read from /proc, which costs more than the rest
   // of making a file), and forgets them when one changes.
-  umask: { x64: 95, arm64: 166 },
-};
+  'umask',
+];
 
 /** An open reaches the supervisor only with one of these flags: reading goes straight to the domain. */
 const O_WRITE_OR_MAKE = 0o1 | 0o2 | 0o100 | 0o1000 | 0o20000000; // O_WRONLY O_RDWR O_CREAT O_TRUNC O_TMPFILE
@@ -336,16 +351,15 @@ const SET_FLAGS_IOCTLS = [0x40086602, 0x40046602, 0x401c5820, 0x40087602, 0x4004
  * process of the same user: limits (prlimit64, which `prlimit --pid` uses), priority and scheduling. Each is allowed
  * on the caller only (pid 0); setpriority and ioprio_set only for the calling process (`which` 0, resp. 1).
  */
-const SELF_ONLY: Record<string, { arch: Partial<Record<SeccompArch, number>>; pid: number; which?: [number, number] }> =
-  {
-    prlimit64: { arch: { x64: 302, arm64: 261 }, pid: 0 },
-    sched_setaffinity: { arch: { x64: 203, arm64: 122 }, pid: 0 },
-    sched_setscheduler: { arch: { x64: 144, arm64: 119 }, pid: 0 },
-    sched_setparam: { arch: { x64: 142, arm64: 118 }, pid: 0 },
-    sched_setattr: { arch: { x64: 314, arm64: 274 }, pid: 0 },
-    setpriority: { arch: { x64: 141, arm64: 140 }, pid: 1, which: [0, 0] }, // PRIO_PROCESS
-    ioprio_set: { arch: { x64: 251, arm64: 30 }, pid: 1, which: [0, 1] }, // IOPRIO_WHO_PROCESS
-  };
+const SELF_ONLY: Record<string, { pid: number; which?: [number, number] }> = {
+  prlimit64: { pid: 0 },
+  sched_setaffinity: { pid: 0 },
+  sched_setscheduler: { pid: 0 },
+  sched_setparam: { pid: 0 },
+  sched_setattr: { pid: 0 },
+  setpriority: { pid: 1, which: [0, 0] }, // PRIO_PROCESS
+  ioprio_set: { pid: 1, which: [0, 1] }, // IOPRIO_WHO_PROCESS
+};
 
 /**
  * The Landlock backend's second filter: SECCOMP_RET_USER_NOTIF for SUPERVISED_CALLS (opens only when they write or
@@ -358,9 +372,11 @@ function supervisionInstructions(arch: SeccompArch, sockets: boolean): Instructi
   const notify = ret(SECCOMP_RET_USER_NOTIF);
   const program: Instruction[] = [ld(ARCH), jeq(AUDIT_ARCH[arch], 1, 0), deny(), ld(NR)];
   if (sockets)
-    program.push(...rule(SYSCALLS.socket![arch]!, [ld(argLow(0)), jeq(AF_INET, 1, 0), jeq(AF_INET6, 0, 1), notify]));
-  for (const [name, numbers] of Object.entries(SUPERVISED_CALLS)) {
-    const nr = numbers[arch];
+    program.push(
+      ...rule(syscallNumber(arch, 'socket')!, [ld(argLow(0)), jeq(AF_INET, 1, 0), jeq(AF_INET6, 0, 1), notify]),
+    );
+  for (const name of SUPERVISED_CALLS) {
+    const nr = syscallNumber(arch, name);
     if (nr === undefined) continue;
     const flags = OPEN_FLAGS[name];
     if (flags !== undefined) program.push(...rule(nr, [ld(argLow(flags)), jset(O_WRITE_OR_MAKE, 0, 1), notify]));
@@ -375,8 +391,8 @@ function supervisionInstructions(arch: SeccompArch, sockets: boolean): Instructi
       );
     else program.push(jeq(nr, 0, 1), notify);
   }
-  for (const { arch: numbers, pid, which } of Object.values(SELF_ONLY)) {
-    const nr = numbers[arch];
+  for (const [name, { pid, which }] of Object.entries(SELF_ONLY)) {
+    const nr = syscallNumber(arch, name);
     if (nr === undefined) continue;
     const pidCheck = [ld(argLow(pid)), jeq(0, 1, 0), deny()];
     if (which === undefined) program.push(...rule(nr, pidCheck));

@@ -42,6 +42,9 @@ export function runSeccomp(program: Buffer, input: SeccompData): number {
       case 0x15: // BPF_JMP | BPF_JEQ | BPF_K
         jump(a === k);
         break;
+      case 0x25: // BPF_JMP | BPF_JGT | BPF_K
+        jump(a > k);
+        break;
       case 0x35: // BPF_JMP | BPF_JGE | BPF_K
         jump(a >= k);
         break;
