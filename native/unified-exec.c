@@ -64,19 +64,22 @@ static int string_arg(napi_env env, napi_value value, char* out, size_t size) {
   return napi_get_value_string_utf8(env, value, out, size, &length) == napi_ok && length < size - 1;
 }
 
-// tcpSocketUid(localAddress, localPort, remoteAddress, remotePort): the user id owning the TCP socket of this
-// network namespace whose own address is localAddress:localPort and whose peer is remoteAddress:remotePort (both
-// IPv4 or both IPv6, as text), or -1 when there is none. An exact lookup in the kernel's hash of connections.
-static napi_value tcp_socket_uid(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4];
-  char local[INET6_ADDRSTRLEN], remote[INET6_ADDRSTRLEN];
-  uint32_t local_port, remote_port;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4 ||
+// tcpSocketOwner(localAddress, localPort, remoteAddress, remotePort, interfaceIndex): { uid, inode } of the TCP
+// socket of this network namespace whose own address is localAddress:localPort and whose peer is
+// remoteAddress:remotePort (both IPv4 or both IPv6, as text, without a zone), or null when there is none. An exact
+// lookup in the kernel's hash of connections. interfaceIndex is the zone of a link-local pair (0 for any other):
+// a socket connected to fe80::...%eth0 is bound to eth0, and the kernel finds it only when asked with eth0's index.
+// inode 0: no process holds the socket any more.
+static napi_value tcp_socket_owner(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  char local[INET6_ADDRSTRLEN] = "", remote[INET6_ADDRSTRLEN] = "";
+  uint32_t local_port = 0, remote_port = 0, interface_index = 0;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 5 ||
       !string_arg(env, argv[0], local, sizeof local) || napi_get_value_uint32(env, argv[1], &local_port) != napi_ok ||
       !string_arg(env, argv[2], remote, sizeof remote) || napi_get_value_uint32(env, argv[3], &remote_port) != napi_ok ||
-      local_port > 65535 || remote_port > 65535) {
-    napi_throw_type_error(env, NULL, "expected (address, port, address, port)");
+      napi_get_value_uint32(env, argv[4], &interface_index) != napi_ok || local_port > 65535 || remote_port > 65535) {
+    napi_throw_type_error(env, NULL, "expected (address, port, address, port, interface index)");
     return NULL;
   }
   struct {
@@ -106,34 +109,48 @@ static napi_value tcp_socket_uid(napi_env env, napi_callback_info info) {
   request.body.idiag_states = ~0u;
   id->idiag_sport = htons(local_port);
   id->idiag_dport = htons(remote_port);
+  id->idiag_if = interface_index;
   id->idiag_cookie[0] = id->idiag_cookie[1] = INET_DIAG_NOCOOKIE;
   if (send(diag_fd, &request, sizeof request, 0) < 0) return throw_errno(env, "send(NETLINK_SOCK_DIAG)");
   // One answer per request: the socket, or an error. Answers to earlier requests (none, as each is read before the
   // next is sent) are skipped by their sequence number.
   for (;;) {
-    long buffer[1024];
+    long buffer[1024] = {0};
     ssize_t got = recv(diag_fd, buffer, sizeof buffer, 0);
     if (got < 0) {
       if (errno == EINTR) continue;
       return throw_errno(env, "recv(NETLINK_SOCK_DIAG)");
     }
-    int64_t uid = -2;
+    // Filled together, from one answer: found (a socket, or none) with its uid and inode.
+    int found = -1;
+    uint32_t uid = 0, inode = 0;
     for (struct nlmsghdr* h = (struct nlmsghdr*)buffer; NLMSG_OK(h, (size_t)got); h = NLMSG_NEXT(h, got)) {
       if (h->nlmsg_seq != diag_seq) continue;
       if (h->nlmsg_type == NLMSG_ERROR) {
         int error = -((struct nlmsgerr*)NLMSG_DATA(h))->error;
-        if (error == ENOENT) uid = -1;
-        else {
+        if (error != ENOENT) {
           errno = error;
           return throw_errno(env, "sock_diag");
         }
-      } else if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY) {
-        uid = ((struct inet_diag_msg*)NLMSG_DATA(h))->idiag_uid;
+        found = 0;
+      } else if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY && h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
+        const struct inet_diag_msg* message = NLMSG_DATA(h);
+        found = 1;
+        uid = message->idiag_uid;
+        inode = message->idiag_inode;
       }
     }
-    if (uid == -2) continue;
-    napi_value result;
-    napi_create_int64(env, uid, &result);
+    if (found < 0) continue;
+    napi_value result = NULL, value = NULL;
+    if (found == 0) {
+      napi_get_null(env, &result);
+      return result;
+    }
+    napi_create_object(env, &result);
+    napi_create_uint32(env, uid, &value);
+    napi_set_named_property(env, result, "uid", value);
+    napi_create_uint32(env, inode, &value);
+    napi_set_named_property(env, result, "inode", value);
     return result;
   }
 }
@@ -144,7 +161,7 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "setCloexec", fn);
   napi_create_function(env, "localModes", NAPI_AUTO_LENGTH, local_modes, NULL, &fn);
   napi_set_named_property(env, exports, "localModes", fn);
-  napi_create_function(env, "tcpSocketUid", NAPI_AUTO_LENGTH, tcp_socket_uid, NULL, &fn);
-  napi_set_named_property(env, exports, "tcpSocketUid", fn);
+  napi_create_function(env, "tcpSocketOwner", NAPI_AUTO_LENGTH, tcp_socket_owner, NULL, &fn);
+  napi_set_named_property(env, exports, "tcpSocketOwner", fn);
   return exports;
 }

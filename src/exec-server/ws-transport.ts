@@ -8,6 +8,7 @@ import { sameToken } from '../net/same-token.js';
 import { EXEC_SERVER_MAX_MESSAGE_BYTES } from './protocol.js';
 import type { ExecServer } from './server.js';
 import { refuseSandboxedPeers } from '../linux/sandboxed-peer.js';
+import { connectionPeer } from '../linux/connection-peer.js';
 
 export interface WebSocketListenOptions {
   host: string;
@@ -74,7 +75,12 @@ export async function listenWebSocket(server: ExecServer, options: WebSocketList
   );
   // A command the server runs sandboxed must not reach the server, even with the token: judged once it shows.
   const peers = refuseSandboxedPeers(http, (line) => server.log(line));
-  const gate = limitConnections(http, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, (line) => server.log(line));
+  const gate = limitConnections(
+    http,
+    options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    (line) => server.log(line),
+    connectionPeer,
+  );
   http.on('upgrade', (request, socket, head) => {
     socket.on('error', () => undefined);
     const refused = refusal(request.headers, options.token);

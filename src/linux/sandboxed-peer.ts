@@ -58,7 +58,7 @@ const recentHolders: number[] = [];
 const RECENT_HOLDERS = 8;
 
 /** Who holds the other end: a process (confined or not), or nobody we can see; `hidden`: a confined process might. */
-type Holder = { pid: number; confined: boolean } | { pid: undefined; hidden: boolean };
+export type Holder = { pid: number; confined: boolean } | { pid: undefined; hidden: boolean };
 
 /**
  * Which process holds socket `inode`: a confined one if any does (all of them are looked at: a socket can be shared),
@@ -66,7 +66,7 @@ type Holder = { pid: number; confined: boolean } | { pid: undefined; hidden: boo
  * and 43 ms with 280, and the status files 10 times less: confined processes are few, and the client is found among
  * the recent holders, so a connection costs about one status file per process.
  */
-function holderOf(inode: number, own: Confinement): Holder {
+export function holderOf(inode: number, own: Confinement): Holder {
   const link = `socket:[${inode}]`;
   const others: number[] = [];
   let hidden = false;
@@ -124,7 +124,7 @@ function judgePeer(connection: AcceptedConnection, own: Confinement | undefined 
 
 let own: Confinement | undefined;
 /** This process's confinement, read once: it only ever grows, and never by anything this process does later. */
-function ownConfinement(): Confinement | undefined {
+export function ownConfinement(): Confinement | undefined {
   return (own ??= readConfinement('self'));
 }
 

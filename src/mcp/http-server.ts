@@ -20,6 +20,7 @@ import type { McpServerOptions } from './server.js';
 import { ClientRegistry } from './client-registry.js';
 import { requestIdsOf } from './open-calls.js';
 import { refuseSandboxedPeers } from '../linux/sandboxed-peer.js';
+import { connectionPeer } from '../linux/connection-peer.js';
 import { TOO_DEEP } from './line-guard.js';
 import { nestsDeeperThan } from '../util/json-depth.js';
 
@@ -108,7 +109,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   );
   // A sandboxed command holding the token must not get in either: judged once the token shows (peers.admits).
   const peers = refuseSandboxedPeers(httpServer, log);
-  const gate = limitConnections(httpServer, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log);
+  const gate = limitConnections(httpServer, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log, connectionPeer);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');

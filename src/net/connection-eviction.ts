@@ -10,8 +10,10 @@ export interface ConnectionState<K> {
   /** The event-loop turn that accepted it (a counter the caller advances once per turn). */
   acceptedTurn: number;
   /**
-   * Whose process is at the other end: `ours` (the server's user's, who can read the token anyway), `other`
-   * (another local user's, or none of this machine's), `unknown` (it could not be told: then only its age counts). Asked only of a connection that sent nothing yet, and only when one must be closed.
+   * Whose process is at the other end: `ours` (the server's user's, unsandboxed: it can read the token anyway),
+   * `other` (another local user's, a sandboxed process's, none of this machine's, or one the lookup failed for: none
+   * of these is let be the token holder, or a flood of them could pass for it), `unknown` (it could not be asked:
+   * then only its age counts). Asked only of a connection that sent nothing yet, and only when one must be closed.
    */
   peer(): 'ours' | 'other' | 'unknown';
 }

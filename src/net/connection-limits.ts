@@ -2,8 +2,6 @@ import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import { CONNECTIONS_CHECK_INTERVAL_MS, REQUEST_TIMEOUT_MS } from './defaults.js';
 import { pickConnectionToClose, type ConnectionState } from './connection-eviction.js';
-import { optionalNativeHelpers } from '../util/native-addon.js';
-import { plainAddress } from './address.js';
 
 /** Node's timeouts for slow senders (slowloris): headers within `headersTimeoutMs`, a whole request within 60 s. */
 export function connectionTimeouts(headersTimeoutMs: number): ServerOptions {
@@ -22,37 +20,27 @@ export interface ConnectionGate {
   isAuthenticated(socket: Socket): boolean;
 }
 
-type Peer = ReturnType<ConnectionState<Socket>['peer']>;
-
-/**
- * Whose process holds the other end of `socket`: one exact lookup in the kernel's table of connections (sock_diag,
- * through our addon), where reading /proc/net/tcp would walk a table another user can make long. `unknown` where the
- * addon does not load or the lookup fails.
- */
-export function connectionPeer(socket: Socket): Peer {
-  const { localAddress, localPort, remoteAddress, remotePort } = socket;
-  const native = optionalNativeHelpers();
-  if (native === undefined || !localAddress || !localPort || !remoteAddress || !remotePort) return 'unknown';
-  try {
-    const uid = native.tcpSocketUid(plainAddress(remoteAddress), remotePort, plainAddress(localAddress), localPort);
-    return uid === process.getuid?.() ? 'ours' : 'other';
-  } catch {
-    return 'unknown';
-  }
-}
+/** Whose process is at the other end of a connection (see ConnectionState.peer). */
+export type Peer = ReturnType<ConnectionState<Socket>['peer']>;
 
 /**
  * At most `max` open connections, so a flood cannot use up the process's file descriptors. At the cap a new
  * connection closes one that never carried the token (pickConnectionToClose), another user's first, so connections
  * without it cannot lock out the token holder; only when every other one carried it is the newcomer closed. A log line every 5 s says how
- * many were closed either way.
+ * many were closed either way. `peerOf` tells whose a connection is (linux/connection-peer.ts): asked once per
+ * connection, only of one that sent nothing, only at the cap.
  */
-export function limitConnections(server: Server, max: number, log: (line: string) => void): ConnectionGate {
+export function limitConnections(
+  server: Server,
+  max: number,
+  log: (line: string) => void,
+  peerOf: (socket: Socket) => Peer,
+): ConnectionGate {
   // Insertion order is acceptance order: oldest first.
   const open = new Map<Socket, Omit<ConnectionState<Socket>, 'sent' | 'peer'> & { peer?: Peer }>();
   function* states(): Generator<ConnectionState<Socket>> {
     for (const state of open.values())
-      yield { ...state, sent: state.key.bytesRead > 0, peer: () => (state.peer ??= connectionPeer(state.key)) };
+      yield { ...state, sent: state.key.bytesRead > 0, peer: () => (state.peer ??= peerOf(state.key)) };
   }
   // Event-loop turns that accepted connections, counted in the check phase after them; one more turn is counted
   // after the last accept, then the counter rests (no timer runs while nothing arrives).

@@ -7,10 +7,17 @@ export interface NativeHelpers {
   /** The local modes of the terminal behind `fd` that matter to us. */
   localModes(fd: number): { canonical: boolean; echo: boolean };
   /**
-   * The user id owning the TCP socket of this network namespace whose own address is `localAddress`:`localPort` and
-   * whose peer is `remoteAddress`:`remotePort` (both IPv4 or both IPv6), or -1 when there is none.
+   * The TCP socket of this network namespace whose own address is `localAddress`:`localPort` and whose peer is
+   * `remoteAddress`:`remotePort` (both IPv4 or both IPv6, without a zone; `interfaceIndex`: a link-local pair's
+   * interface, else 0): its owner's uid and its inode (0 once no process holds it); null when there is none.
    */
-  tcpSocketUid(localAddress: string, localPort: number, remoteAddress: string, remotePort: number): number;
+  tcpSocketOwner(
+    localAddress: string,
+    localPort: number,
+    remoteAddress: string,
+    remotePort: number,
+    interfaceIndex: number,
+  ): { uid: number; inode: number } | null;
 }
 
 const ADDON_FILE = 'unified_exec_native.node';

@@ -43,6 +43,21 @@ describe('the TCP tables', () => {
     expect(plainAddress('::FFFF:10.0.0.1')).toBe('10.0.0.1');
   });
 
+  it('finds the socket at the other end of a link-local connection, whose addresses Node prints with their zone', () => {
+    // /proc/net/tcp6 has no zone: the interface is not among its fields.
+    const sockets = [
+      { local: 'fe80::1:8080', remote: 'fe80::2:41159', uid: 0, inode: 1 },
+      { local: 'fe80::2:41159', remote: 'fe80::1:8080', uid: 65534, inode: 2 },
+    ];
+    const accepted = {
+      localAddress: 'fe80::1%eth0',
+      localPort: 8080,
+      remoteAddress: 'fe80::2%eth0',
+      remotePort: 41159,
+    };
+    expect(peerSocket(sockets, accepted)?.inode).toBe(2);
+  });
+
   it('finds the real client socket of a real connection, with this process holding it', async () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '::1', resolve));

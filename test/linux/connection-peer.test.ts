@@ -1,0 +1,144 @@
+// Whose process is at the other end of an accepted connection, asked of the kernel through our addon and of /proc:
+// a real listener, a connection of this process's and one of another local user's process, on every address form;
+// and the verdict on plain data.
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectionPeer, peerOf } from '../../src/linux/connection-peer.js';
+import type { Holder } from '../../src/linux/sandboxed-peer.js';
+import type { SocketOwner } from '../../src/net/socket-owner.js';
+import { ROOT } from '../mcp/cli-process.js';
+import { missingTools } from '../helpers/needs.js';
+import { CANNOT_SWITCH_USER, NOBODY_IDS } from '../helpers/nobody.js';
+
+let server: Server | undefined;
+afterEach(() => server?.close());
+
+/** A listener on `host`, and the server side of the next connection it accepts. */
+async function listen(host: string): Promise<{ port: number; accepted: Promise<Socket> }> {
+  let accept!: (socket: Socket) => void;
+  const accepted = new Promise<Socket>((resolve) => (accept = resolve));
+  server = createServer((socket) => accept(socket));
+  await new Promise<void>((resolve) => server!.listen(0, host, resolve));
+  return { port: (server.address() as { port: number }).port, accepted };
+}
+
+describe('connectionPeer', () => {
+  it.each([
+    ['127.0.0.1', '127.0.0.1'],
+    ['::1', '::1'],
+    ['::', '127.0.0.1'],
+    ['::', '::1'],
+  ])('tells a connection of this process’s user on %s from %s', async (host, from) => {
+    const { port, accepted } = await listen(host);
+    const client = connect({ host: from, port });
+    try {
+      const socket = await accepted;
+      expect(connectionPeer(socket)).toBe('ours');
+      socket.destroy();
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it.skipIf(CANNOT_SWITCH_USER !== undefined)('tells a connection of another local user’s process', async () => {
+    const { port, accepted } = await listen('::');
+    const script = `require('net').connect(${port}, '127.0.0.1').on('error', () => {}); setTimeout(() => {}, 30000)`;
+    const child = spawn('setpriv', [...NOBODY_IDS, process.execPath, '-e', script], { stdio: 'ignore' });
+    try {
+      const socket = await accepted;
+      expect(connectionPeer(socket)).toBe('other');
+      socket.destroy();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('cannot tell once the connection is closed (it has no addresses left)', async () => {
+    const { port, accepted } = await listen('127.0.0.1');
+    const client = connect({ host: '127.0.0.1', port });
+    const socket = await accepted;
+    client.destroy();
+    await new Promise((resolve) => socket.once('close', resolve).resume());
+    expect(connectionPeer(socket)).toBe('unknown');
+  });
+
+  // Node prints a link-local peer with its zone (`fe80::1%v0`), and the kernel finds its socket only with the
+  // interface's index. In a network namespace of the test's own, with a veth pair carrying fe80::1.
+  const NO_NETNS =
+    CANNOT_SWITCH_USER ?? missingTools('ip', 'unshare') ?? (process.getuid?.() === 0 ? undefined : 'not root');
+  it.skipIf(NO_NETNS !== undefined && !process.env.CI)(
+    'tells whose a link-local connection is (fe80::1%iface), this user’s and another’s',
+    () => {
+      const probe = [
+        `const { connectionPeer } = await import(${JSON.stringify(join(ROOT, 'dist/linux/connection-peer.js'))});`,
+        `const { createServer, connect } = await import('node:net');`,
+        `const { spawn } = await import('node:child_process');`,
+        'const verdicts = [];',
+        'let other;',
+        'const server = createServer((socket) => { verdicts.push([socket.remoteAddress, connectionPeer(socket)]);',
+        '  if (verdicts.length < 2) return;',
+        '  other.kill("SIGKILL");',
+        '  console.log(JSON.stringify(verdicts));',
+        '  process.exit(0); });',
+        "server.listen(0, '::', () => {",
+        '  const port = server.address().port;',
+        "  const script = `require('net').connect(${port}, 'fe80::1%v0'); setTimeout(() => {}, 30000)`;",
+        "  connect({ host: 'fe80::1%v0', port }).once('connect', () => {",
+        "    other = spawn('setpriv', [...JSON.parse(process.argv[1]), process.execPath, '-e', script], { stdio: 'ignore' });",
+        '  }); });',
+        'setTimeout(() => process.exit(2), 20000);',
+      ].join('\n');
+      const setup =
+        'ip link set lo up && ip link add v0 type veth peer name v1 && ip link set v0 up && ip link set v1 up && ' +
+        'ip -6 addr add fe80::1/64 dev v0 nodad && exec "$0" --input-type=module -e "$1" "$2"';
+      // The probe ends the other user's process it started, by its pid, once both are judged.
+      const run = spawnSync(
+        'unshare',
+        ['-n', '--kill-child', 'sh', '-c', setup, process.execPath, probe, JSON.stringify(NOBODY_IDS)],
+        { encoding: 'utf8', timeout: 30_000 },
+      );
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).toEqual([
+        ['fe80::1%v0', 'ours'],
+        ['fe80::1%v0', 'other'],
+      ]);
+    },
+    40_000,
+  );
+});
+
+describe('peerOf', () => {
+  const OWN = 1000;
+  const socket = (uid: number, inode = 42): SocketOwner => ({ found: 'socket', uid, inode });
+  const held =
+    (holder: Holder | undefined) =>
+    (inode: number): Holder | undefined => {
+      expect(inode).toBe(42);
+      return holder;
+    };
+  const never = (): Holder => expect.fail('asked whose socket it is');
+
+  it('counts an unsandboxed process of the server’s user as ours', () => {
+    expect(peerOf(socket(OWN), OWN, held({ pid: 7, confined: false }))).toBe('ours');
+  });
+
+  it('counts a sandboxed process of the server’s user as another’s, seen or hidden', () => {
+    expect(peerOf(socket(OWN), OWN, held({ pid: 7, confined: true }))).toBe('other');
+    expect(peerOf(socket(OWN), OWN, held({ pid: undefined, hidden: true }))).toBe('other');
+  });
+
+  it('counts another user’s socket, no socket here, a socket no process holds and a failed lookup as another’s', () => {
+    expect(peerOf(socket(65534), OWN, never)).toBe('other');
+    expect(peerOf({ found: 'none' }, OWN, never)).toBe('other');
+    expect(peerOf(socket(OWN, 0), OWN, never)).toBe('other');
+    expect(peerOf({ found: 'failed', why: 'sock_diag: Invalid argument' }, OWN, never)).toBe('other');
+  });
+
+  it('cannot tell where nothing could be asked, or no process it may look into holds the socket', () => {
+    expect(peerOf({ found: 'unasked' }, OWN, never)).toBe('unknown');
+    expect(peerOf(socket(OWN), OWN, held(undefined))).toBe('unknown');
+    expect(peerOf(socket(OWN), OWN, held({ pid: undefined, hidden: false }))).toBe('unknown');
+  });
+});

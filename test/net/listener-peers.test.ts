@@ -1,0 +1,169 @@
+// Another local user floods a listener on `::` (serve, exec-server) through the machine's link-local IPv6 address
+// (`fe80::1%v0`), where Node prints the peer with its zone: the owner lookup must still tell that the flood is
+// another user's, so the token holder, connecting through 127.0.0.1 and slow to write, is answered (judged by age
+// alone, its silent connection is closed once the flood has reopened the cap's worth of connections). As a root server (the flood:
+// nobody) and as an unprivileged one (nobody; the flood: root). All of it in a network namespace the test makes,
+// with a veth pair carrying fe80::1.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { CLI, ROOT, cleanEnv, unsandboxed } from '../mcp/cli-process.js';
+import { missingTools } from '../helpers/needs.js';
+import { CANNOT_SWITCH_USER, NOBODY, asNobody, nodeAsNobody, removeMountPoint } from '../helpers/nobody.js';
+
+const TOKEN = 'listener-peers-token-0123456789abcdef';
+const CAP = 16;
+const REQUESTS = 10;
+const LINK_LOCAL = 'fe80::1%v0';
+/** The token holder writes each request this long after connecting: a client slow to write, on a busy machine. */
+const HOLDER_DELAY_MS = 1_000;
+
+const groups: number[] = [];
+const dirs: string[] = [];
+afterEach(() => {
+  // Each server ran as the leader of its own process group: the namespace's shell and the server.
+  for (const pgid of groups.splice(0)) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+afterAll(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  removeMountPoint();
+});
+
+/** Output of `child` once it exits, or once `until` matches it. */
+function outputOf(child: ChildProcess, until?: RegExp): Promise<string> {
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    if (until) child.stdout!.on('data', () => until.test(out) && resolve(out));
+    child.once('exit', (code) => (until ? reject(new Error(`exited (${code}) with: ${out}`)) : resolve(out)));
+  });
+}
+
+type RunAs = 'root' | 'nobody';
+/** `node <file of the checkout> ...args` as `user`. */
+const nodeAs = (user: RunAs, file: string, args: string[]) =>
+  user === 'root' ? { command: process.execPath, args: [join(ROOT, file), ...args] } : nodeAsNobody(file, args);
+
+/** The server, as `user`, in a new network namespace: lo up, and fe80::1 on a veth pair's end v0. */
+async function startInNamespace(argv: string[], user: RunAs) {
+  const server =
+    user === 'root'
+      ? { command: process.execPath, args: [CLI, ...argv] }
+      : asNobody((at) => [process.execPath, join(at, 'dist/cli/index.js'), ...argv]);
+  const setup = [
+    'ip link set lo up',
+    'ip link add v0 type veth peer name v1',
+    'ip link set v0 up',
+    'ip link set v1 up',
+    // nodad: usable at once, not after duplicate address detection.
+    'ip -6 addr add fe80::1/64 dev v0 nodad',
+    'exec "$@"',
+  ].join(' && ');
+  const child = spawn('unshare', ['-n', 'sh', '-c', setup, 'netns', server.command, ...server.args], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  groups.push(child.pid!);
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const out = await outputOf(child, /(?:listening on http:\/\/127\.0\.0\.1|ws:\/\/\[::\]):\d+/);
+  const port = Number(/(?:127\.0\.0\.1|\[::\]):(\d+)/.exec(out)![1]);
+  /** Runs `command` in the server's network namespace. */
+  const inside = ({ command, args }: { command: string; args: string[] }) =>
+    spawn('nsenter', ['-t', String(child.pid), '-n', '--', command, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return { port, stderr: () => stderr, inside };
+}
+
+/** A token file only `user` may read, in a folder everyone may enter. */
+function tokenFile(user: RunAs): string {
+  const dir = mkdtempSync('/var/tmp/ue-listener-peers-');
+  dirs.push(dir);
+  chmodSync(dir, 0o755);
+  const file = join(dir, 'token');
+  writeFileSync(file, `${TOKEN}\n`, { mode: 0o600 });
+  if (user === 'nobody') chownSync(file, NOBODY, NOBODY);
+  return file;
+}
+
+const kinds = [
+  {
+    kind: 'serve',
+    argv: (file: string) => [
+      'serve',
+      ...unsandboxed([
+        '--host',
+        '::',
+        '--port',
+        '0',
+        '--no-view',
+        '--token-file',
+        file,
+        '--max-connections',
+        String(CAP),
+      ]),
+    ],
+  },
+  {
+    kind: 'exec-server',
+    argv: (file: string) => [
+      'exec-server',
+      '--listen',
+      'ws://[::]:0',
+      '--token-file',
+      file,
+      '--max-connections',
+      String(CAP),
+    ],
+  },
+];
+const cases = kinds.flatMap((k) => (['root', 'nobody'] as const).map((user) => ({ ...k, user })));
+
+const NEEDS = CANNOT_SWITCH_USER ?? missingTools('ip', 'unshare', 'nsenter');
+
+describe.each(cases)('$kind on :: run as $user', ({ kind, argv, user }) => {
+  it.skipIf(NEEDS !== undefined && !process.env.CI)(
+    `answers the token holder while another user floods it through ${LINK_LOCAL}`,
+    async () => {
+      const server = await startInNamespace(argv(tokenFile(user)), user);
+      // Another local user than the server's: nobody against root, root against nobody.
+      const flooder: RunAs = user === 'root' ? 'nobody' : 'root';
+      const flood = server.inside(
+        nodeAs(flooder, 'test/fixtures/connection-flood.mjs', [String(server.port), String(CAP), 'silent', LINK_LOCAL]),
+      );
+      let floodOut = '';
+      flood.stdout!.on('data', (chunk: Buffer) => (floodOut += chunk.toString()));
+      try {
+        await vi.waitFor(() => expect(floodOut).toContain(`holding ${CAP}`), { timeout: 10_000, interval: 20 });
+        // Let the flood settle with all of them open, so the token holder comes in at the cap.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const holder = server.inside(
+          nodeAs(user, 'test/fixtures/token-holder.mjs', [
+            kind,
+            String(server.port),
+            TOKEN,
+            String(REQUESTS),
+            String(HOLDER_DELAY_MS),
+          ]),
+        );
+        const times = JSON.parse(await outputOf(holder)) as (number | null)[];
+        const answered = times.filter((ms) => ms !== null).length;
+        expect(answered, `answered ${answered} of ${REQUESTS}; milliseconds: ${JSON.stringify(times)}`).toBe(REQUESTS);
+      } finally {
+        flood.kill('SIGTERM');
+      }
+      await vi.waitFor(() => expect(floodOut).toContain('opened'), { timeout: 10_000 });
+      const opened = Number(/"opened":(\d+)/.exec(floodOut)![1]);
+      expect(opened, 'the flood reopened the connections closed').toBeGreaterThan(CAP);
+    },
+    120_000,
+  );
+});
