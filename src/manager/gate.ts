@@ -1,5 +1,6 @@
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { lookupChanges, programsOf } from '../approval/command-safety.js';
+import { HOST_GIT_FACTS, repositoryWarnings } from '../approval/git-repository.js';
 import {
   ApprovalCache,
   assess,
@@ -152,9 +153,12 @@ function approvalRequest(call: GateCall): Omit<ApprovalRequest, 'escalated' | 'r
       askedEachTime ??= 'a program it runs lies where commands in the sandbox can write, and may change';
     }
   }
-  if (roots && [plan.argv[0]!, ...programs.map((p) => p.path)].some((path) => basename(path) === 'git')) {
-    const config = plantableGitConfig(plan.cwd, roots);
-    if (config !== undefined) warnings.push(config);
+  if (roots) {
+    const repositories = repositoryWarnings(plan.argv, plan.cwd, plan.gitEnv ?? {}, roots, HOST_GIT_FACTS);
+    warnings.push(...repositories);
+    if (repositories.length > 0) {
+      askedEachTime ??= 'git would read a repository that commands in the sandbox can write, and may change';
+    }
   }
   return {
     command: call.command,
@@ -168,24 +172,6 @@ function approvalRequest(call: GateCall): Omit<ApprovalRequest, 'escalated' | 'r
     ...(warnings.length > 0 ? { warnings } : {}),
     ...(askedEachTime !== undefined ? { askedEachTime } : {}),
   };
-}
-
-/**
- * A warning when the repository git finds from `cwd` keeps its `.git` where commands in the sandbox can write: its
- * config (`core.fsmonitor`, `core.pager`) and hooks run programs. A writable root's own `.git` is kept read-only in
- * the sandbox; a nested one, or a `.git` file pointing elsewhere, is not.
- */
-function plantableGitConfig(cwd: string, roots: readonly string[]): string | undefined {
-  for (let dir = cwd; ; dir = dirname(dir)) {
-    const dotGit = join(dir, '.git');
-    if (HOST_FILE_FACTS.realPath(dotGit) !== undefined) {
-      if (roots.includes(dir) && HOST_FILE_FACTS.realPath(dotGit) === dotGit) return undefined;
-      const root = writableRootOf(dotGit, roots, HOST_FILE_FACTS);
-      if (root === undefined) return undefined;
-      return `Warning: git here reads the repository at ${dotGit}, which lies in ${root}: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`;
-    }
-    if (dir === dirname(dir)) return undefined;
-  }
 }
 
 /**

@@ -110,7 +110,7 @@ export interface MountFacts {
 }
 
 /** The folders strictly between `outer` and `inner` (inner inside outer), outermost first. */
-function between(outer: string, inner: string): string[] {
+export function between(outer: string, inner: string): string[] {
   const parts = inner.slice(outer === '/' ? 1 : outer.length + 1).split('/');
   const dirs: string[] = [];
   for (let i = 1; i < parts.length; i++) dirs.push(`${outer === '/' ? '' : outer}/${parts.slice(0, i).join('/')}`);

@@ -24,6 +24,13 @@ export const SESSION_ENV: Readonly<Record<string, string>> = {
   PIP_NO_INPUT: '1',
 };
 
+/**
+ * Variables that tell git where its repository or work tree is: the approval form looks for a repository the sandbox
+ * could have written where they point (approval/git-places.ts), so a plan leaving the sandbox carries them (and HOME,
+ * for `~`).
+ */
+export const GIT_LOCATION_VARIABLES: readonly string[] = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR'];
+
 /** Variables a program needs to find things and to know who runs it; what `inherit: 'core'` keeps. */
 export const CORE_ENV_NAMES: readonly string[] = [
   'HOME',

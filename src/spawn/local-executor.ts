@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { commandArgv } from './command.js';
 import { PipeProcess } from './pipe-process.js';
 import { PtyProcess, openTerminal, type OpenTerminal } from './pty-process.js';
-import { buildEnv, findProgram, policyKeeps } from './env.js';
+import { GIT_LOCATION_VARIABLES, buildEnv, findProgram, policyKeeps } from './env.js';
 import {
   HOST_FILE_FACTS,
   cleanPath,
@@ -276,6 +276,9 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     const plan: LocalPlan = { argv, cwd, env, ...(env.PATH !== undefined ? { path: env.PATH } : {}) };
     if (!leaving || !roots) return plan;
     plan.writableRoots = roots;
+    plan.gitEnv = Object.fromEntries(
+      [...GIT_LOCATION_VARIABLES, 'HOME'].flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])),
+    );
     plan.cwdId = directoryId(statSync(cwd));
     const { command } = request;
     const home = env.HOME ?? homedir();

@@ -204,6 +204,8 @@ export interface CommandPlan {
   path?: string;
   /** The folders the sandbox being left lets commands write (resolved): what runs from them, the agent may have made. */
   writableRoots?: readonly string[];
+  /** For a command leaving the sandbox here: the GIT_LOCATION_VARIABLES and HOME its environment sets. */
+  gitEnv?: Readonly<Record<string, string>>;
   /** Set when the command may not leave its sandbox as asked: why, and what to do instead. */
   refusal?: string;
   /** What a person must read first about it (a login profile the sandbox let the agent change). */

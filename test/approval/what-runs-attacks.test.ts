@@ -461,7 +461,7 @@ describe.each(users)('git outside the sandbox in a repository the sandbox can wr
     await c.call('exec_command', { ...call, workdir: 'sub' });
     await c.call('exec_command', call);
     expect(formText(c.asked[0]!).split('\n')[0]).toBe(
-      `Warning: git here reads the repository at ${nested}/.git, which lies in ${ws}: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
+      `Warning: git run here reads the repository at ${nested}/.git, which lies in ${ws}: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
     );
     expect(formText(c.asked[1]!).split('\n')[0]).toBe('Allow this command?');
   });

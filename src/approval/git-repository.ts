@@ -1,0 +1,174 @@
+/**
+ * Which repository git takes from a folder, and whether commands in the sandbox could have written it: the approval
+ * form warns for those, as their config (core.fsmonitor, core.pager …) and hooks run programs, outside the sandbox
+ * once the command is let out. The rules ask the file system through GitFacts (HOST_GIT_FACTS answers for this
+ * machine), so they are tested on plain data.
+ *
+ * What the sandbox keeps: in every writable root, and in every folder between a root and another root inside it,
+ * `.git` is read-only (or missing, and cannot be made) on both backends (bwrap.ts, landlock.ts). Anything else in a
+ * writable root the sandbox could have written, repositories included.
+ */
+import { closeSync, constants, openSync, readSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { between } from '../sandbox/bwrap.js';
+import { isInside } from '../sandbox/policy.js';
+import { HOST_FILE_FACTS, writableRootOf, type FileFacts } from '../spawn/leave-sandbox.js';
+import { gitPlaces, type GitPlace } from './git-places.js';
+
+/** What these rules need of the file system beside FileFacts. */
+export interface GitFacts extends FileFacts {
+  /** What is at `path`, links followed: a folder, something else, or nothing. */
+  kind(path: string): 'dir' | 'file' | undefined;
+  /** The start of the file at `path` as text (links followed), or undefined when there is none. */
+  read(path: string): string | undefined;
+}
+
+/** A repository as git finds it. */
+export interface Repository {
+  /** What git took for it: a `.git` folder or file, or a folder that is a repository itself. */
+  at: string;
+  /** Its folder: `at`, or where the `.git` file `at` points. */
+  gitDir: string;
+  /** The folder its `commondir` file names, where git reads the config and hooks of a linked worktree. */
+  commonDir?: string;
+}
+
+/**
+ * The repository git finds from `start`, walking up as git's discovery does: in each folder a `.git` file (followed
+ * to the folder it names), a `.git` folder, or the folder itself, when it is a repository; undefined when none is.
+ */
+export function findRepository(start: string, facts: GitFacts): Repository | undefined {
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    const dotGit = join(dir, '.git');
+    const kind = facts.kind(dotGit);
+    const pointer = kind === 'file' ? /^gitdir: *(.+?)\s*$/m.exec(facts.read(dotGit) ?? '') : null;
+    if (pointer) return repositoryAt(dotGit, resolve(dir, pointer[1]!), facts);
+    if (kind === 'dir' && isRepository(dotGit, facts)) return repositoryAt(dotGit, dotGit, facts);
+    if (isRepository(dir, facts)) return repositoryAt(dir, dir, facts);
+    if (dir === dirname(dir)) return undefined;
+  }
+}
+
+/**
+ * Whether git may take `dir` for a repository: a `HEAD` file and `objects` or `refs` (either can come from the
+ * environment) or a `commondir` that names a folder. Looser than git, never stricter: a folder git takes, this takes.
+ */
+function isRepository(dir: string, facts: GitFacts): boolean {
+  if (facts.kind(join(dir, 'HEAD')) !== 'file') return false;
+  if (facts.kind(join(dir, 'objects')) === 'dir' || facts.kind(join(dir, 'refs')) === 'dir') return true;
+  return commonDirOf(dir, facts) !== undefined;
+}
+
+/** The folder the `commondir` file of `gitDir` names (relative to it), if it names one. */
+function commonDirOf(gitDir: string, facts: GitFacts): string | undefined {
+  const path = join(gitDir, 'commondir');
+  const named = facts.kind(path) === 'file' ? facts.read(path)?.split('\n')[0]?.trim() : undefined;
+  return named ? resolve(gitDir, named) : undefined;
+}
+
+function repositoryAt(at: string, gitDir: string, facts: GitFacts): Repository {
+  const commonDir = commonDirOf(gitDir, facts);
+  return { at, gitDir, ...(commonDir !== undefined && commonDir !== gitDir ? { commonDir } : {}) };
+}
+
+/**
+ * The `.git` folders the sandbox keeps read-only: that of each writable root and of each folder between a root and
+ * another root inside it, where it is a folder of its own (a link's target is not what was kept).
+ */
+function keptGitDirs(roots: readonly string[], facts: GitFacts): string[] {
+  const kept = new Set(roots);
+  for (const outer of roots) {
+    for (const inner of roots)
+      if (inner !== outer && isInside(inner, outer)) for (const d of between(outer, inner)) kept.add(d);
+  }
+  return [...kept].map((dir) => join(dir, '.git')).filter((dotGit) => facts.realPath(dotGit) === dotGit);
+}
+
+/**
+ * Where `repository` reads config and hooks that commands in the sandbox could have written (its folder, or its
+ * common folder), and the writable root that folder lies in; undefined when the sandbox could write neither.
+ */
+export function plantableFolder(
+  repository: Repository,
+  roots: readonly string[],
+  facts: GitFacts,
+): { folder: string; root: string } | undefined {
+  const kept = keptGitDirs(roots, facts);
+  for (const folder of [repository.gitDir, repository.commonDir]) {
+    if (folder === undefined) continue;
+    const root = writableRootOf(folder, roots, facts);
+    const real = facts.realPath(folder) ?? folder;
+    if (root !== undefined && !kept.some((dir) => real === dir || isInside(real, dir))) return { folder, root };
+  }
+  return undefined;
+}
+
+/**
+ * The form's warnings for a command let out of the sandbox (`argv` in `cwd` with `env`): one for each repository
+ * git would read from a folder the command runs in or names (gitPlaces) that commands in the sandbox could have
+ * written, and one when a command naming git picks such a folder only as it runs.
+ */
+export function repositoryWarnings(
+  argv: readonly string[],
+  cwd: string,
+  env: Readonly<Record<string, string>>,
+  roots: readonly string[],
+  facts: GitFacts,
+): string[] {
+  const { places, atRunTime, namesGit } = gitPlaces(argv, cwd, env);
+  const warnings: string[] = [];
+  const seen = new Set<string>();
+  for (const place of places) {
+    const repository = findRepository(place.folder, facts);
+    if (repository === undefined || seen.has(repository.gitDir)) continue;
+    seen.add(repository.gitDir);
+    const plantable = plantableFolder(repository, roots, facts);
+    if (plantable === undefined) continue;
+    warnings.push(
+      `Warning: git ${where(place)} reads the repository at ${shown(repository, plantable.folder)}, which lies in ${plantable.root}: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
+    );
+  }
+  if (namesGit && atRunTime.length > 0) {
+    warnings.push(
+      `Warning: git may read a repository in a folder the command picks only as it runs (${atRunTime.join(', ')}): commands in the sandbox may have written it, with programs for git to run (core.fsmonitor, hooks).`,
+    );
+  }
+  return warnings;
+}
+
+const where = (place: GitPlace): string =>
+  place.named === undefined ? 'run here' : `in ${place.folder} (${place.named})`;
+
+function shown(repository: Repository, folder: string): string {
+  if (folder === repository.commonDir) return `${folder} (the common folder of ${repository.gitDir})`;
+  if (repository.at !== repository.gitDir) return `${repository.gitDir} (which ${repository.at} points to)`;
+  return repository.gitDir;
+}
+
+/** How much of a `.git` or `commondir` file is read: a path, with room to spare. */
+const READ_BYTES = 4096;
+
+/** This machine's file system, as GitFacts. */
+export const HOST_GIT_FACTS: GitFacts = {
+  ...HOST_FILE_FACTS,
+  kind: (path) => {
+    try {
+      return statSync(path).isDirectory() ? 'dir' : 'file';
+    } catch {
+      return undefined;
+    }
+  },
+  read: (path) => {
+    let fd: number | undefined;
+    try {
+      // Non-blocking: a named pipe the sandbox left as `.git` must not hold the server (it reads as nothing).
+      fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+      const buffer = Buffer.alloc(READ_BYTES);
+      return buffer.toString('utf8', 0, readSync(fd, buffer, 0, READ_BYTES, 0));
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  },
+};

@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import {
+  findRepository,
+  plantableFolder,
+  repositoryWarnings,
+  type GitFacts,
+} from '../../src/approval/git-repository.js';
+
+/**
+ * A file system on plain data: each path a file (its text) or a folder ('/'); the folders above every path exist.
+ * `links` maps a link's path to its target (absolute): realPath follows them.
+ */
+function factsOf(tree: Record<string, string>, links: Record<string, string> = {}): GitFacts {
+  const exists = (path: string) =>
+    path === '/' || path in tree || Object.keys(tree).some((p) => p.startsWith(`${path}/`));
+  const realPath = (path: string): string | undefined => {
+    for (const [link, target] of Object.entries(links)) {
+      if (path === link || path.startsWith(`${link}/`)) return realPath(target + path.slice(link.length));
+    }
+    return exists(path) ? path : undefined;
+  };
+  return {
+    realPath,
+    owner: () => undefined,
+    uid: 0,
+    kind: (path) => {
+      const real = realPath(path);
+      if (real === undefined) return undefined;
+      return tree[real] !== undefined && tree[real] !== '/' ? 'file' : 'dir';
+    },
+    read: (path) => {
+      const text = tree[realPath(path) ?? path];
+      return text === '/' ? undefined : text;
+    },
+  };
+}
+
+/** The files that make `dir` a repository: HEAD, objects, refs, config. */
+const repository = (dir: string): Record<string, string> => ({
+  [`${dir}/HEAD`]: 'ref: refs/heads/main\n',
+  [`${dir}/objects`]: '/',
+  [`${dir}/refs`]: '/',
+  [`${dir}/config`]: '[core]\n',
+});
+
+describe('findRepository', () => {
+  it('walks up to the first folder with a .git folder that is a repository', () => {
+    const facts = factsOf({ ...repository('/w/.git'), '/w/a/b/file': 'x' });
+    expect(findRepository('/w/a/b', facts)).toEqual({ at: '/w/.git', gitDir: '/w/.git' });
+    expect(findRepository('/elsewhere', facts)).toBeUndefined();
+  });
+
+  it('takes a folder that is a repository itself: HEAD with objects or refs, or with a commondir', () => {
+    const facts = factsOf({
+      ...repository('/tmp/bare'),
+      '/tmp/refs-only/HEAD': 'ref: refs/heads/main\n',
+      '/tmp/refs-only/refs': '/',
+      '/tmp/linked/HEAD': 'ref: refs/heads/main\n',
+      '/tmp/linked/commondir': '../bare\n',
+    });
+    expect(findRepository('/tmp/bare/sub', facts)).toEqual({ at: '/tmp/bare', gitDir: '/tmp/bare' });
+    expect(findRepository('/tmp/refs-only', facts)?.gitDir).toBe('/tmp/refs-only');
+    expect(findRepository('/tmp/linked', facts)).toEqual({
+      at: '/tmp/linked',
+      gitDir: '/tmp/linked',
+      commonDir: '/tmp/bare',
+    });
+  });
+
+  it('follows a .git file to the folder it names, relative to it or absolute, with that folder’s commondir', () => {
+    const facts = factsOf({
+      '/w/.git': 'gitdir: /tmp/main/.git/worktrees/w\n',
+      '/tmp/main/.git/worktrees/w/HEAD': 'ref: refs/heads/w\n',
+      '/tmp/main/.git/worktrees/w/commondir': '../..\n',
+      '/v/.git': 'gitdir: ../tmp/real.git',
+    });
+    expect(findRepository('/w', facts)).toEqual({
+      at: '/w/.git',
+      gitDir: '/tmp/main/.git/worktrees/w',
+      commonDir: '/tmp/main/.git',
+    });
+    expect(findRepository('/v/sub', facts)).toEqual({ at: '/v/.git', gitDir: '/tmp/real.git' });
+  });
+
+  it('walks past what is no repository: an empty .git folder, a HEAD folder, an empty commondir, a .git file without gitdir', () => {
+    const facts = factsOf({
+      ...repository('/w/.git'),
+      '/w/a/.git': '/',
+      '/w/a/HEAD': '/',
+      '/w/a/objects': 'an empty file',
+      '/w/a/b/HEAD': 'ref: refs/heads/main\n',
+      '/w/a/b/commondir': '',
+      '/w/a/b/c/.git': 'not a pointer',
+    });
+    expect(findRepository('/w/a/b/c', facts)?.gitDir).toBe('/w/.git');
+  });
+});
+
+describe('plantableFolder', () => {
+  const roots = ['/w', '/tmp'];
+
+  it('spares the .git of a writable root, and of a folder between a root and a root inside it', () => {
+    const facts = factsOf({ ...repository('/w/.git'), ...repository('/tmp/a/.git'), '/tmp/a/ws/x': '' });
+    expect(plantableFolder({ at: '/w/.git', gitDir: '/w/.git' }, roots, facts)).toBeUndefined();
+    expect(plantableFolder({ at: '/w/.git/modules/m', gitDir: '/w/.git/modules/m' }, roots, facts)).toBeUndefined();
+    expect(plantableFolder({ at: '/tmp/a/.git', gitDir: '/tmp/a/.git' }, roots, facts)).toEqual({
+      folder: '/tmp/a/.git',
+      root: '/tmp',
+    });
+    expect(
+      plantableFolder({ at: '/tmp/a/.git', gitDir: '/tmp/a/.git' }, [...roots, '/tmp/a/ws'], facts),
+    ).toBeUndefined();
+  });
+
+  it('names a repository elsewhere in a writable root, the root itself as one, or a root’s .git that is a link', () => {
+    const facts = factsOf(
+      { ...repository('/w/sub/.git'), ...repository('/elsewhere/.git') },
+      { '/w/.git': '/elsewhere/.git' },
+    );
+    expect(plantableFolder({ at: '/w/sub/.git', gitDir: '/w/sub/.git' }, roots, facts)).toEqual({
+      folder: '/w/sub/.git',
+      root: '/w',
+    });
+    expect(plantableFolder({ at: '/tmp', gitDir: '/tmp' }, roots, facts)).toEqual({ folder: '/tmp', root: '/tmp' });
+    expect(plantableFolder({ at: '/w/.git', gitDir: '/w/.git' }, roots, facts)).toEqual({
+      folder: '/w/.git',
+      root: '/w',
+    });
+  });
+
+  it('judges the common folder too, and nothing outside the writable roots', () => {
+    const facts = factsOf({ ...repository('/tmp/main.git'), '/home/me/wt/HEAD': 'x' });
+    const linked = { at: '/home/me/wt', gitDir: '/home/me/wt', commonDir: '/tmp/main.git' };
+    expect(plantableFolder(linked, roots, facts)).toEqual({ folder: '/tmp/main.git', root: '/tmp' });
+    expect(plantableFolder({ at: '/home/me/wt', gitDir: '/home/me/wt' }, roots, facts)).toBeUndefined();
+  });
+});
+
+describe('repositoryWarnings', () => {
+  const roots = ['/w', '/tmp'];
+  const bash = (script: string) => ['/usr/bin/bash', '-lc', script];
+  const facts = factsOf({
+    ...repository('/w/.git'),
+    ...repository('/tmp/x'),
+    ...repository('/tmp/y/.git'),
+    '/home/me/p/.git': 'gitdir: /tmp/p.git\n',
+    ...repository('/tmp/p.git'),
+  });
+  const warning = (place: string, repo: string) =>
+    `Warning: git ${place} reads the repository at ${repo}, which lies in /tmp: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`;
+
+  it('warns for none in the workspace with its own .git', () => {
+    expect(repositoryWarnings(bash('git status && ls'), '/w/src', {}, roots, facts)).toEqual([]);
+  });
+
+  it('warns once for each repository the sandbox could have written, where the command runs or points git', () => {
+    expect(repositoryWarnings(['git', 'status'], '/tmp/x', {}, roots, facts)).toEqual([warning('run here', '/tmp/x')]);
+    expect(
+      repositoryWarnings(bash('cd /tmp/x/sub && git -C /tmp/y status && git -C /tmp/x log'), '/w', {}, roots, facts),
+    ).toEqual([warning('in /tmp/x/sub (cd /tmp/x/sub)', '/tmp/x'), warning('in /tmp/y (-C /tmp/y)', '/tmp/y/.git')]);
+    expect(repositoryWarnings(['git', 'status'], '/w', { GIT_DIR: '/tmp/x' }, roots, facts)).toEqual([
+      warning('in /tmp/x (GIT_DIR=/tmp/x in its environment)', '/tmp/x'),
+    ]);
+    expect(repositoryWarnings(['git', 'status'], '/home/me/p', {}, roots, facts)).toEqual([
+      warning('run here', '/tmp/p.git (which /home/me/p/.git points to)'),
+    ]);
+  });
+
+  it('warns for a folder git is pointed at only as the command runs, when it names git', () => {
+    expect(repositoryWarnings(bash('cd "$d" && git status'), '/w', {}, roots, facts)).toEqual([
+      'Warning: git may read a repository in a folder the command picks only as it runs (cd $d): commands in the sandbox may have written it, with programs for git to run (core.fsmonitor, hooks).',
+    ]);
+    expect(repositoryWarnings(bash('cd "$d" && make'), '/w', {}, roots, facts)).toEqual([]);
+  });
+});

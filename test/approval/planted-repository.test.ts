@@ -1,0 +1,178 @@
+// A repository the sandboxed agent wrote, and git let out of the sandbox: against the real server (the built CLI's
+// `mcp` over stdio: workspace-write, on-request) on both backends, served as root and as nobody. A sandboxed command
+// plants repositories in a folder of /tmp (a writable root), each with a core.fsmonitor that leaves a marker outside
+// every writable root; then it asks to run plain git outside the sandbox at each, in each way a command can point git
+// at a folder. The person approves every form that does not warn of the repository: a marker means the planted
+// program ran outside the sandbox with the person's approval and no warning.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { connectApprovalClient, formText, type Answer } from '../helpers/approval-client.js';
+import { CANNOT_SWITCH_USER, NOBODY, removeMountPoint } from '../helpers/nobody.js';
+import { textOf } from '../reliability/harness.js';
+import { BACKENDS } from '../sandbox/sandbox-helpers.js';
+
+type User = 'root' | 'nobody';
+const users: User[] = CANNOT_SWITCH_USER === undefined ? ['root', 'nobody'] : ['root'];
+
+const made: string[] = [];
+afterAll(() => {
+  for (const path of made.splice(0)) rmSync(path, { recursive: true, force: true });
+  removeMountPoint();
+});
+
+/** A fresh folder of `user`'s own under `parent`, removed after the file. */
+function folder(user: User, parent: string, prefix: string): string {
+  const dir = mkdtempSync(join(parent, prefix));
+  made.push(dir);
+  chmodSync(dir, 0o755);
+  if (user === 'nobody') execFileSync('chown', [`${NOBODY}:${NOBODY}`, dir]);
+  return dir;
+}
+
+const giveTo = (user: User, dir: string) => {
+  if (user === 'nobody') execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, dir]);
+};
+
+/** The shell lines that make `dir` a repository to git whose core.fsmonitor touches `marker`. */
+const plantRepository = (dir: string, marker: string, worktree: string) =>
+  [
+    `mkdir -p ${dir}/objects ${dir}/refs`,
+    `printf 'ref: refs/heads/main\\n' > ${dir}/HEAD`,
+    `printf '[core]\\n\\tworktree = ${worktree}\\n\\tfsmonitor = touch ${marker}\\n' > ${dir}/config`,
+  ].join(' && ');
+
+/** The person: approves every form, unless it warns of a repository. */
+const approveUnlessWarned: Answer = (request) => ({
+  action: 'accept',
+  content: { decision: formText(request).includes('reads the repository at') ? 'deny' : 'approve' },
+});
+
+function useClients() {
+  const clients: Client[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+  });
+  return async (...args: Parameters<typeof connectApprovalClient>) => {
+    const c = await connectApprovalClient(...args);
+    clients.push(c.client);
+    return c;
+  };
+}
+
+describe.each(BACKENDS)('git let out of the sandbox on $backend', ({ backend, skip }) => {
+  const open = useClients();
+  const args = ['--sandbox-backend', backend];
+
+  describe.each(users)('served as %s', (user) => {
+    it.skipIf(skip !== undefined && !process.env.CI)(
+      'warns for every repository the sandbox planted that git would read, and for none it could not write',
+      async () => {
+        const ws = folder(user, '/var/tmp', 'ue-planted-ws-');
+        execFileSync('git', ['init', '-q', ws]);
+        writeFileSync(join(ws, 'untracked.txt'), 'x\n');
+        giveTo(user, ws);
+        const scratch = folder(user, '/tmp', 'ue-planted-repo-');
+        const outside = folder(user, '/var/tmp', 'ue-planted-marker-');
+        const c = await open(ws, approveUnlessWarned, args, { user });
+
+        const planted = await c.call('exec_command', {
+          cmd: [
+            `mkdir ${scratch}/tree`,
+            plantRepository(`${scratch}/bare`, `${outside}/bare`, `${scratch}/tree`),
+            plantRepository(`${scratch}/dash-c/.git`, `${outside}/dash-c`, `${scratch}/tree`),
+            plantRepository(`${scratch}/cd/.git`, `${outside}/cd`, `${scratch}/tree`),
+            plantRepository(`${scratch}/git-dir-variable`, `${outside}/git-dir-variable`, `${scratch}/tree`),
+            plantRepository(`${scratch}/git-dir-option`, `${outside}/git-dir-option`, `${scratch}/tree`),
+            plantRepository(`${scratch}/common`, `${outside}/common`, `${scratch}/tree`),
+            `mkdir ${scratch}/linked && printf 'ref: refs/heads/main\\n' > ${scratch}/linked/HEAD`,
+            `echo ../common > ${scratch}/linked/commondir`,
+            'echo PLANTED',
+          ].join(' && '),
+          login: false,
+        });
+        expect(textOf(planted)).toContain('PLANTED');
+
+        /** Asks to run `cmd` outside the sandbox; the form it got. */
+        const escalate = async (cmd: string, workdir?: string) => {
+          const before = c.asked.length;
+          await c.call('exec_command', {
+            cmd,
+            login: false,
+            sandbox_permissions: 'require_escalated',
+            ...(workdir ? { workdir } : {}),
+          });
+          expect(c.asked.length, cmd).toBe(before + 1);
+          return formText(c.asked[before]!);
+        };
+        const warning = (place: string, repository: string) =>
+          `Warning: git ${place} reads the repository at ${repository}, which lies in /tmp: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`;
+
+        // The workdir a bare-like folder (HEAD, objects, refs): git 2.39 reads its config, and takes no work tree
+        // from it, so here nothing runs; the warning is what is checked.
+        expect
+          .soft((await escalate('git status', `${scratch}/bare`)).split('\n')[0])
+          .toBe(warning('run here', `${scratch}/bare`));
+        expect
+          .soft((await escalate(`git -C ${scratch}/dash-c status`)).split('\n')[0])
+          .toBe(warning(`in ${scratch}/dash-c (-C ${scratch}/dash-c)`, `${scratch}/dash-c/.git`));
+        expect
+          .soft((await escalate(`cd ${scratch}/cd && git status`)).split('\n'))
+          .toContain(warning(`in ${scratch}/cd (cd ${scratch}/cd)`, `${scratch}/cd/.git`));
+        expect
+          .soft((await escalate(`GIT_DIR=${scratch}/git-dir-variable git status`)).split('\n')[0])
+          .toBe(
+            warning(
+              `in ${scratch}/git-dir-variable (GIT_DIR=${scratch}/git-dir-variable)`,
+              `${scratch}/git-dir-variable`,
+            ),
+          );
+        expect
+          .soft((await escalate(`git --git-dir=${scratch}/git-dir-option status`)).split('\n')[0])
+          .toBe(
+            warning(`in ${scratch}/git-dir-option (--git-dir ${scratch}/git-dir-option)`, `${scratch}/git-dir-option`),
+          );
+        // HEAD and a commondir, no objects or refs of its own: a linked worktree's folder, reading common's config.
+        expect
+          .soft((await escalate('git status', `${scratch}/linked`)).split('\n')[0])
+          .toBe(warning('run here', `${scratch}/linked`));
+        for (const name of ['bare', 'dash-c', 'cd', 'git-dir-variable', 'git-dir-option', 'common']) {
+          expect.soft(existsSync(join(outside, name)), `the fsmonitor planted in ${name} ran`).toBe(false);
+        }
+
+        // The workspace's own .git is kept read-only: no warning for it.
+        for (const cmd of ['git status', 'ls']) {
+          expect((await escalate(cmd)).split('\n')[0], cmd).toBe('Allow this command?');
+        }
+      },
+    );
+
+    it.skipIf(skip !== undefined && !process.env.CI)(
+      'warns for a repository in /tmp that the workspace’s .git file points to',
+      async () => {
+        const scratch = folder(user, '/tmp', 'ue-planted-repo-');
+        const outside = folder(user, '/var/tmp', 'ue-planted-marker-');
+        const ws = join(folder(user, '/var/tmp', 'ue-planted-ws-'), 'ws');
+        execFileSync('git', ['init', '-q', '--separate-git-dir', `${scratch}/real.git`, ws]);
+        giveTo(user, scratch);
+        giveTo(user, ws);
+        const c = await open(ws, approveUnlessWarned, args, { user });
+
+        const planted = await c.call('exec_command', {
+          cmd: `printf '[core]\\n\\tfsmonitor = touch ${outside}/pointed\\n' >> ${scratch}/real.git/config && echo PLANTED`,
+          login: false,
+        });
+        expect(textOf(planted)).toContain('PLANTED');
+        await c.call('exec_command', { cmd: 'git status', login: false, sandbox_permissions: 'require_escalated' });
+        expect
+          .soft(formText(c.asked[0]!).split('\n')[0])
+          .toBe(
+            `Warning: git run here reads the repository at ${scratch}/real.git (which ${ws}/.git points to), which lies in /tmp: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
+          );
+        expect.soft(existsSync(join(outside, 'pointed')), 'the fsmonitor planted in real.git ran').toBe(false);
+      },
+    );
+  });
+});
