@@ -63,6 +63,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "supervisor.h"
 
 /* Landlock's interface, written out so that old kernel headers build too (the numbers are the same everywhere). */
@@ -175,31 +176,24 @@ static int install_seccomp(const char *base64) {
 
 /* Puts the program at fd `target` for bubblewrap's --seccomp, in a memory file it reads from the start. */
 static int pass_seccomp(const char *base64, int target) {
-  unsigned char *bytes = NULL;
+  autofree unsigned char *bytes = NULL;
   long n = base64_decode(base64, &bytes);
   if (n <= 0 || n % sizeof(struct sock_filter) != 0) {
     fprintf(stderr, NAME ": --seccomp-fd wants a base64 BPF program of whole sock_filter records\n");
-    free(bytes);
     return EXIT_SETUP;
   }
-  int fd = memfd_create("unified-exec-seccomp", 0);
-  if (fd < 0) {
-    free(bytes);
-    return fail("cannot make a memory file for the seccomp filter", errno);
-  }
+  autoclose int fd = memfd_create("unified-exec-seccomp", 0);
+  if (fd < 0) return fail("cannot make a memory file for the seccomp filter", errno);
   long written = 0;
   while (written < n) {
     ssize_t w = write(fd, bytes + written, n - written);
     if (w < 0 && errno == EINTR) continue;
-    if (w < 0) {
-      free(bytes);
-      return fail("cannot write the seccomp filter", errno);
-    }
+    if (w < 0) return fail("cannot write the seccomp filter", errno);
     written += w;
   }
-  free(bytes);
   if (lseek(fd, 0, SEEK_SET) != 0) return fail("cannot rewind the seccomp filter", errno);
-  if (fd != target && (dup2(fd, target) < 0 || close(fd) != 0)) return fail("cannot place the seccomp filter", errno);
+  if (fd == target) steal_fd(&fd); /* already in place: kept open */
+  else if (dup2(fd, target) < 0) return fail("cannot place the seccomp filter", errno);
   return 0;
 }
 
@@ -219,7 +213,7 @@ static int read_only_devices(void) {
   if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) return fail("cannot make the mounts private", errno);
   for (size_t i = 0; i < sizeof(HOST_DEVICES) / sizeof(HOST_DEVICES[0]); i++) {
     const char *dev = HOST_DEVICES[i];
-    struct statvfs fs;
+    struct statvfs fs = {0};
     if (statvfs(dev, &fs) != 0) {
       if (errno == ENOENT) continue;
       return fail("cannot read the mount flags of a device", errno);
@@ -248,16 +242,14 @@ static int read_only_devices(void) {
  */
 static int enter_landlock_domain(void) {
   struct ll_ruleset_attr ruleset = {.handled_access_fs = LL_ACCESS_FS_EXECUTE};
-  int rules = syscall(__NR_landlock_create_ruleset, &ruleset, sizeof(ruleset.handled_access_fs), 0);
+  autoclose int rules = (int)syscall(__NR_landlock_create_ruleset, &ruleset, sizeof(ruleset.handled_access_fs), 0);
   if (rules < 0) return errno == ENOSYS || errno == EOPNOTSUPP ? 0 : fail("cannot make a Landlock ruleset", errno);
-  struct ll_path_beneath_attr everywhere = {.allowed_access = LL_ACCESS_FS_EXECUTE,
-                                            .parent_fd = open("/", O_PATH | O_CLOEXEC)};
-  if (everywhere.parent_fd < 0) return fail("cannot open /", errno);
+  autoclose int root = open("/", O_PATH | O_CLOEXEC);
+  if (root < 0) return fail("cannot open /", errno);
+  struct ll_path_beneath_attr everywhere = {.allowed_access = LL_ACCESS_FS_EXECUTE, .parent_fd = root};
   if (syscall(__NR_landlock_add_rule, rules, LL_RULE_PATH_BENEATH, &everywhere, 0) != 0)
     return fail("cannot add a Landlock rule", errno);
   if (syscall(__NR_landlock_restrict_self, rules, 0) != 0) return fail("cannot enter a Landlock domain", errno);
-  close(everywhere.parent_fd);
-  close(rules);
   return 0;
 }
 
@@ -335,7 +327,7 @@ static int enter_write_domain(struct paths trees, struct paths files, struct pat
     size = sizeof(attr);
     attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
   }
-  int rules = syscall(__NR_landlock_create_ruleset, &attr, size, 0);
+  autoclose int rules = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
   if (rules < 0) return fail("cannot make a Landlock ruleset", errno);
   int status = 0;
   for (int i = 0; status == 0 && i < trees.n; i++) status = allow_path(rules, trees.path[i], handled, handled);
@@ -350,7 +342,6 @@ static int enter_write_domain(struct paths trees, struct paths files, struct pat
   close_spent();
   if (status != 0) return status;
   if (syscall(__NR_landlock_restrict_self, rules, 0) != 0) return fail("cannot enter a Landlock domain", errno);
-  close(rules);
   return 0;
 }
 
@@ -426,21 +417,30 @@ static int usage(void) {
   return EXIT_SETUP;
 }
 
+/* What expand_options read, which the arguments point into. */
+static char *expanded_text;
+
 /*
  * Reads the options in `fd` to its end (each ended by a NUL byte) and puts them in place of argv[1..skip], before the
  * rest of the command line. `from` names the source in errors. Returns 0, or an exit status having said why.
  */
 static int expand_options(int fd, const char *from, int skip, int *argc, char ***argv) {
+  autoclose int input = fd;
   size_t size = 0, cap = 65536;
-  char *text = malloc(cap);
-  for (ssize_t n; text != NULL && (n = read(fd, text + size, cap - size)) != 0;) {
+  autofree char *text = malloc(cap);
+  if (text == NULL) return fail("out of memory", ENOMEM);
+  for (ssize_t n; (n = read(input, text + size, cap - size)) != 0;) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return fail(from, errno);
     size += n;
-    if (size == cap) text = realloc(text, cap *= 2);
+    if (size == cap) {
+      char *more = realloc(text, cap * 2);
+      if (more == NULL) return fail("out of memory", ENOMEM);
+      text = more;
+      cap *= 2;
+    }
   }
-  close(fd);
-  if (text == NULL) return fail("out of memory", ENOMEM);
+  close_fd_at_exit(&input);
   if (size == 0 && skip == 2 && strcmp((*argv)[1], "--standby") == 0) _exit(0); /* no command will come */
   if (size > 0 && text[size - 1] != '\0') {
     fprintf(stderr, NAME ": %s: each argument must end with a NUL byte\n", from);
@@ -457,6 +457,8 @@ static int expand_options(int fd, const char *from, int skip, int *argc, char **
   out[n] = NULL;
   *argc = n;
   *argv = out;
+  /* The new arguments point into `text`: it lives as long as the process. */
+  expanded_text = steal_pointer(&text);
   return 0;
 }
 
@@ -494,7 +496,7 @@ static int expand_args(int *argc, char ***argv, int *standby) {
  * terminal it starts a process on, and its stdin, stdout and stderr.
  */
 static int take_terminal(const char *path) {
-  int fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  autoclose int fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) return fail(path, errno);
   if (ioctl(fd, TIOCSCTTY, 0) != 0) return fail("cannot make the terminal the controlling one", errno);
   struct termios t;
@@ -524,7 +526,6 @@ static int take_terminal(const char *path) {
   if (tcsetattr(fd, TCSANOW, &t) != 0) return fail("cannot set the terminal's modes", errno);
   for (int target = 0; target < 3; target++)
     if (dup2(fd, target) != target) return fail("cannot take the terminal as stdin, stdout and stderr", errno);
-  close(fd);
   return 0;
 }
 
@@ -537,19 +538,18 @@ int main(int argc, char **argv) {
   if (expanded != 0) return expanded;
   const char *cwd = NULL, *terminal = NULL;
   int null_stdin = 0;
-  char **env = standby ? calloc(argc, sizeof(char *)) : NULL;
+  /* Each list below holds fewer than argc entries (env so ends with a NULL): one allocation holds the eight. */
+  autofree char **lists = calloc(8 * (size_t)argc, sizeof(char *));
+  if (lists == NULL) return fail("out of memory", ENOMEM);
+  char **env = lists;
   int env_n = 0;
   const char *seccomp = NULL;
   const char *pass = NULL;
   int pass_fd = -1;
   int landlock = 0, no_network = 0, devices = 0;
-  struct paths trees = {calloc(argc, sizeof(char *)), 0}, files = {calloc(argc, sizeof(char *)), 0};
-  struct paths read_trees = {calloc(argc, sizeof(char *)), 0}, read_files = {calloc(argc, sizeof(char *)), 0};
-  struct supervision sup = {{calloc(argc, sizeof(char *)), 0}, trees, {calloc(argc, sizeof(char *)), 0},
-                            {calloc(argc, sizeof(char *)), 0}, NULL, NULL};
-  if ((standby && env == NULL) || trees.path == NULL || files.path == NULL || read_trees.path == NULL || read_files.path == NULL ||
-      sup.roots.path == NULL || sup.keep_out.path == NULL || sup.kept_names.path == NULL)
-    return fail("out of memory", ENOMEM);
+  struct paths trees = {lists + argc, 0}, files = {lists + 2 * argc, 0};
+  struct paths read_trees = {lists + 3 * argc, 0}, read_files = {lists + 4 * argc, 0};
+  struct supervision sup = {{lists + 5 * argc, 0}, trees, {lists + 6 * argc, 0}, {lists + 7 * argc, 0}, NULL, NULL};
   int i = 1;
   for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
     if (strcmp(argv[i], "--seccomp") == 0 && i + 1 < argc && seccomp == NULL && pass == NULL) {
@@ -615,11 +615,10 @@ int main(int argc, char **argv) {
     if (status != 0) return status;
   }
   if (null_stdin) {
-    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    autoclose int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (fd < 0 || dup2(fd, 0) != 0) return fail("cannot read stdin from /dev/null", errno);
-    close(fd);
   }
-  if (standby) environ = env;
+  if (standby) environ = steal_pointer(&lists); /* env leads the lists: the environment outlives main */
 
   if (landlock) {
     close_from(3, -1);

@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include "supervisor.h"
+#include "cleanup.h"
 #include "decide.h"
 
 #include <dirent.h>
@@ -113,11 +114,18 @@ static const char *fd_name(int fd) {
   return self_fd_name;
 }
 
-/* The path of what `fd` refers to, as the kernel names it now; -1 when it has none a root could hold. */
+/*
+ * The path of what `fd` refers to, as the kernel names it now; -1 when it has none a root could hold. `out` holds what
+ * the link says ("pipe:[n]", ...) or "" when it could not be read: it is filled on every path.
+ */
 static int fd_path(int fd, char *out, size_t size) {
   const char *name = fd_name(fd);
+  out[0] = '\0';
   ssize_t n = readlinkat(self_fds, name, out, size - 1);
-  if (n <= 0 || (size_t)n >= size - 1) return -1;
+  if (n <= 0 || (size_t)n >= size - 1) {
+    out[0] = '\0';
+    return -1;
+  }
   out[n] = '\0';
   if (out[0] != '/') return -1;
   static const char deleted[] = " (deleted)";
@@ -128,7 +136,7 @@ static int fd_path(int fd, char *out, size_t size) {
 
 /* Whether `fd` is the inode `known` describes (or, without `known`, the inode of `other`). */
 static int same_inode(int fd, int other, const struct stat *known) {
-  struct stat sa, sb;
+  struct stat sa = {0}, sb = {0};
   if (known == NULL && fstat(other, &sb) != 0) return 0;
   if (known == NULL) known = &sb;
   return fstat(fd, &sa) == 0 && sa.st_dev == known->st_dev && sa.st_ino == known->st_ino;
@@ -145,13 +153,9 @@ static int beneath(int root, const char *path, int fd, const struct stat *known)
   while (*rel == '/') rel++;
   struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
                          .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-  int out = syscall(SYS_openat2, root_fds[root], *rel ? rel : ".", &how, sizeof(how));
-  if (out < 0) return -1;
-  if (!same_inode(out, fd, known)) {
-    close(out);
-    return -1;
-  }
-  return out;
+  autoclose int out = (int)syscall(SYS_openat2, root_fds[root], *rel ? rel : ".", &how, sizeof(how));
+  if (out < 0 || !same_inode(out, fd, known)) return -1;
+  return steal_fd(&out);
 }
 
 /* Each root's device and inode, taken from its fd at start (st_dev 0 and st_ino 0 for a root that could not be opened). */
@@ -322,9 +326,10 @@ struct entry {
 #define ENTRY_NONE {.dir = -1}
 
 static void drop_entry(struct entry *e) {
-  if (e->dir >= 0) close(e->dir);
-  e->dir = -1;
+  close_fd_at_exit(&e->dir);
 }
+/* An entry whose folder is closed however its scope is left. */
+#define autodrop __attribute__((cleanup(drop_entry)))
 
 /*
  * Finds the folder `path` (relative to the command's `dirfd`) names its last part in, as the kernel would (links
@@ -336,58 +341,50 @@ static enum verdict decide_entry(pid_t pid, int dirfd, const char *path, int gra
   char seen[PATH_MAX], parent[PATH_MAX], name[NAME_MAX + 1];
   path = as_command_sees(pid, path, seen, sizeof(seen));
   if (split_path(path, parent, sizeof(parent), name, sizeof(name)) != 0) return UNKNOWN;
-  int base = path[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
+  autoclose int base = path[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
   if (path[0] != '/' && base < 0) return UNKNOWN;
-  int dir = base;
+  autoclose int dir = -1;
   /* A name in the folder the command names by `dirfd` (tar's, most often): that folder is the base itself. */
-  if (!(base >= 0 && strcmp(parent, ".") == 0)) {
+  if (base >= 0 && strcmp(parent, ".") == 0) {
+    dir = steal_fd(&base);
+  } else {
     dir = openat(base, parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
     e->lookup_error = dir < 0 ? errno : 0;
-    if (base >= 0) close(base);
   }
   if (dir < 0) return UNKNOWN;
-  struct stat dir_stat;
-  if (fstat(dir, &dir_stat) != 0 || !S_ISDIR(dir_stat.st_mode)) {
-    close(dir);
-    return UNKNOWN;
-  }
+  struct stat dir_stat = {0};
+  if (fstat(dir, &dir_stat) != 0 || !S_ISDIR(dir_stat.st_mode)) return UNKNOWN;
   /* A root's top itself (where what is made is the supervisor's to make): known by its inode, named by the root. */
   int top = root_top(&dir_stat);
   char dir_path[PATH_MAX], entry_path[PATH_MAX];
   if (top >= 0) {
     snprintf(dir_path, sizeof(dir_path), "%s", cfg->roots.path[top]);
   } else if (fd_path(dir, dir_path, sizeof(dir_path)) != 0) {
-    close(dir);
     return UNKNOWN;
   }
   enum verdict verdict = decide_path(cfg, dir_path, top, name, entry_path, sizeof(entry_path));
+  autoclose int kept = -1;
   switch (verdict) {
     case REFUSE:
-      e->dir = dir;
+      kept = steal_fd(&dir);
       break;
     case GRANTED:
-      if (!granted_dir) {
-        close(dir);
-        break;
-      }
+      if (!granted_dir) break;
       __attribute__((fallthrough)); /* opened and checked as for an act */
     case ACT: {
       /* Only an act needs the caller still there: a pid reused meanwhile would make `dir` another process's folder. */
-      int checked = -1;
-      if (!still_waiting()) checked = -1;
-      else if (top >= 0) checked = fcntl(root_fds[top], F_DUPFD_CLOEXEC, 0);
-      else checked = beneath(root_of(cfg, dir_path), dir_path, dir, &dir_stat);
-      close(dir);
-      if (checked < 0) return UNKNOWN;
-      e->dir = checked;
+      int root = top >= 0 ? top : root_of(cfg, dir_path);
+      if (root < 0 || !still_waiting()) return UNKNOWN;
+      kept = top >= 0 ? fcntl(root_fds[top], F_DUPFD_CLOEXEC, 0) : beneath(root, dir_path, dir, &dir_stat);
+      if (kept < 0) return UNKNOWN;
       break;
     }
     case UNKNOWN:
     case OUTSIDE:
     default:
-      close(dir);
       return verdict == OUTSIDE ? OUTSIDE : UNKNOWN;
   }
+  e->dir = steal_fd(&kept);
   snprintf(e->name, sizeof(e->name), "%s", name);
   snprintf(e->path, sizeof(e->path), "%s", entry_path);
   return verdict;
@@ -395,7 +392,7 @@ static enum verdict decide_entry(pid_t pid, int dirfd, const char *path, int gra
 
 /* Whether the entry `e` names exists (a link counts as itself); 0 when its folder is not known. */
 static int entry_exists(const struct entry *e) {
-  struct stat st;
+  struct stat st = {0};
   return e->dir >= 0 && fstatat(e->dir, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
@@ -434,6 +431,15 @@ static void release(int fd) {
   if (fd >= 0 && !is_held(fd)) close(fd);
 }
 
+static void release_at_exit(int *fd) {
+  int err = errno;
+  release(*fd);
+  errno = err;
+  *fd = -1;
+}
+/* An fd decide_inode returned, released however its scope is left. */
+#define autorelease __attribute__((cleanup(release_at_exit)))
+
 /*
  * The held fd on the file the command's `fd` refers to, if one is held and the file still lies where metadata may
  * change; else -1. Whoever holds `fd` (a pid reused meanwhile included), a change to that file is one the rules allow.
@@ -442,7 +448,7 @@ static int held_for(pid_t pid, int fd) {
   if (fd < 0) return -1;
   char rel[32];
   snprintf(rel, sizeof(rel), "fd/%d", fd);
-  struct stat st;
+  struct stat st = {0};
   if (proc_at(pid, rel, 0, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
   for (int i = 0; i < HELD_FILES; i++) {
     if (held[i].fd < 0 || held[i].dev != st.st_dev || held[i].ino != st.st_ino) continue;
@@ -461,7 +467,7 @@ static int held_for(pid_t pid, int fd) {
 static int decide_inode(pid_t pid, int dirfd, const char *path, int nofollow) {
   char seen[PATH_MAX];
   path = as_command_sees(pid, path, seen, sizeof(seen));
-  int fd;
+  autoclose int fd = -1;
   int by_fd = path == NULL || *path == '\0';
   if (by_fd) {
     int known = held_for(pid, dirfd);
@@ -469,32 +475,23 @@ static int decide_inode(pid_t pid, int dirfd, const char *path, int nofollow) {
     fd = open_base(pid, dirfd);
     if (fd < 0) return errno = EBADF, -1;
   } else {
-    int base = path[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
+    autoclose int base = path[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
     if (path[0] != '/' && base < 0) return errno = EBADF, -1;
     fd = openat(base, path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
-    int err = errno;
-    if (base >= 0) close(base);
-    if (fd < 0) return errno = err, -1;
+    if (fd < 0) return -1; /* openat's errno: the cleanups keep it */
   }
-  struct stat st;
-  if (!still_waiting() || fstat(fd, &st) != 0) {
-    close(fd);
-    return errno = EPERM, -1;
-  }
+  struct stat st = {0};
+  if (!still_waiting() || fstat(fd, &st) != 0) return errno = EPERM, -1;
   char where[PATH_MAX];
   if (fd_path(fd, where, sizeof(where)) != 0) {
     /* Nothing a path reaches: a deleted file, an anonymous pipe or socket ("pipe:[n]"). */
-    if (st.st_nlink == 0 || ((S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) && where[0] != '/')) return fd;
-    close(fd);
+    if (st.st_nlink == 0 || ((S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) && where[0] != '/' && where[0] != '\0'))
+      return steal_fd(&fd);
     return errno = EPERM, -1;
   }
   int root = metadata_root(cfg, where);
-  if (root < 0) {
-    close(fd);
-    return errno = EPERM, -1;
-  }
+  if (root < 0) return errno = EPERM, -1;
   int checked = beneath(root, where, fd, &st);
-  close(fd);
   if (checked < 0) return errno = EPERM, -1;
   if (by_fd && S_ISREG(st.st_mode)) hold(checked, &st);
   return checked;
@@ -510,7 +507,7 @@ static const char *proc_self(int fd) {
 
 /* A real (not O_PATH) fd on the file behind `fd`, for calls that take no O_PATH fd; -1 for what cannot be opened so. */
 static int reopen(int fd) {
-  struct stat st;
+  struct stat st = {0};
   if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) return errno = EPERM, -1;
   return open(proc_self(fd), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 }
@@ -553,7 +550,7 @@ static int holds_master(pid_t pid, unsigned index) {
     snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, d->d_name);
     FILE *f = fopen(path, "re");
     if (f == NULL) continue;
-    unsigned n;
+    unsigned n = 0;
     while (fgets(line, sizeof(line), f) != NULL)
       if (sscanf(line, "tty-index: %u", &n) == 1 && n == index) found = 1;
     fclose(f);
@@ -570,30 +567,26 @@ static int holds_master(pid_t pid, unsigned index) {
 static int own_new_terminal(pid_t pid, int dirfd, const char *path) {
   char seen[PATH_MAX];
   path = as_command_sees(pid, path, seen, sizeof(seen));
-  int base = path[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
+  autoclose int base = path[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
   if (path[0] != '/' && base < 0) return -1;
-  int fd = openat(base, path, O_PATH | O_CLOEXEC);
-  if (base >= 0) close(base);
+  autoclose int fd = openat(base, path, O_PATH | O_CLOEXEC);
   if (fd < 0) return -1;
-  struct stat st;
-  /* UNIX98 pty slaves: majors 136-143 (Documentation/admin-guide/devices.txt). */
+  struct stat st = {0};
+  /* UNIX98 pty slaves: majors 136-143 (Documentation/admin-guide/devices.txt). The caller's /proc read, it must still wait. */
   if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) >= 136 && major(st.st_rdev) <= 143 &&
-      holds_master(pid, (major(st.st_rdev) - 136) * 256 + minor(st.st_rdev)))
-    return fd;
-  close(fd);
+      holds_master(pid, (major(st.st_rdev) - 136) * 256 + minor(st.st_rdev)) && still_waiting())
+    return steal_fd(&fd);
   return -1;
 }
 
 /* open/openat/creat for writing or making. */
 static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, mode_t mode) {
-  struct entry e = ENTRY_NONE;
+  autodrop struct entry e = ENTRY_NONE;
   if (strncmp(path, "/dev/pts/", 9) == 0 && !(flags & O_CREAT)) {
-    int slave = own_new_terminal(pid, dirfd, path);
+    autoclose int slave = own_new_terminal(pid, dirfd, path);
     if (slave >= 0) {
       int out = open(proc_self(slave), (flags & (O_ACCMODE | O_NONBLOCK | O_APPEND)) | O_NOCTTY | O_CLOEXEC);
-      int err = errno;
-      close(slave);
-      return out < 0 ? fail_with(err) : (struct answer){.fd = out, .cloexec = flags & O_CLOEXEC};
+      return out < 0 ? fail_with(errno) : (struct answer){.fd = out, .cloexec = flags & O_CLOEXEC};
     }
   }
   if (flags & __O_TMPFILE) {
@@ -613,90 +606,72 @@ static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, 
     case OUTSIDE:
     default: return go_on();
   }
-  struct stat st;
-  if (fstatat(e.dir, e.name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
-    drop_entry(&e);
+  struct stat st = {0};
+  if (fstatat(e.dir, e.name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
     return go_on(); /* a link, a folder, a pipe: the kernel and the domain answer */
-  }
   /* Non-blocking, so that a pipe put there meanwhile cannot stall the supervisor; the flag is the command's after. */
   /* The mode counts only when the file is made (the umask is read from /proc only then). */
   int out = openat(e.dir, e.name, (flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) & ~O_DIRECTORY,
                    flags & O_CREAT ? mode & ~umask_of(pid) & 07777 : 0);
-  int err = errno;
-  drop_entry(&e);
-  if (out < 0) return fail_with(err);
+  if (out < 0) return fail_with(errno);
   if (!(flags & O_NONBLOCK)) fcntl(out, F_SETFL, fcntl(out, F_GETFL) & ~O_NONBLOCK);
   /*
    * Held, as a file a metadata call was allowed on: tar sets the times, owner and mode of each file it writes next,
    * through this fd, and they find it here (it lies in the folder just checked, its name no kept one).
    */
   int path_fd = openat(self_fds, fd_name(out), O_PATH | O_CLOEXEC);
-  struct stat made;
+  struct stat made = {0};
   if (path_fd >= 0 && fstat(path_fd, &made) == 0 && S_ISREG(made.st_mode)) hold(path_fd, &made);
   else if (path_fd >= 0) close(path_fd);
   return (struct answer){.fd = out, .cloexec = flags & O_CLOEXEC};
 }
 
 /*
- * The entry a make, a removal or a symlink names, decided: its folder when the supervisor is to act on it (the answer
- * is then for the caller to give), or with `*done` set, the answer itself (the kernel's, or a refusal).
+ * The entry a make, a removal or a symlink names, decided into `e` (ENTRY_NONE). Both outputs are filled: 1 when the
+ * supervisor is to act on it (`e` holds its checked folder; `*done` a refusal, for the act's own answer to replace),
+ * else 0 with `*done` the answer itself (the kernel's, or a refusal).
  */
-static struct entry decided_entry(pid_t pid, int dirfd, const char *path, enum refused_call call, struct answer *done,
-                                  int *acting) {
-  struct entry e = ENTRY_NONE;
-  *acting = 0;
-  switch (decide_entry(pid, dirfd, path, 0, &e)) {
-    case ACT: *acting = 1; break;
-    case REFUSE: *done = refused(&e, call, 0); break;
+static int decided_entry(pid_t pid, int dirfd, const char *path, enum refused_call call, struct entry *e,
+                         struct answer *done) {
+  switch (decide_entry(pid, dirfd, path, 0, e)) {
+    case ACT: *done = fail_with(EACCES); return 1;
+    case REFUSE: *done = refused(e, call, 0); return 0;
     case UNKNOWN:
     case GRANTED:
     case OUTSIDE:
-    default: *done = go_on(); break;
+    default: *done = go_on(); return 0;
   }
-  return e;
 }
 
 static struct answer do_mkdir(pid_t pid, int dirfd, const char *path, mode_t mode) {
-  struct answer a;
-  int acting;
-  struct entry e = decided_entry(pid, dirfd, path, MAKES, &a, &acting);
-  if (!acting) return a;
-  a = result(mkdirat(e.dir, e.name, mode & ~umask_of(pid) & 07777));
-  drop_entry(&e);
-  return a;
+  autodrop struct entry e = ENTRY_NONE;
+  struct answer a = fail_with(EACCES);
+  if (!decided_entry(pid, dirfd, path, MAKES, &e, &a)) return a;
+  return result(mkdirat(e.dir, e.name, mode & ~umask_of(pid) & 07777));
 }
 
 static struct answer do_mknod(pid_t pid, int dirfd, const char *path, mode_t mode, dev_t dev) {
   /* Pipes, sockets and plain files only: devices need a capability no command has. */
   mode_t type = mode & S_IFMT;
   if (type != 0 && type != S_IFREG && type != S_IFIFO && type != S_IFSOCK) return go_on();
-  struct answer a;
-  int acting;
-  struct entry e = decided_entry(pid, dirfd, path, MAKES, &a, &acting);
-  if (!acting) return a;
-  a = result(mknodat(e.dir, e.name, type | (mode & ~umask_of(pid) & 07777), dev));
-  drop_entry(&e);
-  return a;
+  autodrop struct entry e = ENTRY_NONE;
+  struct answer a = fail_with(EACCES);
+  if (!decided_entry(pid, dirfd, path, MAKES, &e, &a)) return a;
+  return result(mknodat(e.dir, e.name, type | (mode & ~umask_of(pid) & 07777), dev));
 }
 
 static struct answer do_unlink(pid_t pid, int dirfd, const char *path, int flags) {
-  struct answer a;
-  int acting;
-  struct entry e = decided_entry(pid, dirfd, path, REMOVES, &a, &acting);
-  if (!acting) return a;
-  a = result(unlinkat(e.dir, e.name, flags & AT_REMOVEDIR));
-  drop_entry(&e);
-  return a;
+  autodrop struct entry e = ENTRY_NONE;
+  struct answer a = fail_with(EACCES);
+  if (!decided_entry(pid, dirfd, path, REMOVES, &e, &a)) return a;
+  return result(unlinkat(e.dir, e.name, flags & AT_REMOVEDIR));
 }
 
 static struct answer do_symlink(pid_t pid, const char *target, int dirfd, const char *path) {
-  struct answer a;
-  int acting;
-  struct entry e = decided_entry(pid, dirfd, path, MAKES, &a, &acting);
-  if (!acting) return a;
-  a = result(symlinkat(target, e.dir, e.name));
-  drop_entry(&e);
-  return a;
+  autodrop struct entry e = ENTRY_NONE;
+  struct answer a = fail_with(EACCES);
+  if (!decided_entry(pid, dirfd, path, MAKES, &e, &a)) return a;
+  return result(symlinkat(target, e.dir, e.name));
 }
 
 /*
@@ -712,10 +687,11 @@ static struct answer do_rename(pid_t pid, int olddir, const char *oldpath, int n
       ((flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)) && (flags & RENAME_EXCHANGE)))
     return fail_with(EINVAL);
   if (flags & RENAME_WHITEOUT) return fail_with(EPERM);
-  struct entry from = ENTRY_NONE, to = ENTRY_NONE;
+  autodrop struct entry from = ENTRY_NONE;
+  autodrop struct entry to = ENTRY_NONE;
   enum verdict a = decide_entry(pid, olddir, oldpath, 1, &from);
   enum verdict b = decide_entry(pid, newdir, newpath, 1, &to);
-  struct answer out;
+  struct answer out = fail_with(EACCES);
   if (a == REFUSE || b == REFUSE) {
     /* What the kernel answers first: a folder that could not be found (ENOENT, ENOTDIR), a name missing or there. */
     int known = (a == REFUSE || a == ACT || a == GRANTED) && (b == REFUSE || b == ACT || b == GRANTED);
@@ -729,8 +705,6 @@ static struct answer do_rename(pid_t pid, int olddir, const char *oldpath, int n
   } else {
     out = result(renameat2(from.dir, from.name, to.dir, to.name, flags));
   }
-  drop_entry(&from);
-  drop_entry(&to);
   return out;
 }
 
@@ -738,8 +712,8 @@ static struct answer do_link(pid_t pid, int olddir, const char *oldpath, int new
   /* What is linked must itself lie in a writable root: a link cannot give a second, writable name to a kept file. */
   int source = decide_inode(pid, olddir, oldpath, !(flags & AT_SYMLINK_FOLLOW));
   if (source < 0) return errno == EPERM ? go_on() : fail_with(errno);
-  struct entry to = ENTRY_NONE;
-  struct answer out;
+  autodrop struct entry to = ENTRY_NONE;
+  struct answer out = fail_with(EACCES);
   switch (decide_entry(pid, newdir, newpath, 0, &to)) {
     case ACT: out = result(linkat(AT_FDCWD, proc_self(source), to.dir, to.name, AT_SYMLINK_FOLLOW)); break;
     case REFUSE: out = refused(&to, MAKES, 0); break;
@@ -749,81 +723,67 @@ static struct answer do_link(pid_t pid, int olddir, const char *oldpath, int new
     default: out = go_on(); break;
   }
   release(source);
-  drop_entry(&to);
   return out;
 }
 
 static struct answer do_truncate(pid_t pid, const char *path, off_t length) {
   /* Refused here, not left to the domain: Landlock governs truncation only from ABI 3 on. */
-  int fd = decide_inode(pid, AT_FDCWD, path, 0);
+  autorelease int fd = decide_inode(pid, AT_FDCWD, path, 0);
   if (fd < 0) return fail_with(errno == EPERM ? EACCES : errno);
-  struct answer a = result(truncate(proc_self(fd), length));
-  release(fd);
-  return a;
+  return result(truncate(proc_self(fd), length));
 }
 
 /* ---- metadata ---- */
 
+/* Fills both outputs: `*fd` (decide_inode's), and the answer for when it is -1. */
 static struct answer meta_fd(pid_t pid, int dirfd, const char *path, int nofollow, int *fd) {
   *fd = decide_inode(pid, dirfd, path, nofollow);
   return *fd < 0 ? fail_with(errno) : go_on();
 }
 
 static struct answer do_chmod(pid_t pid, int dirfd, const char *path, int flags, mode_t mode) {
-  int fd;
+  autorelease int fd = -1;
   struct answer a = meta_fd(pid, dirfd, path, flags & AT_SYMLINK_NOFOLLOW, &fd);
   if (fd < 0) return a;
-  struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) a = fail_with(EOPNOTSUPP);
-  else a = result(fchmodat(self_fds, fd_name(fd), mode, 0));
-  release(fd);
-  return a;
+  struct stat st = {0};
+  if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) return fail_with(EOPNOTSUPP);
+  return result(fchmodat(self_fds, fd_name(fd), mode, 0));
 }
 
 static struct answer do_chown(pid_t pid, int dirfd, const char *path, int flags, uid_t uid, gid_t gid) {
-  int fd;
+  autorelease int fd = -1;
   struct answer a = meta_fd(pid, dirfd, path, flags & AT_SYMLINK_NOFOLLOW, &fd);
   if (fd < 0) return a;
-  a = result(fchownat(fd, "", uid, gid, AT_EMPTY_PATH));
-  release(fd);
-  return a;
+  return result(fchownat(fd, "", uid, gid, AT_EMPTY_PATH));
 }
 
 static struct answer do_utimens(pid_t pid, int dirfd, const char *path, int flags, const struct timespec *times) {
-  int fd;
+  autorelease int fd = -1;
   struct answer a = meta_fd(pid, dirfd, path, flags & AT_SYMLINK_NOFOLLOW, &fd);
   if (fd < 0) return a;
-  a = result(utimensat(fd, "", times, AT_EMPTY_PATH));
-  release(fd);
-  return a;
+  return result(utimensat(fd, "", times, AT_EMPTY_PATH));
 }
 
 static struct answer do_setxattr(pid_t pid, int dirfd, const char *path, int nofollow, const char *name,
                                  const void *value, size_t size, int flags) {
-  int fd;
+  autorelease int fd = -1;
   struct answer a = meta_fd(pid, dirfd, path, nofollow, &fd);
   if (fd < 0) return a;
-  int real = reopen(fd);
-  a = real < 0 ? fail_with(EPERM)
-               : result(value ? fsetxattr(real, name, value, size, flags) : fremovexattr(real, name));
-  if (real >= 0) close(real);
-  release(fd);
-  return a;
+  autoclose int real = reopen(fd);
+  if (real < 0) return fail_with(EPERM);
+  return result(value ? fsetxattr(real, name, value, size, flags) : fremovexattr(real, name));
 }
 
 static struct answer do_inode_flags(pid_t pid, int fd_arg, unsigned long request, uint64_t arg) {
-  int fd;
+  autorelease int fd = -1;
   struct answer a = meta_fd(pid, fd_arg, NULL, 0, &fd);
   if (fd < 0) return a;
-  int real = reopen(fd);
-  unsigned char buf[64];
+  autoclose int real = reopen(fd);
+  unsigned char buf[64] = {0};
   size_t size = _IOC_SIZE(request);
-  if (real < 0) a = fail_with(EPERM);
-  else if (size > sizeof(buf) || read_bytes(pid, arg, buf, size) != 0) a = fail_with(EFAULT);
-  else a = result(ioctl(real, request, buf));
-  if (real >= 0) close(real);
-  release(fd);
-  return a;
+  if (real < 0) return fail_with(EPERM);
+  if (size > sizeof(buf) || read_bytes(pid, arg, buf, size) != 0) return fail_with(EFAULT);
+  return result(ioctl(real, request, buf));
 }
 
 /* ---- sockets ---- */
@@ -867,8 +827,9 @@ static int domain_governs(long nr) {
     case SYS_openat: case SYS_mkdirat: case SYS_mknodat: case SYS_unlinkat: case SYS_renameat2: case SYS_linkat:
     case SYS_symlinkat:
       return 1;
+    default:
+      return 0;
   }
-  return 0;
 }
 
 static struct answer unreadable(long nr) {
@@ -907,7 +868,7 @@ static struct answer handle(struct seccomp_notif *notif) {
     case SYS_lchown: STRING(0, path); return do_chown(pid, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, ARG(1), ARG(2));
     case SYS_utime: {
       STRING(0, path);
-      struct { long actime, modtime; } t;
+      struct { long actime, modtime; } t = {0, 0};
       if (ARG(1) == 0) return do_utimens(pid, AT_FDCWD, path, 0, NULL);
       if (read_bytes(pid, ARG(1), &t, sizeof(t)) != 0) return fail_with(EFAULT);
       struct timespec ts[2] = {{t.actime, 0}, {t.modtime, 0}};
@@ -917,7 +878,7 @@ static struct answer handle(struct seccomp_notif *notif) {
     case SYS_futimesat: {
       int at = nr == SYS_utimes ? 0 : 1;
       STRING(at, path);
-      struct timeval tv[2];
+      struct timeval tv[2] = {{0, 0}, {0, 0}};
       if (ARG(at + 1) == 0) return do_utimens(pid, at ? INT_ARG(0) : AT_FDCWD, path, 0, NULL);
       if (read_bytes(pid, ARG(at + 1), tv, sizeof(tv)) != 0) return fail_with(EFAULT);
       struct timespec ts[2] = {{tv[0].tv_sec, tv[0].tv_usec * 1000}, {tv[1].tv_sec, tv[1].tv_usec * 1000}};
@@ -961,7 +922,7 @@ static struct answer handle(struct seccomp_notif *notif) {
         STRING(1, path);
         p = path;
       }
-      struct timespec ts[2];
+      struct timespec ts[2] = {{0, 0}, {0, 0}};
       if (ARG(2) != 0 && read_bytes(pid, ARG(2), ts, sizeof(ts)) != 0) return fail_with(EFAULT);
       return do_utimens(pid, INT_ARG(0), p, INT_ARG(3), ARG(2) ? ts : NULL);
     }
@@ -987,6 +948,7 @@ static struct answer handle(struct seccomp_notif *notif) {
     case SYS_ioctl: return do_inode_flags(pid, INT_ARG(0), (unsigned long)(uint32_t)ARG(1), ARG(2));
     case SYS_socket: return refuse_socket(INT_ARG(0));
     case SYS_umask: forget_umasks(); return go_on();
+    default: break;
   }
   /* A call the filter sends here that this build does not know (setxattrat, ...): refused, not let through. */
   return fail_with(ENOSYS);
@@ -997,22 +959,18 @@ static struct answer handle(struct seccomp_notif *notif) {
 static void answer(int listener, struct seccomp_notif *notif, struct seccomp_notif_resp *resp, struct answer a) {
   /* A caller gone meanwhile fails both ioctls (ENOENT): what was read of it was checked valid before any act. */
   if (a.fd >= 0) {
+    autoclose int fd = a.fd;
     struct seccomp_notif_addfd add = {.id = notif->id,
                                       .flags = SECCOMP_ADDFD_FLAG_SEND,
-                                      .srcfd = (uint32_t)a.fd,
+                                      .srcfd = (uint32_t)fd,
                                       .newfd = 0,
                                       .newfd_flags = a.cloexec ? O_CLOEXEC : 0};
     /* SEND answers the call with the new fd's number at once (5.14+); before, the number is answered after. */
+    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0) return;
+    if (errno != EINVAL) return;
+    add.flags = 0;
     int added = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
-    if (added < 0 && errno == EINVAL) {
-      add.flags = 0;
-      added = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
-      a = added < 0 ? fail_with(EMFILE) : (struct answer){.val = added, .fd = -1};
-      close(add.srcfd);
-    } else {
-      close(a.fd);
-      return;
-    }
+    a = added < 0 ? fail_with(EMFILE) : (struct answer){.val = added, .fd = -1};
   }
   resp->id = notif->id;
   resp->flags = a.go_on ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
@@ -1034,7 +992,7 @@ static pid_t parent_of(pid_t pid) {
   if (n <= 0) return -1;
   buf[n] = '\0';
   char *end = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-  int ppid;
+  int ppid = -1;
   if (end == NULL || sscanf(end + 1, " %*c %d", &ppid) != 1) return -1;
   return ppid;
 }
@@ -1053,10 +1011,14 @@ static int signal_descendants(int sig) {
     pid_t pid = (pid_t)strtol(d->d_name, NULL, 10);
     if (pid <= 0) continue;
     if (n == cap) {
+      /* Out of memory: the processes listed so far are signalled (a failed realloc lost the list, and so all of them). */
+      pid_t *more_pids = realloc(pids, 2 * cap * sizeof(pid_t));
+      if (more_pids == NULL) break;
+      pids = more_pids;
+      pid_t *more_parents = realloc(parents, 2 * cap * sizeof(pid_t));
+      if (more_parents == NULL) break;
+      parents = more_parents;
       cap *= 2;
-      pids = realloc(pids, cap * sizeof(pid_t));
-      parents = realloc(parents, cap * sizeof(pid_t));
-      if (!pids || !parents) break;
     }
     pids[n] = pid;
     parents[n++] = parent_of(pid);
@@ -1144,19 +1106,20 @@ static int send_fd(int sock, int fd) {
 }
 
 static int receive_fd(int sock) {
-  char byte;
+  char byte = 0;
   struct iovec iov = {&byte, 1};
   union {
     char buf[CMSG_SPACE(sizeof(int))];
     struct cmsghdr align;
   } u;
+  memset(&u, 0, sizeof(u));
   struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
   ssize_t n;
   do n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
   while (n < 0 && errno == EINTR);
   struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
   if (n != 1 || c == NULL || c->cmsg_type != SCM_RIGHTS) return -1;
-  int fd;
+  int fd = -1;
   memcpy(&fd, CMSG_DATA(c), sizeof(int));
   return fd;
 }
@@ -1231,7 +1194,7 @@ int supervise(const struct supervision *config, enter_sandbox_fn enter, void *co
   for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) sigaddset(&handled, taken[i]);
   sigaddset(&handled, PARENT_DIED);
   sigprocmask(SIG_BLOCK, &handled, &original);
-  int sv[2];
+  int sv[2] = {-1, -1};
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     fprintf(stderr, NAME ": cannot make a socket pair: %s\n", strerror(errno));
     return EXIT_SETUP;
@@ -1273,7 +1236,7 @@ int supervise(const struct supervision *config, enter_sandbox_fn enter, void *co
    */
   if (listener >= 0) ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 
-  struct seccomp_notif_sizes sizes;
+  struct seccomp_notif_sizes sizes = {0};
   if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) sizes.seccomp_notif = sizes.seccomp_notif_resp = 4096;
   struct seccomp_notif *notif = calloc(1, sizes.seccomp_notif > sizeof(*notif) ? sizes.seccomp_notif : sizeof(*notif));
   struct seccomp_notif_resp *resp =
@@ -1301,7 +1264,7 @@ int supervise(const struct supervision *config, enter_sandbox_fn enter, void *co
       listener = -1;
     }
     if (fds[0].revents & POLLIN) {
-      struct signalfd_siginfo info;
+      struct signalfd_siginfo info = {0};
       if (read(signals, &info, sizeof(info)) != sizeof(info)) continue;
       int sig = (int)info.ssi_signo;
       if (sig == PARENT_DIED) {
@@ -1310,7 +1273,7 @@ int supervise(const struct supervision *config, enter_sandbox_fn enter, void *co
       }
       if (sig == SIGTERM || sig == SIGHUP) kill(child, sig); /* the command decides what they mean to it */
       if (sig != SIGCHLD) continue;
-      int status;
+      int status = 0;
       pid_t done;
       while ((done = waitpid(-1, &status, WNOHANG)) > 0) {
         if (done != child) continue; /* an orphan that ended: reaped */

@@ -8,8 +8,21 @@
 # addon is loaded into Node, so it links glibc dynamically (symbols from GLIBC_2.2.5 on x64, 2.17 on arm64). The
 # addon uses Node-API version 8 only, which every Node from 16 on provides: one build for every Node version.
 #
+# Hardened as a security monitor should be (docs/development.md): locals start zeroed, fortified libc calls, stack
+# protector and clash protection, a switch without a default and the warnings below are errors, and the relocations
+# are made read-only once loaded. binding.gyp's cflags repeat them (test/package/native-analysis.test.ts checks it).
+#
 # Usage: scripts/prebuild.sh [OUT_DIR]   (default: prebuilds/ in the checkout)
+#        scripts/prebuild.sh --flags     (prints the warning and hardening flags, one a line, for the analysis and
+#                                         sanitizer builds of the tests)
 set -euo pipefail
+warnings=(-Wall -Wextra -Werror -Wformat=2 -Wshadow -Wvla -Werror=switch-default)
+hardening=(-ftrivial-auto-var-init=zero -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fstack-clash-protection)
+linking=(-Wl,-z,relro,-z,now)
+if [ "${1:-}" = --flags ]; then
+  printf '%s\n' "${warnings[@]}" "${hardening[@]}"
+  exit 0
+fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$root/prebuilds}"
 node_include="$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")/include/node"
@@ -19,7 +32,7 @@ node_include="$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")/incl
 }
 
 # The paths of the checkout stay out of the binaries: only native/… as the repository names them.
-common=(-O2 -Wall -Wextra -Werror "-ffile-prefix-map=$root/=" -fno-ident)
+common=(-O2 "${warnings[@]}" "${hardening[@]}" "${linking[@]}" "-ffile-prefix-map=$root/=" -fno-ident)
 build() { # platform compiler-prefix
   local platform="$1" prefix="$2" dir="$out/$1"
   command -v "${prefix}gcc" >/dev/null || {
