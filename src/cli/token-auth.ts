@@ -27,14 +27,17 @@ export type TokenAuth =
   /** `path` absolute, so the printed connect lines can read the file from any directory. */
   | { from: 'file'; token: string; path: string };
 
-/** A token file's permission bits (st_mode) and text, both taken from one open file. */
+/** A token file's permission bits (st_mode), owner (st_uid) and text, all taken from one open file. */
 export interface TokenFile {
   mode: number;
+  uid: number;
   text: string;
 }
 
 export interface AuthSources {
   readTokenFile?: (path: string) => TokenFile;
+  /** The server's user (default: this process's effective uid), who alone besides root may own a token file. */
+  ownUid?: number;
   generateToken?: () => string;
 }
 
@@ -74,6 +77,15 @@ export function resolveTokenAuth(
     const path = resolve(settings.tokenFile);
     const source = `--token-file ${settings.tokenFile}`;
     const file = readTokenFileOrSay(source, path, sources.readTokenFile ?? readTokenFile);
+    // Mode 600 keeps the token from others only when the owner is the server's user: an owner may read the file,
+    // replace its text and change its mode. Root may own it too: root can read every file anyway.
+    const ownUid = sources.ownUid ?? process.geteuid?.();
+    if (file.uid !== ownUid && file.uid !== 0) {
+      const owners = ownUid === 0 || ownUid === undefined ? 'root' : `you (${userOf(ownUid)}) or root`;
+      throw new UsageError(
+        `${source}: it belongs to ${userOf(file.uid)}, who can read or replace the token; it must belong to ${owners}: run chown ${ownUid ?? 0} ${settings.tokenFile}`,
+      );
+    }
     if ((file.mode & SHARED_MODE_BITS) !== 0) {
       throw new UsageError(
         `${source}: group or others may access it (mode ${(file.mode & 0o777).toString(8)}); run: chmod 600 ${settings.tokenFile}`,
@@ -96,7 +108,8 @@ function generateToken(): string {
 function readTokenFile(path: string): TokenFile {
   const fd = openSync(path, 'r');
   try {
-    return { mode: fstatSync(fd).mode, text: readFileSync(fd, 'utf8') };
+    const { mode, uid } = fstatSync(fd);
+    return { mode, uid, text: readFileSync(fd, 'utf8') };
   } finally {
     closeSync(fd);
   }
@@ -141,6 +154,19 @@ export function hideTokenFiles(auth: TokenAuth | undefined, workspace: string): 
 /** What a server started with --no-auth says on stderr. */
 export function noAuthWarning(): string {
   return `WARNING: --no-auth: any local user, and any program run by one, can connect and run commands as ${userName()}`;
+}
+
+/** `uid N (name)`, or `uid N` where the name cannot be looked up. */
+function userOf(uid: number): string {
+  try {
+    const line = readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .find((entry) => entry.split(':')[2] === String(uid));
+    const name = line?.split(':')[0];
+    return name ? `uid ${uid} (${name})` : `uid ${uid}`;
+  } catch {
+    return `uid ${uid}`;
+  }
 }
 
 function userName(): string {

@@ -7,10 +7,12 @@ import { MIN_TOKEN_BYTES, resolveServeAuth, type TokenFile } from '../../src/cli
 
 const GOOD = 'a-token-of-24-characters';
 const loopback = { host: '127.0.0.1', noAuth: false };
+/** The server's user in these tests, whose token files they are unless a test says otherwise. */
+const OWN_UID = 1000;
 /** A token file as the reader would see it, without touching the disk. */
 const file =
-  (text: string, mode = 0o100600) =>
-  (): TokenFile => ({ mode, text });
+  (text: string, mode = 0o100600, uid = OWN_UID) =>
+  (): TokenFile => ({ mode, uid, text });
 const noFile = () => {
   throw new Error('the test gave no token file');
 };
@@ -38,7 +40,7 @@ describe('resolveServeAuth', () => {
       resolveServeAuth(
         { ...loopback, tokenFile: 'tok' },
         { UNIFIED_EXEC_TOKEN: 'env-token-env-token-env' },
-        { readTokenFile: file(`${GOOD}\n`) },
+        { ownUid: OWN_UID, readTokenFile: file(`${GOOD}\n`) },
       ),
     ).toEqual({ from: 'file', token: GOOD, path: join(process.cwd(), 'tok') });
   });
@@ -46,14 +48,24 @@ describe('resolveServeAuth', () => {
   it('refuses a token file that group or others may read or write, saying chmod 600', () => {
     for (const mode of [0o100644, 0o100640, 0o100604, 0o100620, 0o100602, 0o100660]) {
       const resolve = () =>
-        resolveServeAuth({ ...loopback, tokenFile: '/k/tok' }, {}, { readTokenFile: file(GOOD, mode) });
+        resolveServeAuth(
+          { ...loopback, tokenFile: '/k/tok' },
+          {},
+          { ownUid: OWN_UID, readTokenFile: file(GOOD, mode) },
+        );
       expect(resolve, mode.toString(8)).toThrow(UsageError);
       expect(resolve, mode.toString(8)).toThrow(
         `--token-file /k/tok: group or others may access it (mode ${(mode & 0o777).toString(8)}); run: chmod 600 /k/tok`,
       );
     }
     for (const mode of [0o100600, 0o100400]) {
-      expect(resolveServeAuth({ ...loopback, tokenFile: '/k/tok' }, {}, { readTokenFile: file(GOOD, mode) })).toEqual({
+      expect(
+        resolveServeAuth(
+          { ...loopback, tokenFile: '/k/tok' },
+          {},
+          { ownUid: OWN_UID, readTokenFile: file(GOOD, mode) },
+        ),
+      ).toEqual({
         from: 'file',
         token: GOOD,
         path: '/k/tok',
@@ -65,7 +77,8 @@ describe('resolveServeAuth', () => {
     const short = 'fifteen-bytes!!';
     expect(Buffer.byteLength(short)).toBe(MIN_TOKEN_BYTES - 1);
     const fromEnv = () => resolveServeAuth(loopback, { UNIFIED_EXEC_TOKEN: short });
-    const fromFile = () => resolveServeAuth({ ...loopback, tokenFile: '/k/tok' }, {}, { readTokenFile: file(short) });
+    const fromFile = () =>
+      resolveServeAuth({ ...loopback, tokenFile: '/k/tok' }, {}, { ownUid: OWN_UID, readTokenFile: file(short) });
     const generated = () => resolveServeAuth(loopback, {}, { generateToken: () => short });
     for (const [resolve, source] of [
       [fromEnv, 'UNIFIED_EXEC_TOKEN'],
@@ -90,7 +103,11 @@ describe('resolveServeAuth', () => {
     }
     // Only the line ends a file's text usually carries are trimmed.
     expect(
-      resolveServeAuth({ ...loopback, tokenFile: '/k/tok' }, {}, { readTokenFile: file(`  ${GOOD}\r\n\n`) }),
+      resolveServeAuth(
+        { ...loopback, tokenFile: '/k/tok' },
+        {},
+        { ownUid: OWN_UID, readTokenFile: file(`  ${GOOD}\r\n\n`) },
+      ),
     ).toMatchObject({ token: GOOD });
   });
 
@@ -105,9 +122,9 @@ describe('resolveServeAuth', () => {
     expect(resolveServeAuth(open, {})).toEqual({ from: 'none' });
     expect(resolveServeAuth({ ...open, host: 'localhost' }, { UNIFIED_EXEC_TOKEN: GOOD })).toEqual({ from: 'none' });
     expect(resolveServeAuth({ ...open, host: '::1' }, {})).toEqual({ from: 'none' });
-    expect(() => resolveServeAuth({ ...open, tokenFile: '/k/tok' }, {}, { readTokenFile: file(GOOD) })).toThrow(
-      '--no-auth and --token-file contradict each other',
-    );
+    expect(() =>
+      resolveServeAuth({ ...open, tokenFile: '/k/tok' }, {}, { ownUid: OWN_UID, readTokenFile: file(GOOD) }),
+    ).toThrow('--no-auth and --token-file contradict each other');
   });
 
   it('refuses --no-auth with a non-loopback --host', () => {
@@ -118,6 +135,39 @@ describe('resolveServeAuth', () => {
     }
     // With a token, any host is the HTTP server's business (it also accepts 0.0.0.0 with a token).
     expect(resolveServeAuth({ host: '0.0.0.0', noAuth: false }, {})).toMatchObject({ from: 'generated' });
+  });
+});
+
+describe('resolveServeAuth: who owns the token file', () => {
+  const read = (uid: number, mode = 0o100600) =>
+    resolveServeAuth(
+      { ...loopback, tokenFile: '/k/tok' },
+      {},
+      { ownUid: OWN_UID, readTokenFile: file(GOOD, mode, uid) },
+    );
+
+  it('refuses a file another user owns, even at 0600, saying who owns it and what to run', () => {
+    for (const mode of [0o100600, 0o100400, 0o100644]) {
+      expect(() => read(65534, mode)).toThrow(UsageError);
+      expect(() => read(65534, mode)).toThrow(
+        /^--token-file \/k\/tok: it belongs to uid 65534\b.*, who can read or replace the token; it must belong to you \(uid 1000\b.*\) or root: run chown 1000 \/k\/tok$/,
+      );
+    }
+  });
+
+  it('takes a file of the server’s user or of root', () => {
+    expect(read(OWN_UID)).toEqual({ from: 'file', token: GOOD, path: '/k/tok' });
+    expect(read(0)).toEqual({ from: 'file', token: GOOD, path: '/k/tok' });
+  });
+
+  it('tells a root server that only root may own it', () => {
+    const asRoot = () =>
+      resolveServeAuth(
+        { ...loopback, tokenFile: '/k/tok' },
+        {},
+        { ownUid: 0, readTokenFile: file(GOOD, 0o100600, 65534) },
+      );
+    expect(asRoot).toThrow(/it must belong to root: run chown 0 \/k\/tok$/);
   });
 });
 
