@@ -967,10 +967,17 @@ static void answer(int listener, struct seccomp_notif *notif, struct seccomp_not
                                       .newfd_flags = a.cloexec ? O_CLOEXEC : 0};
     /* SEND answers the call with the new fd's number at once (5.14+); before, the number is answered after. */
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0) return;
-    if (errno != EINVAL) return;
-    add.flags = 0;
-    int added = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
-    a = added < 0 ? fail_with(EMFILE) : (struct answer){.val = added, .fd = -1};
+    if (errno == EINVAL) {
+      add.flags = 0;
+      int added = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+      a = added < 0 ? fail_with(EMFILE) : (struct answer){.val = added, .fd = -1};
+    } else {
+      /*
+       * Not put into the command (EMFILE: its fd table is full): the kernel hands a failed SEND back, and the call is
+       * still to be answered, with that error. Unanswered, the command waited in it forever.
+       */
+      a = fail_with(errno);
+    }
   }
   resp->id = notif->id;
   resp->flags = a.go_on ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;

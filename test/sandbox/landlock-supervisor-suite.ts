@@ -657,6 +657,30 @@ export function landlockSupervisorSuite(user: ServerUser): void {
         expect(metadata(victim, true)).toBe(before);
       });
 
+      // What the supervisor opens for the command is put into it (SECCOMP_IOCTL_NOTIF_ADDFD). With the command's fd table
+      // full that fails, and the kernel hands the call back to be answered: it was left unanswered, and the command
+      // waited in open() for ever.
+      it('answers EMFILE to an open it does for a command whose fd table is full, instead of leaving it waiting', async () => {
+        const server = await start(user, workspace(user));
+        const script = [
+          'import errno, os, resource',
+          'resource.setrlimit(resource.RLIMIT_NOFILE, (32, 32))',
+          'fds = []',
+          'try:',
+          "    while True: fds.append(os.open('/dev/null', os.O_RDONLY))",
+          'except OSError as e:',
+          "    print('FULL', errno.errorcode[e.errno], flush=True)",
+          'try:',
+          "    os.open('made.txt', os.O_WRONLY | os.O_CREAT, 0o644)",
+          "    print('OPENED', flush=True)",
+          'except OSError as e:',
+          "    print('ANSWERED', errno.errorcode[e.errno], flush=True)",
+        ].join('\n');
+        const out = await server.call(`python3 - <<'EOF'\n${script}\nEOF`, { yield_time_ms: 10_000 });
+        expect(out).toContain('FULL EMFILE');
+        expect(out).toContain('ANSWERED EMFILE');
+      });
+
       it('runs what a project does at the top of a git workspace: files, apply_patch, folders, a venv, npm init, script', async () => {
         const ws = workspace(user);
         const server = await start(user, ws);
