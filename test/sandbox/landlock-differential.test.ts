@@ -32,6 +32,12 @@ const GIT_WORKSPACE: StartTree = {
   V: { git: true, agents: false, codex: false },
 };
 
+/** fast-check's seed and path of an earlier failure, from the environment, to run that case again. */
+const replay = () => {
+  const { DIFFERENTIAL_SEED: seed, DIFFERENTIAL_PATH: path } = process.env;
+  return seed === undefined ? {} : { seed: Number(seed), ...(path === undefined ? {} : { path }) };
+};
+
 interface Side {
   backend: SandboxBackend;
   roots: Record<Token, string>;
@@ -182,7 +188,8 @@ function differential(): void {
           const found = divergences(start, ops, await runCase(start, ops));
           if (found.length > 0) throw new Error(`${JSON.stringify({ start, ops })}\n${found.join('\n')}`);
         }),
-        { numRuns: RUNS },
+        // A failure's seed and path (DIFFERENTIAL_SEED=... DIFFERENTIAL_PATH=...) replay it, shrunk.
+        { numRuns: RUNS, ...replay() },
       );
     },
     (RUNS + 60) * 10_000,
