@@ -48,13 +48,6 @@ int holds_barrier(const struct supervision *cfg, const char *path) {
   return 0;
 }
 
-int starts_with_kept(const struct supervision *cfg, const char *rel) {
-  size_t len = strcspn(rel, "/");
-  for (int i = 0; i < cfg->kept_names.n; i++)
-    if (strlen(cfg->kept_names.path[i]) == len && strncmp(rel, cfg->kept_names.path[i], len) == 0) return 1;
-  return 0;
-}
-
 /* `path` relative to root `root` ("" for the root itself). */
 static const char *relative(const struct supervision *cfg, int root, const char *path) {
   const char *rel = path + strlen(cfg->roots.path[root]);
@@ -67,30 +60,66 @@ int metadata_root(const struct supervision *cfg, const char *where) {
   if (root < 0 || in_list(where, &cfg->keep_out)) return -1;
   const char *rel = relative(cfg, root, where);
   /* A root's top is not the sandbox's (/tmp's sticky bit, the workspace's owner): only what lies beneath it. */
-  if (*rel == '\0' || starts_with_kept(cfg, rel)) return -1;
+  if (*rel == '\0' || kept_on_way(cfg, root, where)) return -1;
   return root;
 }
 
-int split_path(const char *path, char *parent, size_t parent_size, char *name, size_t name_size) {
+int split_path(const char *path, char *parent, size_t parent_size, char *name, size_t name_size, int *slash) {
   char copy[PATH_MAX];
   size_t len = strlen(path);
   if (len == 0 || len >= sizeof(copy)) return -1;
   memcpy(copy, path, len + 1);
-  while (len > 1 && copy[len - 1] == '/') copy[--len] = '\0'; /* "d/" names d */
-  char *slash = strrchr(copy, '/');
-  const char *last = slash ? slash + 1 : copy;
+  int slashed = 0;
+  while (len > 1 && copy[len - 1] == '/') { /* "d/" names d, which must then be a folder */
+    copy[--len] = '\0';
+    slashed = 1;
+  }
+  char *last_slash = strrchr(copy, '/');
+  const char *last = last_slash ? last_slash + 1 : copy;
   size_t last_len = strlen(last);
   if (last_len == 0 || strcmp(last, ".") == 0 || strcmp(last, "..") == 0 || last_len > NAME_MAX) return -1;
   const char *folder = ".";
-  if (slash == copy) folder = "/";
-  else if (slash != NULL) {
-    *slash = '\0';
+  if (last_slash == copy) folder = "/";
+  else if (last_slash != NULL) {
+    *last_slash = '\0';
     folder = copy;
   }
   if (strlen(folder) >= parent_size || last_len >= name_size) return -1;
   memcpy(parent, folder, strlen(folder) + 1);
   memcpy(name, last, last_len + 1);
+  *slash = slashed;
   return 0;
+}
+
+/* Whether the `len` bytes at `part` are a kept name. */
+static int is_kept(const struct supervision *cfg, const char *part, size_t len) {
+  for (int i = 0; i < cfg->kept_names.n; i++)
+    if (strlen(cfg->kept_names.path[i]) == len && strncmp(part, cfg->kept_names.path[i], len) == 0) return 1;
+  return 0;
+}
+
+int kept_on_way(const struct supervision *cfg, int root, const char *path) {
+  char folder[PATH_MAX];
+  size_t n = strlen(cfg->roots.path[root]);
+  if (n >= sizeof(folder) || strncmp(path, cfg->roots.path[root], n) != 0) return 0;
+  memcpy(folder, path, n);
+  folder[n] = '\0';
+  const char *rest = path + n;
+  for (;;) {
+    while (*rest == '/') rest++;
+    if (*rest == '\0') return 0;
+    /* A folder that holds no root or kept-out folder keeps no name, nor does any folder beneath it. */
+    if (!holds_barrier(cfg, folder)) return 0;
+    size_t len = strcspn(rest, "/");
+    if (is_kept(cfg, rest, len)) return 1;
+    size_t at = strlen(folder);
+    int root_slash = at == 1 && folder[0] == '/';
+    if (at + !root_slash + len >= sizeof(folder)) return 0;
+    if (!root_slash) folder[at++] = '/';
+    memcpy(folder + at, rest, len);
+    folder[at + len] = '\0';
+    rest += len;
+  }
 }
 
 enum verdict decide_path(const struct supervision *cfg, const char *dir_path, int top, const char *name,
@@ -105,24 +134,37 @@ enum verdict decide_path(const struct supervision *cfg, const char *dir_path, in
   }
   int root = top >= 0 ? top : root_of(cfg, dir_path);
   if (root < 0 || in_list(dir_path, &cfg->keep_out)) return OUTSIDE; /* not ours to widen: the domain decides */
-  /* A root's top is named by the root (a folder known by its inode): its entries are relative to it. */
-  const char *rel = top >= 0 ? name : relative(cfg, root, entry_path);
-  if (starts_with_kept(cfg, rel) || holds_barrier(cfg, entry_path)) return REFUSE;
+  if (kept_on_way(cfg, root, entry_path) || holds_barrier(cfg, entry_path)) return REFUSE;
   if (in_list(dir_path, &cfg->trees)) return GRANTED;
   return ACT;
 }
 
-int answer_before_policy(enum refused_call call, unsigned flags, int exists, int other) {
+int answer_before_policy(enum entry_call call, unsigned flags, struct entry_facts entry, struct entry_facts other) {
   switch (call) {
-    case MAKES: return exists ? EEXIST : 0;
-    case REMOVES: return exists ? 0 : ENOENT;
+    case MAKES_FOLDER: return entry.exists ? EEXIST : 0;
+    case MAKES:
+      if (entry.exists) return EEXIST;
+      return entry.slash ? ENOENT : 0; /* a slash asks for a folder, which these do not make */
+    case REMOVES_FOLDER:
+      if (!entry.exists) return ENOENT;
+      return entry.is_dir ? 0 : ENOTDIR;
+    case REMOVES:
+      if (!entry.exists) return ENOENT;
+      if (entry.is_dir) return EISDIR;
+      return entry.slash ? ENOTDIR : 0;
     case OPENS:
-      if (!exists) return (flags & O_CREAT) ? 0 : ENOENT;
-      return (flags & O_CREAT) && (flags & O_EXCL) ? EEXIST : 0;
+      if (!entry.exists) return !(flags & O_CREAT) ? ENOENT : entry.slash ? EISDIR : 0;
+      if ((flags & O_CREAT) && (flags & O_EXCL)) return EEXIST;
+      if (entry.is_dir) return (flags & O_CREAT) || (flags & O_ACCMODE) != O_RDONLY ? EISDIR : 0;
+      return entry.slash ? ENOTDIR : 0;
     case RENAMES:
-      if (!exists) return ENOENT;
-      if ((flags & RENAME_NOREPLACE) && other) return EEXIST;
-      if ((flags & RENAME_EXCHANGE) && !other) return ENOENT;
+      if (!entry.exists) return ENOENT;
+      if ((flags & RENAME_NOREPLACE) && other.exists) return EEXIST;
+      if (flags & RENAME_EXCHANGE) {
+        if (!other.exists) return ENOENT;
+        if (!other.is_dir && other.slash) return ENOTDIR;
+      }
+      if (!entry.is_dir && (entry.slash || (!(flags & RENAME_EXCHANGE) && other.slash))) return ENOTDIR;
       return 0;
     default: return 0;
   }

@@ -22,8 +22,6 @@ int in_list(const char *path, const struct paths *list);
 /* Whether another root or a kept-out folder is `path` or lies beneath it (moving or removing it moves them). */
 int holds_barrier(const struct supervision *cfg, const char *path);
 
-/* Whether `rel` (a path relative to a root, "" for the root itself) starts with a kept name. */
-int starts_with_kept(const struct supervision *cfg, const char *rel);
 
 /*
  * The root whose metadata rules allow a change to what lies at `where` (a path as the kernel names it): beneath a
@@ -33,10 +31,19 @@ int metadata_root(const struct supervision *cfg, const char *where);
 
 /*
  * `path` split as the kernel splits it for a call that makes, removes or renames its last part: the folder (`parent`:
- * "." for a bare name, "/" for a name at the top) and the name. 0, or -1 when the last part is no name an entry can
- * have ("", ".", "..", too long), and the kernel is then left to answer. Both outputs are filled, or neither.
+ * "." for a bare name, "/" for a name at the top), the name, and whether the path ended in a slash (`slash`: then the
+ * entry must be a folder, and the kernel answers otherwise: see answer_before_policy). 0, or -1 when the last part is
+ * no name an entry can have ("", ".", "..", too long), and the kernel is then left to answer. All outputs are filled,
+ * or none.
  */
-int split_path(const char *path, char *parent, size_t parent_size, char *name, size_t name_size);
+int split_path(const char *path, char *parent, size_t parent_size, char *name, size_t name_size, int *slash);
+
+/*
+ * Whether `path` (in root `root`, as decide_path names entries) passes through a kept name in a folder where names are
+ * kept: the root's top, and every folder between it and another root or kept-out folder beneath it, as bubblewrap
+ * keeps them (the workspace in /tmp/x: /tmp/x/.git is as kept as /tmp/.git).
+ */
+int kept_on_way(const struct supervision *cfg, int root, const char *path);
 
 /* One verdict per meaning: what is known of an entry decides what the supervisor does with a call on it. */
 enum verdict {
@@ -54,19 +61,29 @@ enum verdict {
 enum verdict decide_path(const struct supervision *cfg, const char *dir_path, int top, const char *name,
                          char *entry_path, size_t entry_size);
 
-/* What a refused call was, for the kernel's answers that come before any security check (answer_before_policy). */
-enum refused_call {
-  MAKES,   /* mkdir, mknod, symlink, a link's new name */
-  REMOVES, /* unlink, rmdir */
-  OPENS,   /* an open for writing or making (`flags`: open's) */
-  RENAMES, /* a rename's or an exchange's either end (`flags`: renameat2's) */
+/* What a call does to the entry it names, for the kernel's answers that come before any security check. */
+enum entry_call {
+  MAKES_FOLDER,   /* mkdir */
+  MAKES,          /* mknod, symlink, a link's new name */
+  REMOVES_FOLDER, /* rmdir */
+  REMOVES,        /* unlink */
+  OPENS,          /* an open for writing or making (`flags`: open's) */
+  RENAMES,        /* a rename or an exchange (`flags`: renameat2's; `entry` the source, `other` the target) */
+};
+
+/* What is known of an entry: whether it exists (a link counts as itself), is a folder, was named with a slash. */
+struct entry_facts {
+  int exists;
+  int is_dir;
+  int slash;
 };
 
 /*
- * The errno the kernel gives a call before the security hooks (Landlock's or a read-only mount's) are asked: a name
- * that exists where one is to be made (EEXIST), one that is missing where one must be (ENOENT). 0: none, and the
- * refusal stands. `exists`: the entry the call names; for a rename, `exists` is the source and `other` the target.
+ * The errno the kernel gives `call` on the entry before the security hooks (Landlock's, or a read-only mount's) are
+ * asked, from the facts alone: a name that exists where one is to be made (EEXIST), one missing where one must be
+ * (ENOENT), a slash after what is no folder (ENOTDIR, or EISDIR and ENOENT where a file was to be made), a folder
+ * opened for writing (EISDIR). 0: none; the call is then done, or refused, as its verdict says.
  */
-int answer_before_policy(enum refused_call call, unsigned flags, int exists, int other);
+int answer_before_policy(enum entry_call call, unsigned flags, struct entry_facts entry, struct entry_facts other);
 
 #endif

@@ -320,6 +320,8 @@ struct entry {
   int dir;
   /* Why the folder could not be found (UNKNOWN): the errno of its lookup, which the kernel would answer too; else 0. */
   int lookup_error;
+  /* Whether the path ended in a slash (the entry must then be a folder). */
+  int slash;
   char name[NAME_MAX + 1]; /* "" for UNKNOWN and OUTSIDE */
   char path[PATH_MAX];     /* the entry's whole path; "" for UNKNOWN and OUTSIDE */
 };
@@ -339,8 +341,9 @@ static void drop_entry(struct entry *e) {
  */
 static enum verdict decide_entry(pid_t pid, int dirfd, const char *path, int granted_dir, struct entry *e) {
   char seen[PATH_MAX], parent[PATH_MAX], name[NAME_MAX + 1];
+  int slash = 0;
   path = as_command_sees(pid, path, seen, sizeof(seen));
-  if (split_path(path, parent, sizeof(parent), name, sizeof(name)) != 0) return UNKNOWN;
+  if (split_path(path, parent, sizeof(parent), name, sizeof(name), &slash) != 0) return UNKNOWN;
   autoclose int base = path[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
   if (path[0] != '/' && base < 0) return UNKNOWN;
   autoclose int dir = -1;
@@ -385,15 +388,17 @@ static enum verdict decide_entry(pid_t pid, int dirfd, const char *path, int gra
       return verdict == OUTSIDE ? OUTSIDE : UNKNOWN;
   }
   e->dir = steal_fd(&kept);
+  e->slash = slash;
   snprintf(e->name, sizeof(e->name), "%s", name);
   snprintf(e->path, sizeof(e->path), "%s", entry_path);
   return verdict;
 }
 
-/* Whether the entry `e` names exists (a link counts as itself); 0 when its folder is not known. */
-static int entry_exists(const struct entry *e) {
+/* What is known of the entry `e` names (a link counts as itself); nothing exists when its folder is not known. */
+static struct entry_facts facts_of(const struct entry *e) {
   struct stat st = {0};
-  return e->dir >= 0 && fstatat(e->dir, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+  int exists = e->dir >= 0 && fstatat(e->dir, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+  return (struct entry_facts){.exists = exists, .is_dir = exists && S_ISDIR(st.st_mode), .slash = e->slash};
 }
 
 /*
@@ -526,14 +531,21 @@ static struct answer result(int64_t val) {
 }
 static struct answer fail_with(int err) { return (struct answer){.error = err, .fd = -1}; }
 
+static const struct entry_facts NO_FACTS = {0};
+
 /*
  * The answer to `call` refused on `e` (a REFUSE verdict): what the kernel answers before any security check (EEXIST
- * for a name that exists, ENOENT for one that does not), else EACCES, as the domain answers. Nothing is changed.
+ * for a name that exists, ENOENT for one that does not, ...), else EACCES, as the domain answers. Nothing is changed.
  */
-static struct answer refused(struct entry *e, enum refused_call call, unsigned flags) {
-  int err = answer_before_policy(call, flags, entry_exists(e), 0);
+static struct answer refused(struct entry *e, enum entry_call call, unsigned flags) {
+  int err = answer_before_policy(call, flags, facts_of(e), NO_FACTS);
   drop_entry(e);
   return fail_with(err != 0 ? err : EACCES);
+}
+
+/* For an act on `e` named with a slash: what the kernel answers first (0: none, go on with the act). */
+static int slash_answer(const struct entry *e, enum entry_call call, unsigned flags) {
+  return e->slash ? answer_before_policy(call, flags, facts_of(e), NO_FACTS) : 0;
 }
 
 /* Whether `pid` holds the master of the terminal whose slave is /dev/pts/<index> (its fdinfo says `tty-index`). */
@@ -579,6 +591,20 @@ static int own_new_terminal(pid_t pid, int dirfd, const char *path) {
   return -1;
 }
 
+/* A new O_PATH fd on the root whose top `path` (from the command's `dirfd`) names, or -1. */
+static int top_named(pid_t pid, int dirfd, const char *path) {
+  char seen[PATH_MAX];
+  path = as_command_sees(pid, path, seen, sizeof(seen));
+  autoclose int base = path[0] == '/' ? AT_FDCWD : open_base(pid, dirfd);
+  if (path[0] != '/' && base < 0) return -1;
+  autoclose int dir = openat(base, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  struct stat st = {0};
+  if (dir < 0 || fstat(dir, &st) != 0) return -1;
+  int top = root_top(&st);
+  if (top < 0 || !still_waiting()) return -1;
+  return fcntl(root_fds[top], F_DUPFD_CLOEXEC, 0);
+}
+
 /* open/openat/creat for writing or making. */
 static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, mode_t mode) {
   autodrop struct entry e = ENTRY_NONE;
@@ -590,8 +616,13 @@ static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, 
     }
   }
   if (flags & __O_TMPFILE) {
-    /* An unnamed file in the folder `path`: it becomes visible only by linkat, which is checked. */
-    int fd = decide_inode(pid, dirfd, path, 0);
+    /*
+     * An unnamed file in the folder `path`: it becomes visible only by linkat, which is checked. A folder beneath a
+     * root, or a root's top itself (glibc's tmpfile() asks for one in /tmp), which is no place for metadata changes
+     * but is for files.
+     */
+    int top = top_named(pid, dirfd, path);
+    int fd = top >= 0 ? top : decide_inode(pid, dirfd, path, 0);
     if (fd < 0) return errno == EPERM ? go_on() : fail_with(errno);
     int out = openat(fd, ".", flags | O_CLOEXEC, mode & ~umask_of(pid));
     int err = errno;
@@ -606,12 +637,14 @@ static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, 
     case OUTSIDE:
     default: return go_on();
   }
+  int early = slash_answer(&e, OPENS, (unsigned)flags);
+  if (early != 0) return fail_with(early);
   struct stat st = {0};
   if (fstatat(e.dir, e.name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
     return go_on(); /* a link, a folder, a pipe: the kernel and the domain answer */
   /* Non-blocking, so that a pipe put there meanwhile cannot stall the supervisor; the flag is the command's after. */
   /* The mode counts only when the file is made (the umask is read from /proc only then). */
-  int out = openat(e.dir, e.name, (flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) & ~O_DIRECTORY,
+  int out = openat(e.dir, e.name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
                    flags & O_CREAT ? mode & ~umask_of(pid) & 07777 : 0);
   if (out < 0) return fail_with(errno);
   if (!(flags & O_NONBLOCK)) fcntl(out, F_SETFL, fcntl(out, F_GETFL) & ~O_NONBLOCK);
@@ -631,10 +664,14 @@ static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, 
  * supervisor is to act on it (`e` holds its checked folder; `*done` a refusal, for the act's own answer to replace),
  * else 0 with `*done` the answer itself (the kernel's, or a refusal).
  */
-static int decided_entry(pid_t pid, int dirfd, const char *path, enum refused_call call, struct entry *e,
+static int decided_entry(pid_t pid, int dirfd, const char *path, enum entry_call call, struct entry *e,
                          struct answer *done) {
+  int early = 0;
   switch (decide_entry(pid, dirfd, path, 0, e)) {
-    case ACT: *done = fail_with(EACCES); return 1;
+    case ACT:
+      early = slash_answer(e, call, 0);
+      *done = fail_with(early != 0 ? early : EACCES);
+      return early == 0;
     case REFUSE: *done = refused(e, call, 0); return 0;
     case UNKNOWN:
     case GRANTED:
@@ -646,7 +683,7 @@ static int decided_entry(pid_t pid, int dirfd, const char *path, enum refused_ca
 static struct answer do_mkdir(pid_t pid, int dirfd, const char *path, mode_t mode) {
   autodrop struct entry e = ENTRY_NONE;
   struct answer a = fail_with(EACCES);
-  if (!decided_entry(pid, dirfd, path, MAKES, &e, &a)) return a;
+  if (!decided_entry(pid, dirfd, path, MAKES_FOLDER, &e, &a)) return a;
   return result(mkdirat(e.dir, e.name, mode & ~umask_of(pid) & 07777));
 }
 
@@ -663,7 +700,7 @@ static struct answer do_mknod(pid_t pid, int dirfd, const char *path, mode_t mod
 static struct answer do_unlink(pid_t pid, int dirfd, const char *path, int flags) {
   autodrop struct entry e = ENTRY_NONE;
   struct answer a = fail_with(EACCES);
-  if (!decided_entry(pid, dirfd, path, REMOVES, &e, &a)) return a;
+  if (!decided_entry(pid, dirfd, path, flags & AT_REMOVEDIR ? REMOVES_FOLDER : REMOVES, &e, &a)) return a;
   return result(unlinkat(e.dir, e.name, flags & AT_REMOVEDIR));
 }
 
@@ -698,12 +735,14 @@ static struct answer do_rename(pid_t pid, int olddir, const char *oldpath, int n
     int err = 0;
     if (a == UNKNOWN) err = from.lookup_error;
     else if (b == UNKNOWN) err = to.lookup_error;
-    else if (known) err = answer_before_policy(RENAMES, flags, entry_exists(&from), entry_exists(&to));
+    else if (known) err = answer_before_policy(RENAMES, flags, facts_of(&from), facts_of(&to));
     out = fail_with(err != 0 ? err : EACCES);
   } else if (a == UNKNOWN || b == UNKNOWN || a == OUTSIDE || b == OUTSIDE || (a == GRANTED && b == GRANTED)) {
     out = go_on();
   } else {
-    out = result(renameat2(from.dir, from.name, to.dir, to.name, flags));
+    /* The act names both ends without their slashes: what a slash asks of them is answered first. */
+    int err = from.slash || to.slash ? answer_before_policy(RENAMES, flags, facts_of(&from), facts_of(&to)) : 0;
+    out = err != 0 ? fail_with(err) : result(renameat2(from.dir, from.name, to.dir, to.name, flags));
   }
   return out;
 }
@@ -715,7 +754,12 @@ static struct answer do_link(pid_t pid, int olddir, const char *oldpath, int new
   autodrop struct entry to = ENTRY_NONE;
   struct answer out = fail_with(EACCES);
   switch (decide_entry(pid, newdir, newpath, 0, &to)) {
-    case ACT: out = result(linkat(AT_FDCWD, proc_self(source), to.dir, to.name, AT_SYMLINK_FOLLOW)); break;
+    case ACT: {
+      int early = slash_answer(&to, MAKES, 0);
+      out = early != 0 ? fail_with(early)
+                       : result(linkat(AT_FDCWD, proc_self(source), to.dir, to.name, AT_SYMLINK_FOLLOW));
+      break;
+    }
     case REFUSE: out = refused(&to, MAKES, 0); break;
     case UNKNOWN:
     case GRANTED:
@@ -730,7 +774,17 @@ static struct answer do_truncate(pid_t pid, const char *path, off_t length) {
   /* Refused here, not left to the domain: Landlock governs truncation only from ABI 3 on. */
   autorelease int fd = decide_inode(pid, AT_FDCWD, path, 0);
   if (fd < 0) return fail_with(errno == EPERM ? EACCES : errno);
-  return result(truncate(proc_self(fd), length));
+  struct stat st = {0};
+  if (fstat(fd, &st) != 0) return fail_with(errno);
+  if (S_ISDIR(st.st_mode)) return fail_with(EISDIR);
+  if (!S_ISREG(st.st_mode)) return fail_with(EINVAL);
+  /*
+   * Opened without blocking: a lease the command holds on the file then answers EWOULDBLOCK, where truncate(2) would
+   * hold the supervisor, and with it every call of the session and the server's death signal, until the lease broke.
+   */
+  autoclose int file = open(proc_self(fd), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (file < 0) return fail_with(errno);
+  return result(ftruncate(file, length));
 }
 
 /* ---- metadata ---- */
@@ -902,7 +956,9 @@ static struct answer handle(struct seccomp_notif *notif) {
       return do_link(pid, INT_ARG(0), path, INT_ARG(2), path2, INT_ARG(4));
     case SYS_symlinkat: STRING(0, path); STRING(2, path2); return do_symlink(pid, path, INT_ARG(1), path2);
     case SYS_truncate: STRING(0, path); return do_truncate(pid, path, (off_t)ARG(1));
-    case SYS_fchmod: return do_chmod(pid, INT_ARG(0), NULL, 0, ARG(1));
+    case SYS_fchmod:
+      if (INT_ARG(0) < 0) return fail_with(EBADF); /* by fd alone: AT_FDCWD is no fd here */
+      return do_chmod(pid, INT_ARG(0), NULL, 0, ARG(1));
     case SYS_fchmodat:
     case SYS_fchmodat2: {
       int flags = nr == SYS_fchmodat ? 0 : INT_ARG(3);
@@ -911,13 +967,16 @@ static struct answer handle(struct seccomp_notif *notif) {
       if (*path == '\0' && !(flags & AT_EMPTY_PATH)) return fail_with(ENOENT);
       return do_chmod(pid, INT_ARG(0), path, flags, ARG(2));
     }
-    case SYS_fchown: return do_chown(pid, INT_ARG(0), NULL, 0, ARG(1), ARG(2));
+    case SYS_fchown:
+      if (INT_ARG(0) < 0) return fail_with(EBADF);
+      return do_chown(pid, INT_ARG(0), NULL, 0, ARG(1), ARG(2));
     case SYS_fchownat:
       STRING(1, path);
       if (*path == '\0' && !(INT_ARG(4) & AT_EMPTY_PATH)) return fail_with(ENOENT);
       return do_chown(pid, INT_ARG(0), path, INT_ARG(4), ARG(2), ARG(3));
     case SYS_utimensat: {
       const char *p = NULL;
+      if (ARG(1) == 0 && INT_ARG(0) == AT_FDCWD) return fail_with(EFAULT); /* no path, and no fd to go by */
       if (ARG(1) != 0) {
         STRING(1, path);
         p = path;
@@ -936,6 +995,7 @@ static struct answer handle(struct seccomp_notif *notif) {
       int nofollow = nr == SYS_lsetxattr || nr == SYS_lremovexattr;
       int set = nr == SYS_setxattr || nr == SYS_lsetxattr || nr == SYS_fsetxattr;
       if (!by_fd) STRING(0, path);
+      if (by_fd && INT_ARG(0) < 0) return fail_with(EBADF);
       char name[XATTR_NAME_MAX + 1];
       if (read_string(pid, ARG(1), name, sizeof(name)) != 0) return fail_with(ERANGE);
       static char value[XATTR_SIZE_MAX];
@@ -945,7 +1005,9 @@ static struct answer handle(struct seccomp_notif *notif) {
       return do_setxattr(pid, by_fd ? INT_ARG(0) : AT_FDCWD, by_fd ? NULL : path, nofollow, name,
                          set ? value : NULL, size, set ? INT_ARG(4) : 0);
     }
-    case SYS_ioctl: return do_inode_flags(pid, INT_ARG(0), (unsigned long)(uint32_t)ARG(1), ARG(2));
+    case SYS_ioctl:
+      if (INT_ARG(0) < 0) return fail_with(EBADF);
+      return do_inode_flags(pid, INT_ARG(0), (unsigned long)(uint32_t)ARG(1), ARG(2));
     case SYS_socket: return refuse_socket(INT_ARG(0));
     case SYS_umask: forget_umasks(); return go_on();
     default: break;

@@ -345,6 +345,13 @@ const OPEN_FLAGS: Record<string, number> = { open: 1, openat: 2 };
  * and its 32-bit form, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION and its 32-bit form.
  */
 const SET_FLAGS_IOCTLS = [0x40086602, 0x40046602, 0x401c5820, 0x40087602, 0x40047602];
+/**
+ * ioctls that change a file or its file system beyond its flags and that the supervisor does not answer, refused
+ * (EPERM) through any fd: an encryption policy set on a folder, fscrypt keys added or removed, fs-verity enabled on
+ * a file (each by type 'f' and number, whatever the size its direction bits carry). A folder or file outside the
+ * writable roots that a root server's command owns would otherwise take them: Landlock has no right for them.
+ */
+const REFUSED_IOCTLS = [0x6613, 0x6617, 0x6618, 0x6619, 0x6685];
 
 /**
  * Calls that reach other processes by pid and that neither Landlock nor the sandbox's credentials stop for a
@@ -383,6 +390,13 @@ function supervisionInstructions(arch: SeccompArch, sockets: boolean): Instructi
     else if (name === 'ioctl')
       program.push(
         ...rule(nr, [
+          ld(argLow(1)),
+          and(0xffff),
+          // Each match jumps to the refusal after the last; the last one's miss jumps over it.
+          ...REFUSED_IOCTLS.map((request, i, all) =>
+            i < all.length - 1 ? jeq(request, all.length - 1 - i, 0) : jeq(request, 0, 1),
+          ),
+          deny(),
           ld(argLow(1)),
           ...SET_FLAGS_IOCTLS.map((request, i) => jeq(request, SET_FLAGS_IOCTLS.length - i, 0)),
           ret(SECCOMP_RET_ALLOW),

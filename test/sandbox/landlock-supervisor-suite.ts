@@ -135,6 +135,63 @@ res = libc.syscall(ctypes.c_long(nr), *args)
 print('SYSCALL', nr, 'ok' if res >= 0 else errno.errorcode[ctypes.get_errno()], flush=True)
 `;
 
+/**
+ * Calls at a workspace's top, each printed as `CALL <name> <ok|ERRNO-NAME>`: trailing slashes, fd-only calls given
+ * no fd, a folder opened for writing, O_TMPFILE at the top and linked there, a truncate of a file the command holds a
+ * lease on (timed), an encryption policy set on a folder outside the roots (argv[1]).
+ */
+const KERNEL_ANSWERS = String.raw`import ctypes, errno, fcntl, os, platform, signal, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+UTIMENSAT = 280 if platform.machine() == 'x86_64' else 88
+def call(name, fn):
+    try:
+        res = fn()
+        if isinstance(res, int) and res < 0:
+            raise OSError(ctypes.get_errno(), name)
+        print('CALL', name, 'ok', flush=True)
+    except OSError as e:
+        print('CALL', name, errno.errorcode.get(e.errno, e.errno), flush=True)
+for name in ['f1', 'f2', 'f3']:
+    open(name, 'w').close()
+os.mkdir('d2')
+call('unlink-slash', lambda: os.unlink('f1/'))
+call('rename-to-slash', lambda: os.rename('f2', 'g/'))
+call('rename-from-slash', lambda: os.rename('f3/', 'g'))
+call('open-creat-slash', lambda: os.open('newf/', os.O_CREAT | os.O_WRONLY, 0o644))
+call('mknod-slash', lambda: os.mkfifo('fifo2/'))
+call('symlink-slash', lambda: os.symlink('x', 'sl/'))
+call('mkdir-slash', lambda: os.mkdir('d/'))
+call('rmdir-slash', lambda: os.rmdir('d/'))
+call('rename-dirs-slash', lambda: os.rename('d2/', 'e2/'))
+call('open-dir-for-writing', lambda: os.open('.git', os.O_WRONLY))
+call('open-file-as-folder', lambda: os.open('f1', os.O_WRONLY | os.O_DIRECTORY))
+call('fchmod-cwd', lambda: libc.fchmod(-100, 0o700))
+call('fchown-cwd', lambda: libc.fchown(-100, os.getuid(), os.getgid()))
+call('utimensat-cwd-null', lambda: libc.syscall(UTIMENSAT, -100, None, None, 0))  # libc's wrapper refuses NULL itself
+def tmpfile():
+    fd = os.open('.', os.O_TMPFILE | os.O_WRONLY, 0o600)
+    os.write(fd, b'tmp')
+    return libc.linkat(-100, b'/proc/self/fd/%d' % fd, -100, b'linked', 0x400)  # AT_SYMLINK_FOLLOW
+call('tmpfile-at-top', tmpfile)
+def leased():
+    signal.signal(signal.SIGIO, signal.SIG_IGN)  # a lease's break signals its holder, the command itself
+    fd = os.open('leased', os.O_CREAT | os.O_RDONLY, 0o644)
+    fcntl.fcntl(fd, 1024, fcntl.F_RDLCK)  # F_SETLEASE
+    start = time.monotonic()
+    try:
+        os.truncate('leased', 0)
+    finally:
+        os.mkdir('after-lease')
+        print('LEASE_SECONDS %.1f' % (time.monotonic() - start), flush=True)
+call('truncate-leased', leased)
+def encrypt():
+    fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+    policy = bytes([0, 1, 4, 0]) + bytes(8)  # v1: AES-256-XTS contents, AES-256-CTS names, a descriptor
+    fcntl.ioctl(fd, 0x800c6613, policy)
+call('set-encryption-policy', encrypt)
+`;
+
 /** The bytes of `.git/config` and of every hook, and whether git keeps worktrees: what an attack on .git changes. */
 function gitState(ws: string): string {
   const hooks = join(ws, '.git/hooks');
@@ -679,6 +736,74 @@ export function landlockSupervisorSuite(user: ServerUser): void {
         const out = await server.call(`python3 - <<'EOF'\n${script}\nEOF`, { yield_time_ms: 10_000 });
         expect(out).toContain('FULL EMFILE');
         expect(out).toContain('ANSWERED EMFILE');
+      });
+
+      // bubblewrap keeps the kept names read-only in the folders between two roots (/tmp and a workspace in
+      // /tmp/x) too, and the approval form counts on it; the supervisor refused them at a root's top only, so `git init
+      // /tmp/x` planted a repository that an escalated `git status` in the workspace read.
+      it('keeps the kept names in the folders between nested roots: a workspace inside a folder of /tmp', async () => {
+        const between = folderOf(user, mkdtempSync('/tmp/ue-llsup-between-'));
+        cleanup.push(between);
+        const ws = folderOf(user, join(between, 'ws'));
+        writeFileSync(join(between, 'plain'), 'plain\n');
+        folderOf(user, between);
+        const server = await start(user, ws);
+        const out = await server.call(
+          [
+            'mkdir ../.git && echo DID_MKDIR',
+            'git init -q .. && echo DID_GIT_INIT',
+            'echo ref > ../HEAD && echo DID_HEAD',
+            'ln -s /tmp ../.codex && echo DID_LINK',
+            'mv ../plain ../.agents && echo DID_MOVE',
+            'mkdir ../made && echo MADE_OK',
+            'chmod 600 ../plain && echo CHMOD_OK',
+          ].join('\n'),
+        );
+        expect(out).not.toMatch(/DID_/);
+        expect(out).toContain('MADE_OK');
+        expect(out).toContain('CHMOD_OK');
+        for (const name of ['.git', 'HEAD', '.codex', '.agents'])
+          expect(existsSync(join(between, name)), name).toBe(false);
+      });
+
+      // The supervisor dropped a trailing slash and did what the kernel refuses (unlink("f1/") removed the file);
+      // fd-only calls given AT_FDCWD changed the working folder; a truncate of a leased file held every call of the
+      // session for 45 s; ioctls setting an encryption policy passed through every fd.
+      it('answers as the kernel does: trailing slashes, calls without an fd, O_TMPFILE at the top, leases', async () => {
+        const ws = workspace(user);
+        const outside = folder(user, 'ue-victim-');
+        writeFileSync(join(ws, 'answers.py'), KERNEL_ANSWERS);
+        folderOf(user, ws);
+        const modeBefore = statSync(ws).mode;
+        const server = await start(user, ws);
+        const out = await server.call(`python3 answers.py ${outside}`);
+        const answers = Object.fromEntries([...out.matchAll(/^CALL (\S+) (\S+)$/gm)].map((m) => [m[1], m[2]]));
+        expect(answers, out).toEqual({
+          'unlink-slash': 'ENOTDIR',
+          'rename-to-slash': 'ENOTDIR',
+          'rename-from-slash': 'ENOTDIR',
+          'open-creat-slash': 'EISDIR',
+          'mknod-slash': 'ENOENT',
+          'symlink-slash': 'ENOENT',
+          'mkdir-slash': 'ok',
+          'rmdir-slash': 'ok',
+          'rename-dirs-slash': 'ok',
+          'open-dir-for-writing': 'EISDIR',
+          'open-file-as-folder': 'ENOTDIR',
+          'fchmod-cwd': 'EBADF',
+          'fchown-cwd': 'EBADF',
+          'utimensat-cwd-null': 'EFAULT',
+          'tmpfile-at-top': 'ok',
+          'truncate-leased': 'EAGAIN',
+          'set-encryption-policy': 'EPERM',
+        });
+        expect(Number(/LEASE_SECONDS (\S+)/.exec(out)?.[1]), out).toBeLessThan(5);
+        for (const name of ['f1', 'f2', 'f3', 'e2', 'linked', 'after-lease'])
+          expect(existsSync(join(ws, name)), name).toBe(true);
+        for (const name of ['g', 'newf', 'fifo2', 'sl', 'd', 'd2'])
+          expect(existsSync(join(ws, name)), name).toBe(false);
+        expect(readFileSync(join(ws, 'linked'), 'utf8')).toBe('tmp');
+        expect(statSync(ws).mode).toBe(modeBefore);
       });
 
       it('runs what a project does at the top of a git workspace: files, apply_patch, folders, a venv, npm init, script', async () => {

@@ -301,6 +301,15 @@ describe("the Landlock backend's supervision filter", () => {
       expect(run(nr.umask, 0o22)).toBe(NOTIFY);
     });
 
+    it(`${arch}: refuses the ioctls that set an encryption policy, fscrypt keys or fs-verity, through any fd`, () => {
+      // Landlock has no right for them: a folder outside the roots that a root server's command owns took them.
+      for (const request of [0x800c6613, 0x400c6613, 0xc0506617, 0xc0406618, 0xc0406619, 0x40806685])
+        expect(run(nr.ioctl, 3, request), request.toString(16)).toBe(DENY);
+      for (const request of [0, 0x5401 /* TCGETS */, 0x80086601 /* FS_IOC_GETFLAGS */, 0x6614, 0x6685_0000])
+        expect(run(nr.ioctl, 3, request), request.toString(16)).toBe(ALLOW);
+      expect(run(nr.ioctl, 3, 0x40086602 /* FS_IOC_SETFLAGS */)).toBe(NOTIFY);
+    });
+
     it(`${arch}: keeps limits, priority and scheduling to the caller`, () => {
       expect(run(other.prlimit64, 0)).toBe(ALLOW);
       expect(run(other.prlimit64, 4242)).toBe(DENY);
