@@ -7,12 +7,21 @@ import { seccompProgram, supervisionProgram, type SeccompNetwork } from './secco
 const SANDBOX_EXEC_FILE = 'unified-exec-sandbox-exec';
 
 /**
+ * The environment variable naming another launcher to run instead (a path), for tests and development: the sanitizer
+ * build of test/sandbox/landlock-sanitizers.test.ts (docs/development.md). Whoever sets the server's environment
+ * chooses its programs anyway (PATH, NODE_OPTIONS); a sandboxed command cannot set it.
+ */
+const SANDBOX_EXEC_ENV = 'UNIFIED_EXEC_SANDBOX_EXEC';
+
+/**
  * Our launcher (native/sandbox-exec.c): inside bubblewrap it installs the seccomp filter, then becomes the command;
- * as the Landlock backend it is the whole sandbox. A build made here (npm run build:native), else the one prebuilt
- * for this platform (statically linked: any libc), else where the build would put it.
+ * as the Landlock backend it is the whole sandbox. The one SANDBOX_EXEC_ENV names, else a build made here (npm run
+ * build:native), else the one prebuilt for this platform (statically linked: any libc), else where the build would
+ * put it.
  */
 export const SANDBOX_EXEC_PATH =
-  findNativeFile(SANDBOX_EXEC_FILE) ?? join(PACKAGE_ROOT, 'build/Release', SANDBOX_EXEC_FILE);
+  process.env[SANDBOX_EXEC_ENV] ||
+  (findNativeFile(SANDBOX_EXEC_FILE) ?? join(PACKAGE_ROOT, 'build/Release', SANDBOX_EXEC_FILE));
 
 /** What to tell someone whose launcher is missing. */
 export const SANDBOX_EXEC_HELP = nativeFileHelp(SANDBOX_EXEC_FILE);
