@@ -8,19 +8,18 @@
 import type { Socket } from 'node:net';
 import type { Peer } from '../net/connection-limits.js';
 import { socketOwner, type SocketOwner } from '../net/socket-owner.js';
-import { holderOf, ownConfinement, type Holder } from './sandboxed-peer.js';
+import { confinedHolder, holderOf, ownConfinement } from './sandboxed-peer.js';
+
+/** Whether a sandboxed process holds a socket: `unknown` where this process's own confinement cannot be read. */
+type Sandboxed = 'yes' | 'no' | 'unknown';
 
 /**
- * The verdict on plain data: `owner` from the kernel, `ownUid` the server's, `holder` asked only of a socket of the
- * server's user's (undefined: this process's own confinement could not be read). Only an unsandboxed process of the
- * server's user is `ours`; where the kernel could not be asked, `unknown`; anything else, a failed lookup included,
- * `other`: a failure that made a peer the token holder's would let another user's flood pass for it.
+ * The verdict on plain data: `owner` from the kernel, `ownUid` the server's, `sandboxed` asked only of a socket of
+ * the server's user's. Only an unsandboxed process of the server's user is `ours`; where the kernel could not be
+ * asked, `unknown`; anything else, a failed lookup included, `other`: a failure that made a peer the token holder's
+ * would let another user's flood pass for it.
  */
-export function peerOf(
-  owner: SocketOwner,
-  ownUid: number | undefined,
-  holder: (inode: number) => Holder | undefined,
-): Peer {
+export function peerOf(owner: SocketOwner, ownUid: number | undefined, sandboxed: (inode: number) => Sandboxed): Peer {
   switch (owner.found) {
     case 'unasked':
       return 'unknown';
@@ -31,21 +30,30 @@ export function peerOf(
       if (owner.uid !== ownUid) return 'other';
       // No process holds it any more: nobody waits on the connection.
       if (owner.inode === 0) return 'other';
-      const held = holder(owner.inode);
-      if (held === undefined) return 'unknown';
-      if (held.pid !== undefined) return held.confined ? 'other' : 'ours';
-      // Nobody this process can look into holds it: a sandbox hidden from it may (see holderOf), else it cannot tell.
-      return held.hidden ? 'other' : 'unknown';
+      const verdict = sandboxed(owner.inode);
+      return verdict === 'yes' ? 'other' : verdict === 'no' ? 'ours' : 'unknown';
     }
     default:
       return 'other';
   }
 }
 
+/**
+ * Does a sandboxed process hold socket `inode`? The status files and the confined processes' fds answer it (a few
+ * ms with a few hundred processes, where reading every process's fds takes tens). Only where a confined process
+ * hides its fds from this one are the others' read: the socket is a sandbox's unless one of them is seen holding it.
+ */
+function sandboxHolds(inode: number): Sandboxed {
+  const own = ownConfinement();
+  if (own === undefined) return 'unknown';
+  const confined = confinedHolder(`socket:[${inode}]`, own);
+  if (confined.pid !== undefined) return 'yes';
+  if (!confined.hidden) return 'no';
+  const holder = holderOf(inode, own);
+  return holder.pid !== undefined && !holder.confined ? 'no' : 'yes';
+}
+
 /** Whose process is at the other end of `socket`, asked of the kernel and /proc (see peerOf). */
 export function connectionPeer(socket: Socket): Peer {
-  const own = ownConfinement();
-  return peerOf(socketOwner(socket), process.getuid?.(), (inode) =>
-    own === undefined ? undefined : holderOf(inode, own),
-  );
+  return peerOf(socketOwner(socket), process.getuid?.(), sandboxHolds);
 }

@@ -58,7 +58,7 @@ const recentHolders: number[] = [];
 const RECENT_HOLDERS = 8;
 
 /** Who holds the other end: a process (confined or not), or nobody we can see; `hidden`: a confined process might. */
-export type Holder = { pid: number; confined: boolean } | { pid: undefined; hidden: boolean };
+type Holder = { pid: number; confined: boolean } | { pid: undefined; hidden: boolean };
 
 /**
  * Which process holds socket `inode`: a confined one if any does (all of them are looked at: a socket can be shared),
@@ -68,6 +68,27 @@ export type Holder = { pid: number; confined: boolean } | { pid: undefined; hidd
  */
 export function holderOf(inode: number, own: Confinement): Holder {
   const link = `socket:[${inode}]`;
+  const confined = confinedHolder(link, own);
+  if (confined.pid !== undefined) return { pid: confined.pid, confined: true };
+  const { others, hidden } = confined;
+  const recent = recentHolders.filter((pid) => others.includes(pid));
+  for (const pid of [...recent, ...others]) {
+    if (holds(pid, link) !== true) continue;
+    if (!recent.includes(pid)) recentHolders.unshift(pid);
+    recentHolders.length = Math.min(recentHolders.length, RECENT_HOLDERS);
+    return { pid, confined: false };
+  }
+  return { pid: undefined, hidden };
+}
+
+/**
+ * The confined process that holds `link`, from every status file and the confined processes' fds only; else the
+ * processes not confined (to look at next), and whether a confined one may hold it unseen (see mayBeOurs).
+ */
+export function confinedHolder(
+  link: string,
+  own: Confinement,
+): { pid: number } | { pid: undefined; others: number[]; hidden: boolean } {
   const others: number[] = [];
   let hidden = false;
   for (const name of readdirSync('/proc')) {
@@ -80,17 +101,10 @@ export function holderOf(inode: number, own: Confinement): Holder {
       continue;
     }
     const held = holds(pid, link);
-    if (held === true) return { pid, confined: true };
+    if (held === true) return { pid };
     if (held === undefined && mayBeOurs(confinement, own)) hidden = true;
   }
-  const recent = recentHolders.filter((pid) => others.includes(pid));
-  for (const pid of [...recent, ...others]) {
-    if (holds(pid, link) !== true) continue;
-    if (!recent.includes(pid)) recentHolders.unshift(pid);
-    recentHolders.length = Math.min(recentHolders.length, RECENT_HOLDERS);
-    return { pid, confined: false };
-  }
-  return { pid: undefined, hidden };
+  return { pid: undefined, others, hidden };
 }
 
 /**

@@ -6,7 +6,6 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectionPeer, peerOf } from '../../src/linux/connection-peer.js';
-import type { Holder } from '../../src/linux/sandboxed-peer.js';
 import type { SocketOwner } from '../../src/net/socket-owner.js';
 import { ROOT } from '../mcp/cli-process.js';
 import { missingTools } from '../helpers/needs.js';
@@ -64,6 +63,19 @@ describe('connectionPeer', () => {
     expect(connectionPeer(socket)).toBe('unknown');
   });
 
+  it('counts a peer whose zone names no interface here as another’s: the lookup failed', () => {
+    const zoned = (zone: string) =>
+      ({
+        localAddress: `fe80::1%${zone}`,
+        localPort: 8080,
+        remoteAddress: `fe80::2%${zone}`,
+        remotePort: 41159,
+      }) as Socket;
+    expect(connectionPeer(zoned('no-such-interface'))).toBe('other');
+    // An index no interface has: the kernel finds no socket there.
+    expect(connectionPeer(zoned('999999'))).toBe('other');
+  });
+
   // Node prints a link-local peer with its zone (`fe80::1%v0`), and the kernel finds its socket only with the
   // interface's index. In a network namespace of the test's own, with a veth pair carrying fe80::1.
   const NO_NETNS =
@@ -112,21 +124,18 @@ describe('connectionPeer', () => {
 describe('peerOf', () => {
   const OWN = 1000;
   const socket = (uid: number, inode = 42): SocketOwner => ({ found: 'socket', uid, inode });
-  const held =
-    (holder: Holder | undefined) =>
-    (inode: number): Holder | undefined => {
-      expect(inode).toBe(42);
-      return holder;
-    };
-  const never = (): Holder => expect.fail('asked whose socket it is');
+  const sandboxed = (answer: 'yes' | 'no' | 'unknown') => (inode: number) => {
+    expect(inode).toBe(42);
+    return answer;
+  };
+  const never = () => expect.fail('asked whether a sandbox holds it');
 
   it('counts an unsandboxed process of the server’s user as ours', () => {
-    expect(peerOf(socket(OWN), OWN, held({ pid: 7, confined: false }))).toBe('ours');
+    expect(peerOf(socket(OWN), OWN, sandboxed('no'))).toBe('ours');
   });
 
-  it('counts a sandboxed process of the server’s user as another’s, seen or hidden', () => {
-    expect(peerOf(socket(OWN), OWN, held({ pid: 7, confined: true }))).toBe('other');
-    expect(peerOf(socket(OWN), OWN, held({ pid: undefined, hidden: true }))).toBe('other');
+  it('counts a sandboxed process of the server’s user as another’s', () => {
+    expect(peerOf(socket(OWN), OWN, sandboxed('yes'))).toBe('other');
   });
 
   it('counts another user’s socket, no socket here, a socket no process holds and a failed lookup as another’s', () => {
@@ -136,9 +145,8 @@ describe('peerOf', () => {
     expect(peerOf({ found: 'failed', why: 'sock_diag: Invalid argument' }, OWN, never)).toBe('other');
   });
 
-  it('cannot tell where nothing could be asked, or no process it may look into holds the socket', () => {
+  it('cannot tell where nothing could be asked, or this process’s own confinement is unknown', () => {
     expect(peerOf({ found: 'unasked' }, OWN, never)).toBe('unknown');
-    expect(peerOf(socket(OWN), OWN, held(undefined))).toBe('unknown');
-    expect(peerOf(socket(OWN), OWN, held({ pid: undefined, hidden: false }))).toBe('unknown');
+    expect(peerOf(socket(OWN), OWN, sandboxed('unknown'))).toBe('unknown');
   });
 });
