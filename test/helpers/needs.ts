@@ -15,6 +15,7 @@ const PACKAGES: Readonly<Record<string, string>> = {
   socat: 'socat',
   zsh: 'zsh',
   gcc: 'gcc',
+  clang: 'clang',
   make: 'make',
   ip: 'iproute2',
   strace: 'strace',
