@@ -29,6 +29,8 @@ describe('connectionPeer', () => {
     ['::1', '::1'],
     ['::', '127.0.0.1'],
     ['::', '::1'],
+    // An IPv6 client socket to a v4-mapped address: the kernel keeps it among the IPv4 connections.
+    ['::', '::ffff:127.0.0.1'],
   ])('tells a connection of this process’s user on %s from %s', async (host, from) => {
     const { port, accepted } = await listen(host);
     const client = connect({ host: from, port });
@@ -77,44 +79,44 @@ describe('connectionPeer', () => {
   });
 
   // Node prints a link-local peer with its zone (`fe80::1%v0`), and the kernel finds its socket only with the
-  // interface's index. In a network namespace of the test's own, with a veth pair carrying fe80::1.
+  // interface's index. In a network namespace of the test's own: a veth pair whose end v0 carries a link-local, a
+  // global IPv6 and an IPv4 address; a listener on `::` reached at each, and at the IPv4 one v4-mapped.
   const NO_NETNS =
     CANNOT_SWITCH_USER ?? missingTools('ip', 'unshare') ?? (process.getuid?.() === 0 ? undefined : 'not root');
   it.skipIf(NO_NETNS !== undefined && !process.env.CI)(
-    'tells whose a link-local connection is (fe80::1%iface), this user’s and another’s',
+    'tells whose a connection is on every address form of an interface: link-local with its zone, IPv6, IPv4, v4-mapped',
     () => {
+      const setup = [
+        'ip link set lo up',
+        'ip link add v0 type veth peer name v1',
+        'ip link set v0 up',
+        'ip link set v1 up',
+        'ip -6 addr add fe80::1/64 dev v0 nodad',
+        'ip -6 addr add 2001:db8::1/64 dev v0 nodad',
+        'ip addr add 10.9.0.1/24 dev v0',
+        'exec "$@"',
+      ].join(' && ');
+      const hosts = ['fe80::1%v0', '2001:db8::1', '10.9.0.1', '::ffff:10.9.0.1'];
       const probe = [
-        `const { connectionPeer } = await import(${JSON.stringify(join(ROOT, 'dist/linux/connection-peer.js'))});`,
-        `const { createServer, connect } = await import('node:net');`,
-        `const { spawn } = await import('node:child_process');`,
-        'const verdicts = [];',
-        'let other;',
-        'const server = createServer((socket) => { verdicts.push([socket.remoteAddress, connectionPeer(socket)]);',
-        '  if (verdicts.length < 2) return;',
-        '  other.kill("SIGKILL");',
-        '  console.log(JSON.stringify(verdicts));',
-        '  process.exit(0); });',
-        "server.listen(0, '::', () => {",
-        '  const port = server.address().port;',
-        "  const script = `require('net').connect(${port}, 'fe80::1%v0'); setTimeout(() => {}, 30000)`;",
-        "  connect({ host: 'fe80::1%v0', port }).once('connect', () => {",
-        "    other = spawn('setpriv', [...JSON.parse(process.argv[1]), process.execPath, '-e', script], { stdio: 'ignore' });",
-        '  }); });',
-        'setTimeout(() => process.exit(2), 20000);',
-      ].join('\n');
-      const setup =
-        'ip link set lo up && ip link add v0 type veth peer name v1 && ip link set v0 up && ip link set v1 up && ' +
-        'ip -6 addr add fe80::1/64 dev v0 nodad && exec "$0" --input-type=module -e "$1" "$2"';
-      // The probe ends the other user's process it started, by its pid, once both are judged.
-      const run = spawnSync(
-        'unshare',
-        ['-n', '--kill-child', 'sh', '-c', setup, process.execPath, probe, JSON.stringify(NOBODY_IDS)],
-        { encoding: 'utf8', timeout: 30_000 },
-      );
+        join(ROOT, 'test/fixtures/connection-peer-probe.mjs'),
+        join(ROOT, 'dist/linux/connection-peer.js'),
+        JSON.stringify(NOBODY_IDS),
+        ...hosts,
+      ];
+      const run = spawnSync('unshare', ['-n', 'sh', '-c', setup, 'netns', process.execPath, ...probe], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(run.stderr).toBe('');
       expect(JSON.parse(run.stdout)).toEqual([
-        ['fe80::1%v0', 'ours'],
-        ['fe80::1%v0', 'other'],
+        ['fe80::1%v0', 'fe80::1%v0', 'ours'],
+        ['fe80::1%v0', 'fe80::1%v0', 'other'],
+        ['2001:db8::1', '2001:db8::1', 'ours'],
+        ['2001:db8::1', '2001:db8::1', 'other'],
+        ['10.9.0.1', '::ffff:10.9.0.1', 'ours'],
+        ['10.9.0.1', '::ffff:10.9.0.1', 'other'],
+        ['::ffff:10.9.0.1', '::ffff:10.9.0.1', 'ours'],
+        ['::ffff:10.9.0.1', '::ffff:10.9.0.1', 'other'],
       ]);
     },
     40_000,
