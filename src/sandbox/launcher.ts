@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, unlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { TRUSTED_PATH, findTrustedExecutable } from '../util/executable.js';
 import { makeProcessDir, stateRoot } from '../util/private-dir.js';
 import { MaskRegistry } from './mask-registry.js';
@@ -58,6 +58,22 @@ const realPath = (path: string) => {
     return undefined;
   }
 };
+
+/**
+ * What the Landlock backend keeps read-only beyond the kept names, from the plan bubblewrap would lay for the same
+ * roots (planMounts): a root or a folder between roots that holds a `HEAD` is a repository in the making, and its
+ * other repository files (objects, refs, config, hooks, commondir), there or not, are kept as the server's folders
+ * are. Throws, as bubblewrap's start does, where a protected name is a link (the command could replace it, and the
+ * supervisor keeps names, not what they point to) or a root is a bare repository (its config and hooks are files of
+ * its top the sandbox may write).
+ */
+function landlockKeptFiles(roots: readonly string[]): string[] {
+  const mounts = planMounts(roots, 'off', { kind: pathKind, theirs, kernelPath: () => undefined });
+  const [unprotectable] = mounts.unprotectable;
+  if (unprotectable !== undefined) throw new Error(unprotectableReason(unprotectable));
+  const kept = [...mounts.readOnly, ...mounts.masked, ...mounts.maskedFiles];
+  return kept.filter((path) => !KEPT_NAMES.includes(basename(path)));
+}
 
 /** Why the sandbox cannot start with `path` in it (see MountPlan.unprotectable). */
 function unprotectableReason(path: string): string {
@@ -279,25 +295,20 @@ export class SandboxLauncher {
         'the domain allowlist (--allowed-domain) needs the bubblewrap backend, which cannot run here: the Landlock backend has no network of its own to put the proxy in',
       );
     const roots = writableRoots(policy, command.env.TMPDIR, realPath);
+    const keepOut = [stateRoot(), ...landlockKeptFiles(roots)];
     // Every root is granted entry by entry, /tmp and $TMPDIR too: the top of a root is then never the domain's to
     // write, so what is made there (and whether it is a kept name) is decided by the supervisor alone, on what it
     // checked. A root granted whole would leave the kernel to resolve the path again after the check.
     // What may be read is the same for every session: / and /dev are read once per process.
     this.reads ??= planReads({ entries: folderEntries });
-    const plan = planLandlock(
-      roots,
-      roots,
-      [stateRoot()],
-      { entries: (dir) => this.listings.entries(dir) },
-      this.reads,
-    );
+    const plan = planLandlock(roots, roots, keepOut, { entries: (dir) => this.listings.entries(dir) }, this.reads);
     const env = { ...command.env };
     this.launchDir ??= this.makePrivateFolder('launch-');
     // With the network off the supervisor refuses IP sockets itself and records it here, out of the command's reach.
     const refusals =
       policy.network === 'off' ? join(this.launchDir, `refused-${randomBytes(8).toString('hex')}`) : undefined;
     const network = refusals === undefined ? 'on' : 'supervised';
-    const supervision = supervisionArgs(roots, [stateRoot()], KEPT_NAMES, refusals);
+    const supervision = supervisionArgs(roots, keepOut, KEPT_NAMES, refusals);
     const options = landlockOptions(landlockGrantArgs(plan), network, supervision);
     const refusal = refusals === undefined ? undefined : recordedRefusal(refusals);
     const shared = { env, supervisorDepth: 1, ...(refusal ? { networkRefusal: () => refusal.read() } : {}) };

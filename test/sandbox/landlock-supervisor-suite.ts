@@ -13,6 +13,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -804,6 +805,48 @@ export function landlockSupervisorSuite(user: ServerUser): void {
           expect(existsSync(join(ws, name)), name).toBe(false);
         expect(readFileSync(join(ws, 'linked'), 'utf8')).toBe('tmp');
         expect(statSync(ws).mode).toBe(modeBefore);
+      });
+
+      // bubblewrap refuses to start where a protected name is a link, or a root is a bare repository; the Landlock
+      // backend started, and the repository's config and hooks were the command's to write.
+      it('refuses to start where .git is a link or a writable root is a bare repository; keeps a HEAD root whole', async () => {
+        const linked = workspace(user);
+        execFileSync('mv', [join(linked, '.git'), join(linked, 'realgit')]);
+        symlinkSync('realgit', join(linked, '.git'));
+        folderOf(user, linked);
+        if (user === 'nobody') execFileSync('chown', ['-h', `${NOBODY}:${NOBODY}`, join(linked, '.git')]);
+        const configBefore = readFileSync(join(linked, 'realgit/config'), 'utf8');
+        const first = await start(user, linked);
+        const viaLink = await first.call("git config core.fsmonitor 'touch pwned' && echo PLANTED");
+        expect(viaLink).toContain('is a symbolic link, which the sandbox cannot keep read-only');
+        expect(readFileSync(join(linked, 'realgit/config'), 'utf8')).toBe(configBefore);
+
+        const ws = workspace(user);
+        const bare = folder(user, 'ue-bare-');
+        execFileSync('git', ['init', '-q', '--bare', bare]);
+        folderOf(user, bare);
+        const bareConfig = readFileSync(join(bare, 'config'), 'utf8');
+        const second = await start(user, ws, ['--writable-root', bare]);
+        const inBare = await second.call(`git -C ${bare} config core.fsmonitor 'touch pwned' && echo PLANTED`);
+        expect(inBare).toContain('is a bare git repository');
+        expect(readFileSync(join(bare, 'config'), 'utf8')).toBe(bareConfig);
+
+        // A HEAD at a root's top (no repository yet): its other repository files stay unmade, as on bubblewrap.
+        const headed = workspace(user);
+        writeFileSync(join(headed, 'HEAD'), 'ref: refs/heads/main\n');
+        folderOf(user, headed);
+        const third = await start(user, headed);
+        const made = await third.call(
+          [
+            'mkdir objects && echo DID_OBJECTS',
+            'mkdir refs && echo DID_REFS',
+            'echo x > config && echo DID_CONFIG',
+            'mkdir other && echo OTHER_OK',
+          ].join('\n'),
+        );
+        expect(made).not.toMatch(/DID_/);
+        expect(made).toContain('OTHER_OK');
+        for (const name of ['objects', 'refs', 'config']) expect(existsSync(join(headed, name)), name).toBe(false);
       });
 
       it('runs what a project does at the top of a git workspace: files, apply_patch, folders, a venv, npm init, script', async () => {
