@@ -121,8 +121,9 @@ static const char *fd_name(int fd) {
 static int fd_path(int fd, char *out, size_t size) {
   const char *name = fd_name(fd);
   out[0] = '\0';
-  ssize_t n = readlinkat(self_fds, name, out, size - 1);
-  if (n <= 0 || (size_t)n >= size - 1) {
+  /* The whole buffer: a path of size - 1 bytes (PATH_MAX less its NUL, which the kernel takes) fits, a longer one not. */
+  ssize_t n = readlinkat(self_fds, name, out, size);
+  if (n <= 0 || (size_t)n >= size) {
     out[0] = '\0';
     return -1;
   }

@@ -715,6 +715,30 @@ export function landlockSupervisorSuite(user: ServerUser): void {
         expect(metadata(victim, true)).toBe(before);
       });
 
+      // The supervisor read the kernel's name of a file into a buffer one byte short of PATH_MAX: a path of 4095 bytes
+      // (PATH_MAX less its NUL), which the kernel takes, was refused every metadata change (EPERM).
+      it('changes the metadata of what lies at a path as long as the kernel takes (4095 bytes)', async () => {
+        const server = await start(user, workspace(user));
+        const script = [
+          'import errno, os',
+          'def answer(f, *args):',
+          '    try:',
+          '        f(*args)',
+          "        return 'ok'",
+          '    except OSError as e:',
+          '        return errno.errorcode[e.errno]',
+          'deep = os.getcwd()',
+          'while len(deep) + 201 < 3900:',
+          "    deep = os.path.join(deep, 'L' * 200)",
+          '    os.mkdir(deep)',
+          "edge = os.path.join(deep, 'e' * (4095 - len(deep) - 1))",
+          "print('EDGE', len(edge), answer(os.mkdir, edge), answer(os.chmod, edge, 0o700), answer(os.utime, edge, (1, 1)),",
+          "      answer(os.mkdir, edge + 'x'), flush=True)",
+        ].join('\n');
+        const out = await server.call(`python3 - <<'EOF'\n${script}\nEOF`);
+        expect(out).toContain('EDGE 4095 ok ok ok ENAMETOOLONG');
+      });
+
       // What the supervisor opens for the command is put into it (SECCOMP_IOCTL_NOTIF_ADDFD). With the command's fd table
       // full that fails, and the kernel hands the call back to be answered: it was left unanswered, and the command
       // waited in open() for ever.
