@@ -24,7 +24,7 @@ import {
 } from './differential-ops.js';
 import { BACKENDS } from './sandbox-helpers.js';
 
-const RUNS = Number(process.env.DIFFERENTIAL_RUNS ?? 40);
+const RUNS = Number(process.env.DIFFERENTIAL_RUNS ?? 60);
 const MAX_OPS = 8;
 const RUNNER = join(ROOT, 'test/fixtures/fs-ops.py');
 const GIT_WORKSPACE: StartTree = {
