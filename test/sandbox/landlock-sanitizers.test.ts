@@ -119,6 +119,8 @@ describe.skipIf(SKIP !== undefined)(titled('the Landlock supervisor under ASan a
       const out = await server.call('python3 workload.py 300 2>&1', { yield_time_ms: 120_000 });
       expect(out, out).toContain('WORKLOAD_DONE');
       expect(out).toMatch(/^GROUP many 300$/m);
+      expect(out).toMatch(/^GROUP tmpfile ok ok EACCES ok ok EACCES$/m);
+      expect(out).toMatch(/^GROUP long ok ok ok ok ENAMETOOLONG ENAMETOOLONG$/m);
       // Refusals stay refusals under the sanitized build: nothing of a kept name was made or changed.
       expect(/^GROUP kept (.*)$/m.exec(out)?.[1].split(' '), out).not.toContain('ok');
       // A few commands more, each through a launcher of its own (in standby, or not).
