@@ -135,19 +135,33 @@ function differential(): void {
 
   // Regression cases: each FAILS on main (ddb659d) until the supervisor's fixes for issue 42 land.
   describe('known breaks (issue 42)', () => {
-    // A refused exchange left a path behind that the next call acted on: the real .git swapped with evil/.
-    it('an exchange with .git is refused, and a following exchange with a missing path answers ENOENT', async () => {
-      for (const start of [GIT_WORKSPACE, { ...GIT_WORKSPACE, W: { ...GIT_WORKSPACE.W, git: false } }]) {
+    // A refused rename left a path behind that the next call acted on: the real .git swapped with evil/ (an
+    // exchange), or one made where there was none (a plain rename); for kept names in both roots.
+    it('a rename onto a kept name is refused, and a following one to a missing path answers ENOENT', async () => {
+      const none = { git: false, agents: false, codex: false };
+      const cases = [
+        ['W', '.git', { ...none, git: true }, 2],
+        ['W', '.git', { ...none, git: true }, 0],
+        ['W', '.git', none, 0],
+        ['W', '.git', none, 1],
+        ['W', '.agents', none, 0],
+        ['V', '.git', { ...none, git: true }, 2],
+        ['V', '.git', none, 0],
+        ['V', '.codex', { ...none, codex: true }, 2],
+      ] as const;
+      for (const [root, name, kept, flags] of cases) {
         const ops: Op[] = [
-          { op: 'rename', from: 'W/evil', to: 'W/.git', flags: 2 },
-          { op: 'rename', from: 'W/evil', to: 'W/missing-dir/x', flags: 2 },
+          { op: 'rename', from: `${root}/evil`, to: `${root}/${name}`, flags },
+          { op: 'rename', from: `${root}/evil`, to: `${root}/missing-dir/x`, flags },
         ];
-        const outcome = await runCase(start, ops);
-        expect(outcome.answers.landlock[0]).toHaveProperty('err');
-        expect(outcome.answers.landlock[1]).toEqual({ err: 'ENOENT' });
-        expect(outcome.answers.bwrap[1]).toEqual({ err: 'ENOENT' });
-        const git = (tree: Tree) => Object.entries(tree).filter(([path]) => /^W\/(\.git|evil)(\/|$)/.test(path));
-        expect(git(outcome.trees.landlock)).toEqual(git(outcome.trees.bwrap));
+        const outcome = await runCase({ ...GIT_WORKSPACE, [root]: kept }, ops);
+        const what = `renameat2 flags ${flags}, ${name} ${kept === none ? 'missing' : 'present'} in ${root}`;
+        expect(outcome.answers.landlock[0], what).toHaveProperty('err');
+        expect(outcome.answers.landlock[1], what).toEqual({ err: 'ENOENT' });
+        expect(outcome.answers.bwrap[1], what).toEqual({ err: 'ENOENT' });
+        const touched = new RegExp(`^${root}/(${name.replace('.', '\\.')}|evil)(/|$)`);
+        const entries = (tree: Tree) => Object.entries(tree).filter(([path]) => touched.test(path));
+        expect(entries(outcome.trees.landlock), what).toEqual(entries(outcome.trees.bwrap));
       }
     });
 
