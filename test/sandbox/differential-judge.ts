@@ -6,7 +6,7 @@ import { KEPT, type Answer, type Op, type OpPath, type StartTree } from './diffe
  * Whether `path` goes through a kept name missing at the start, directly or by `link-git`: bubblewrap covers it
  * with an empty read-only folder (the kernel then sees a folder where Landlock's sees nothing).
  */
-export function throughMask(path: OpPath | undefined, start: StartTree): boolean {
+function throughMask(path: OpPath | undefined, start: StartTree): boolean {
   if (path === undefined) return false;
   const [token, first] = path.split('/');
   if (token !== 'W' && token !== 'V') return false;
