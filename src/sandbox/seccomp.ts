@@ -6,7 +6,7 @@
  * eBPF, io_uring, modules, the clock, …). With the network off, a command also cannot reach a unix socket on the
  * file system (an ssh-agent, a Docker socket): the network namespace does not cover those.
  */
-import { knownRanges, syscallNumber } from './syscall-table.js';
+import { knownRanges, syscallNumber, type SeccompArch } from './syscall-table.js';
 
 /**
  * What the filter lets sockets do. `on`: anything. `off`: IP sockets, which can only reach the sandbox's own empty
@@ -19,8 +19,8 @@ import { knownRanges, syscallNumber } from './syscall-table.js';
  */
 export type SeccompNetwork = 'on' | 'off' | 'none' | 'supervised';
 
-/** The architectures we build for, named as `process.arch` names them. */
-export type SeccompArch = 'x64' | 'arm64';
+/** The architectures we build for (syscall-table.ts names them: the table is pure data and imports nothing of ours). */
+export type { SeccompArch };
 
 const AUDIT_ARCH: Record<SeccompArch, number> = { x64: 0xc000003e, arm64: 0xc00000b7 };
 

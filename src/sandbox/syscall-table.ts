@@ -5,7 +5,8 @@
  * stays refused until it is named (test/sandbox/syscall-table.test.ts checks this against the C library's headers).
  * x32's calls (x86_64 numbers with bit 30 set) are another ABI, denied as a whole. Pure data.
  */
-import type { SeccompArch } from './seccomp.js';
+/** The architectures we build for, named as `process.arch` names them. */
+export type SeccompArch = 'x64' | 'arm64';
 
 /** A run of consecutive numbers: `names[i]` is call `from + i`. */
 interface Run {
