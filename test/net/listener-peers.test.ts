@@ -2,15 +2,17 @@
 // (`fe80::1%v0`), where Node prints the peer with its zone: the owner lookup must still tell that the flood is
 // another user's, so the token holder, connecting through 127.0.0.1 and slow to write, is answered (judged by age
 // alone, its silent connection is closed once the flood has reopened the cap's worth of connections). As a root server (the flood:
-// nobody) and as an unprivileged one (nobody; the flood: root). All of it in a network namespace the test makes,
-// with a veth pair carrying fe80::1.
+// nobody) and as an unprivileged one (nobody; the flood: root). And a sandboxed command with the token, connecting
+// through the same address, is refused. All of it in a network namespace the test makes, with a veth pair carrying
+// fe80::1.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CLI, ROOT, cleanEnv, unsandboxed } from '../mcp/cli-process.js';
 import { missingTools } from '../helpers/needs.js';
 import { CANNOT_SWITCH_USER, NOBODY, asNobody, nodeAsNobody, removeMountPoint } from '../helpers/nobody.js';
+import { BACKENDS } from '../sandbox/sandbox-helpers.js';
 
 const TOKEN = 'listener-peers-token-0123456789abcdef';
 const CAP = 16;
@@ -78,8 +80,12 @@ async function startInNamespace(argv: string[], user: RunAs) {
   const out = await outputOf(child, /(?:listening on http:\/\/127\.0\.0\.1|ws:\/\/\[::\]):\d+/);
   const port = Number(/(?:127\.0\.0\.1|\[::\]):(\d+)/.exec(out)![1]);
   /** Runs `command` in the server's network namespace. */
-  const inside = ({ command, args }: { command: string; args: string[] }) =>
-    spawn('nsenter', ['-t', String(child.pid), '-n', '--', command, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const inside = ({ command, args }: { command: string; args: string[] }, cwd = ROOT) =>
+    spawn('nsenter', ['-t', String(child.pid), '-n', '--', command, ...args], {
+      cwd,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
   return { port, stderr: () => stderr, inside };
 }
 
@@ -165,5 +171,44 @@ describe.each(cases)('$kind on :: run as $user', ({ kind, argv, user }) => {
       expect(opened, 'the flood reopened the connections closed').toBeGreaterThan(CAP);
     },
     120_000,
+  );
+});
+
+// A sandboxed command (network on) that has the token connects to the server through the link-local address: the
+// check for sandboxed peers looks the peer up in /proc/net/tcp6, which has no zone, and a zoned address matched no
+// entry there (the peer was let in as another machine's, and could approve its own escalation).
+const sandboxCases = BACKENDS.flatMap(({ backend, skip }) =>
+  (['root', 'nobody'] as const).map((user) => ({ backend, user, skip: skip ?? NEEDS })),
+);
+describe.each(sandboxCases)('serve on :: run as $user, a command sandboxed on $backend', ({ backend, user, skip }) => {
+  it.skipIf(skip !== undefined && !process.env.CI)(
+    `refuses the command's connection through ${LINK_LOCAL}, though it carries the token`,
+    async () => {
+      const server = await startInNamespace(kinds[0]!.argv(tokenFile(user)), user);
+      const ws = mkdtempSync('/var/tmp/ue-listener-peers-ws-');
+      dirs.push(ws);
+      chmodSync(ws, 0o755);
+      copyFileSync(join(ROOT, 'test/fixtures/token-request.mjs'), join(ws, 'token-request.mjs'));
+      if (user === 'nobody') chownSync(ws, NOBODY, NOBODY);
+      const sandboxed = [
+        '--sandbox',
+        'workspace-write',
+        '--sandbox-backend',
+        backend,
+        '--network',
+        'on',
+        '--yield-ms',
+        '10000',
+      ];
+      const client = [process.execPath, join(ws, 'token-request.mjs'), LINK_LOCAL, String(server.port), TOKEN];
+      const run = server.inside(nodeAs(user, 'dist/cli/index.js', ['run', ...sandboxed, '--', ...client]), ws);
+      const out = await outputOf(run);
+      expect(out).toMatch(/^closed$/m);
+      expect(out).not.toContain('HTTP/1.1 200');
+      expect(server.stderr()).toMatch(
+        /refused a connection: fe80::1%v0:\d+ belongs to process \d+, which runs in a sandbox/,
+      );
+    },
+    60_000,
   );
 });
