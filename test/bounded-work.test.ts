@@ -4,6 +4,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { isDangerousCommand, isKnownSafeCommand } from '../src/approval/command-safety.js';
+import { gitPlaces } from '../src/approval/git-places.js';
 import { parseShellScript } from '../src/approval/shell-script.js';
 import { HeadTailBuffer, OUTPUT_MAX_BYTES } from '../src/buffer/head-tail-buffer.js';
 import { truncateForModel } from '../src/buffer/truncate.js';
@@ -105,10 +106,14 @@ describe("the approval's reading of a model's `cmd`", () => {
     ['evals and wrappers', (n: number) => fill('eval nice ', n, 'ls $x')],
     ['wrappers', (n: number) => fill('nice env A=1 ', n, 'ls')],
     ['find -exec find', (n: number) => `find ${fill('. -exec find ', n, '. ;')}`],
+    ['relative cds, each from every folder before', (n: number) => fill('cd a; cd .; ', n, 'git status')],
+    ['git -C and env -C', (n: number) => fill('git -C a -C b env -C c ', n)],
+    ['folders picked at run time', (n: number) => fill('cd $a; GIT_DIR=$(pwd) ', n)],
   ])('%s', (_, make) => {
     const judge = (script: string) => [
       isDangerousCommand(['bash', '-lc', script]),
       isKnownSafeCommand(['bash', '-lc', script], 'sandbox'),
+      gitPlaces(['bash', '-lc', script], '/w', { HOME: '/h' }),
     ];
     const read = (script: string) => [
       ...judge(script),

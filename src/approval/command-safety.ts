@@ -268,14 +268,14 @@ export function isDangerousCommand(argv: readonly string[]): boolean {
  * cannot run a longer script anyway. Reading is linear, but a script of many small commands costs about a
  * microsecond a byte, and a 10 MiB message is ten seconds of the server's loop.
  */
-const MAX_READ_BYTES = 128 * 1024;
+export const MAX_READ_BYTES = 128 * 1024;
 /**
  * How many shells, evals and `find -exec`s deep a command is read for danger: each level reads again what it runs,
  * and `eval eval … rm` (20 000 of them) held the server for minutes, then overflowed the stack. Past it, dangerous.
  */
 const MAX_NESTING = 8;
 
-function tooLongToRead(argv: readonly string[]): boolean {
+export function tooLongToRead(argv: readonly string[]): boolean {
   let bytes = 0;
   for (const arg of argv) if ((bytes += arg.length) > MAX_READ_BYTES) return true;
   return false;

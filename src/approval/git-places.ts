@@ -13,6 +13,7 @@
 
 import { isAbsolute, resolve } from 'node:path';
 import { GIT_LOCATION_VARIABLES } from '../spawn/env.js';
+import { tooLongToRead } from './command-safety.js';
 import { words } from './shell-script.js';
 
 /** A folder git may start from, and how the command names it (undefined: it is the command's directory). */
@@ -41,8 +42,17 @@ const CHANGE_DIRECTORY = words('cd pushd');
 const MAX_FOLDERS = 32;
 /** How many folders are looked at in all: each costs the form a few file look-ups per folder above it. */
 const MAX_PLACES = 64;
+/**
+ * How many folders are worked out in all (one for each folder the script may be in, at each `cd` or `-C`): `cd .`
+ * 20 000 times from 32 folders cost seconds of the server's loop. Past it, the rest count as picked at run time.
+ */
+const MAX_FOLDER_STEPS = 4096;
+/** How many words atRunTime keeps: it is shown to the person. */
+const MAX_AT_RUN_TIME = 8;
 /** What atRunTime says when a command names more folders than are looked at. */
 export const TOO_MANY_FOLDERS = `more than ${MAX_PLACES} folders`;
+/** What atRunTime says of a command longer than the approval reads (MAX_READ_BYTES): none of its folders is known. */
+export const TOO_LONG_TO_READ = 'a command too long to read';
 /** `~`, `$HOME` or `${HOME}` at the start of a folder: the environment's HOME. */
 const HOME_PREFIX = /^(~|\$HOME|\$\{HOME\})(?=\/|$)/;
 /** A word the shell would change before use: expansions, substitutions, globs. */
@@ -53,8 +63,9 @@ export function gitPlaces(argv: readonly string[], cwd: string, env: Readonly<Re
   const found: GitPlaces = { places: [{ folder: here }], atRunTime: [], namesGit: false };
   let heres = [here]; // the folders the script may be in at this point
   const seen = new Set([here]);
+  let steps = 0;
   const note = (named: string): void => {
-    if (!found.atRunTime.includes(named)) found.atRunTime.push(named);
+    if (found.atRunTime.length < MAX_AT_RUN_TIME && !found.atRunTime.includes(named)) found.atRunTime.push(named);
   };
   const add = (folders: readonly string[], named: string): void => {
     for (const folder of folders) {
@@ -71,9 +82,15 @@ export function gitPlaces(argv: readonly string[], cwd: string, env: Readonly<Re
       note(named);
       return [];
     }
+    steps += isAbsolute(path) ? 1 : bases.length;
+    if (steps > MAX_FOLDER_STEPS) {
+      note(TOO_MANY_FOLDERS);
+      return [];
+    }
     return isAbsolute(path) ? [resolve(path)] : [...new Set(bases.map((base) => resolve(base, path)))];
   };
   const enter = (folders: readonly string[]): void => {
+    if (folders.every((folder) => heres.includes(folder))) return;
     // Still where it was too: a `cd` may fail, or run in a subshell.
     heres = [...new Set([...heres, ...folders])];
     if (heres.length > MAX_FOLDERS) {
@@ -87,6 +104,7 @@ export function gitPlaces(argv: readonly string[], cwd: string, env: Readonly<Re
     const named = `${name}=${value} in its environment`;
     add(folderOf(value, heres, named), named);
   }
+  if (tooLongToRead(argv)) return { ...found, atRunTime: [TOO_LONG_TO_READ], namesGit: true };
   for (const command of looseCommands(argv)) {
     for (let i = 0; i < command.length; i++) {
       const word = command[i]!;

@@ -34,19 +34,67 @@ export interface Repository {
 }
 
 /**
- * The repository git finds from `start`, walking up as git's discovery does: in each folder a `.git` file (followed
- * to the folder it names), a `.git` folder, or the folder itself, when it is a repository; undefined when none is.
+ * Folders already walked in one form, with the repository git finds from each (null: none), and how many folders
+ * may still be looked at: folders the agent made thousands deep must not hold the server's loop.
  */
-export function findRepository(start: string, facts: GitFacts): Repository | undefined {
-  for (let dir = resolve(start); ; dir = dirname(dir)) {
-    const dotGit = join(dir, '.git');
-    const kind = facts.kind(dotGit);
-    const pointer = kind === 'file' ? /^gitdir: *(.+?)\s*$/m.exec(facts.read(dotGit) ?? '') : null;
-    if (pointer) return repositoryAt(dotGit, resolve(dir, pointer[1]!), facts);
-    if (kind === 'dir' && isRepository(dotGit, facts)) return repositoryAt(dotGit, dotGit, facts);
-    if (isRepository(dir, facts)) return repositoryAt(dir, dir, facts);
-    if (dir === dirname(dir)) return undefined;
+export interface Walk {
+  found: Map<string, Repository | null>;
+  budget: number;
+}
+
+/** How many folders one form looks at, top-down and walking up, in all. */
+export const MAX_FOLDERS_WALKED = 8192;
+
+export const newWalk = (): Walk => ({ found: new Map(), budget: MAX_FOLDERS_WALKED });
+
+/**
+ * The repository git finds from `start`, walking up as git's discovery does: in each folder a `.git` file (followed
+ * to the folder it names), a `.git` folder, or the folder itself, when it is a repository; null when none is, and
+ * undefined when `walk` ran out of folders to look at first. A folder that does not exist is walked from the part
+ * of its path that does (what the script was in when its `cd` failed).
+ */
+export function findRepository(start: string, facts: GitFacts, walk: Walk = newWalk()): Repository | null | undefined {
+  const walked: string[] = [];
+  let found: Repository | null | undefined = null;
+  for (let dir = existingPart(resolve(start), facts, walk); ; dir = dirname(dir)) {
+    const known = dir === undefined ? undefined : walk.found.get(dir);
+    if (dir === undefined || known !== undefined || walk.budget-- <= 0) {
+      found = dir === undefined ? undefined : known;
+      break;
+    }
+    walked.push(dir);
+    found = repositoryIn(dir, facts);
+    if (found !== null || dir === dirname(dir)) break;
   }
+  if (found !== undefined) for (const dir of walked) walk.found.set(dir, found);
+  return found;
+}
+
+/** The longest leading part of `path` that is a folder, looked at from the top down; undefined past the budget. */
+function existingPart(path: string, facts: GitFacts, walk: Walk): string | undefined {
+  let dir = '/';
+  for (const name of path.split('/').filter((part) => part !== '')) {
+    const next = join(dir, name);
+    if (walk.found.has(next)) {
+      dir = next;
+      continue;
+    }
+    if (walk.budget-- <= 0) return undefined;
+    if (facts.kind(next) !== 'dir') break;
+    dir = next;
+  }
+  return dir;
+}
+
+/** The repository git takes in `dir` itself: its `.git` file or folder, or the folder; null when none. */
+function repositoryIn(dir: string, facts: GitFacts): Repository | null {
+  const dotGit = join(dir, '.git');
+  const kind = facts.kind(dotGit);
+  const pointer = kind === 'file' ? /^gitdir: *(.+?)\s*$/m.exec(facts.read(dotGit) ?? '') : null;
+  if (pointer) return repositoryAt(dotGit, resolve(dir, pointer[1]!), facts);
+  if (kind === 'dir' && isRepository(dotGit, facts)) return repositoryAt(dotGit, dotGit, facts);
+  if (isRepository(dir, facts)) return repositoryAt(dir, dir, facts);
+  return null;
 }
 
 /**
@@ -118,14 +166,22 @@ export function repositoryWarnings(
   const { places, atRunTime, namesGit } = gitPlaces(argv, cwd, env);
   const warnings: string[] = [];
   const seen = new Set<string>();
+  const walk = newWalk();
+  const unwalked: string[] = [];
   for (const place of places) {
-    const repository = findRepository(place.folder, facts);
-    if (repository === undefined || seen.has(repository.gitDir)) continue;
+    const repository = findRepository(place.folder, facts, walk);
+    if (repository === undefined) unwalked.push(place.folder);
+    if (!repository || seen.has(repository.gitDir)) continue;
     seen.add(repository.gitDir);
     const plantable = plantableFolder(repository, roots, facts);
     if (plantable === undefined) continue;
     warnings.push(
       `Warning: git ${where(place)} reads the repository at ${shown(repository, plantable.folder)}, which lies in ${plantable.root}: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
+    );
+  }
+  if (unwalked.length > 0) {
+    warnings.push(
+      `Warning: git may read a repository above ${unwalked.length === 1 ? unwalked[0] : `${unwalked.length} folders the command names`}, which this form did not finish looking for (more than ${MAX_FOLDERS_WALKED} folders): commands in the sandbox may have written it, with programs for git to run (core.fsmonitor, hooks).`,
     );
   }
   if (namesGit && atRunTime.length > 0) {
@@ -153,9 +209,11 @@ export const HOST_GIT_FACTS: GitFacts = {
   ...HOST_FILE_FACTS,
   kind: (path) => {
     try {
-      return statSync(path).isDirectory() ? 'dir' : 'file';
+      // No exception for a missing path: one costs tens of microseconds, and a form may look at thousands.
+      const st = statSync(path, { throwIfNoEntry: false });
+      return st === undefined ? undefined : st.isDirectory() ? 'dir' : 'file';
     } catch {
-      return undefined;
+      return undefined; // too long, a file on the way, no permission: not there for git either
     }
   },
   read: (path) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOO_MANY_FOLDERS, gitPlaces } from '../../src/approval/git-places.js';
+import { TOO_LONG_TO_READ, TOO_MANY_FOLDERS, gitPlaces } from '../../src/approval/git-places.js';
 
 const bash = (script: string): string[] => ['/usr/bin/bash', '-lc', script];
 /** The folders gitPlaces finds for `argv` in /w, after /w itself, with how each is named. */
@@ -111,6 +111,21 @@ describe('gitPlaces', () => {
 
   it('leaves `cd -` and options of cd alone, and -C of other programs', () => {
     expect(named(bash('cd - && make -C /tmp/x && tar -C /tmp/y -xf a.tar && git status'))).toEqual([]);
+  });
+
+  it('reads no command longer than the approval reads: it may name git, and picks its folders as it runs', () => {
+    const found = gitPlaces(bash(`cd /tmp/x; ${'ls; '.repeat(40_000)}`), '/w', { GIT_DIR: '/tmp/g' });
+    expect(found).toEqual({
+      places: [{ folder: '/w' }, { folder: '/tmp/g', named: 'GIT_DIR=/tmp/g in its environment' }],
+      atRunTime: [TOO_LONG_TO_READ],
+      namesGit: true,
+    });
+  });
+
+  it('works out a bounded number of folders: relative cds from 32 folders each stop counting, and say so', () => {
+    const found = gitPlaces(bash(`${'cd a; '.repeat(300)}git status`), '/w', {});
+    expect(found.places.length).toBeLessThanOrEqual(64);
+    expect(found.atRunTime).toEqual([TOO_MANY_FOLDERS]);
   });
 
   it('looks at 64 folders at most, and says there were more', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_FOLDERS_WALKED,
   findRepository,
   plantableFolder,
   repositoryWarnings,
@@ -47,7 +48,7 @@ describe('findRepository', () => {
   it('walks up to the first folder with a .git folder that is a repository', () => {
     const facts = factsOf({ ...repository('/w/.git'), '/w/a/b/file': 'x' });
     expect(findRepository('/w/a/b', facts)).toEqual({ at: '/w/.git', gitDir: '/w/.git' });
-    expect(findRepository('/elsewhere', facts)).toBeUndefined();
+    expect(findRepository('/elsewhere', facts)).toBeNull();
   });
 
   it('takes a folder that is a repository itself: HEAD with objects or refs, or with a commondir', () => {
@@ -93,6 +94,27 @@ describe('findRepository', () => {
       '/w/a/b/c/.git': 'not a pointer',
     });
     expect(findRepository('/w/a/b/c', facts)?.gitDir).toBe('/w/.git');
+  });
+});
+
+describe('findRepository, in bounds', () => {
+  it('walks from the part of a folder’s path that exists, and each folder once in one form', () => {
+    const facts = factsOf({ ...repository('/tmp/x'), '/tmp/x/a/b/file': '' });
+    const walk = { found: new Map(), budget: 100 };
+    expect(findRepository('/tmp/x/a/b/missing/deeper', facts, walk)?.gitDir).toBe('/tmp/x');
+    const spent = 100 - walk.budget;
+    expect(findRepository('/tmp/x/a/b', facts, walk)?.gitDir).toBe('/tmp/x');
+    expect(100 - walk.budget).toBe(spent + 1); // /tmp, above the repository, was never walked
+  });
+
+  it('gives up past its budget, and the form says it did not finish', () => {
+    const deep = `/tmp${'/d'.repeat(MAX_FOLDERS_WALKED)}`;
+    const facts = factsOf({ ...repository('/tmp/x'), [`${deep}/file`]: '' });
+    expect(findRepository('/tmp/x/a', facts, { found: new Map(), budget: 2 })).toBeUndefined();
+    expect(repositoryWarnings(['git', '-C', deep, 'status'], '/tmp/x', {}, ['/tmp'], facts)).toEqual([
+      'Warning: git run here reads the repository at /tmp/x, which lies in /tmp: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).',
+      `Warning: git may read a repository above ${deep}, which this form did not finish looking for (more than ${MAX_FOLDERS_WALKED} folders): commands in the sandbox may have written it, with programs for git to run (core.fsmonitor, hooks).`,
+    ]);
   });
 });
 
