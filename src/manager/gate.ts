@@ -111,7 +111,9 @@ export class CommandGate {
 
   /** Resolves once the person (or an earlier approval for this session) said yes; throws NOT_APPROVED otherwise. */
   private async ask(request: ApprovalRequest): Promise<void> {
-    if (this.approved.has(request)) return;
+    // A run asked about each time is never answered from an earlier approval either: what it warns of (a repository
+    // the agent planted since) may have come after that approval.
+    if (request.askedEachTime === undefined && this.approved.has(request)) return;
     const decision = this.onApproval ? await this.onApproval(request) : undefined;
     if (decision === undefined) {
       throw notApproved(

@@ -150,6 +150,44 @@ describe.each(BACKENDS)('git let out of the sandbox on $backend', ({ backend, sk
     );
 
     it.skipIf(skip !== undefined && !process.env.CI)(
+      'asks again, warning, for git approved for the session in a folder where the sandbox has since planted a repository',
+      async () => {
+        const ws = folder(user, '/var/tmp', 'ue-planted-ws-');
+        execFileSync('git', ['init', '-q', ws]);
+        giveTo(user, ws);
+        const scratch = folder(user, '/tmp', 'ue-planted-repo-');
+        const outside = folder(user, '/var/tmp', 'ue-planted-marker-');
+        const answers = ['approve-for-session'];
+        const c = await open(
+          ws,
+          (request) =>
+            answers.length > 0
+              ? { action: 'accept', content: { decision: answers.shift()! } }
+              : approveUnlessWarned(request),
+          args,
+          { user },
+        );
+        const status = { cmd: 'git status', login: false, sandbox_permissions: 'require_escalated', workdir: scratch };
+        await c.call('exec_command', status);
+        expect(c.asked).toHaveLength(1);
+
+        const planted = await c.call('exec_command', {
+          cmd: `mkdir ${scratch}/tree && ${plantRepository(`${scratch}/.git`, `${outside}/later`, `${scratch}/tree`)} && echo PLANTED`,
+          login: false,
+        });
+        expect(textOf(planted)).toContain('PLANTED');
+        await c.call('exec_command', status);
+        expect.soft(c.asked).toHaveLength(2);
+        expect
+          .soft(c.asked[1] && formText(c.asked[1]).split('\n')[0])
+          .toBe(
+            `Warning: git run here reads the repository at ${scratch}/.git, which lies in /tmp: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
+          );
+        expect.soft(existsSync(join(outside, 'later')), 'the fsmonitor planted after the approval ran').toBe(false);
+      },
+    );
+
+    it.skipIf(skip !== undefined && !process.env.CI)(
       'warns for a repository in /tmp that the workspace’s .git file points to',
       async () => {
         const scratch = folder(user, '/tmp', 'ue-planted-repo-');
