@@ -46,11 +46,16 @@ export function peerOf(owner: SocketOwner, ownUid: number | undefined, sandboxed
 function sandboxHolds(inode: number): Sandboxed {
   const own = ownConfinement();
   if (own === undefined) return 'unknown';
-  const confined = confinedHolder(`socket:[${inode}]`, own);
-  if (confined.pid !== undefined) return 'yes';
-  if (!confined.hidden) return 'no';
-  const holder = holderOf(inode, own);
-  return holder.pid !== undefined && !holder.confined ? 'no' : 'yes';
+  try {
+    const confined = confinedHolder(`socket:[${inode}]`, own);
+    if (confined.pid !== undefined) return 'yes';
+    if (!confined.hidden) return 'no';
+    const holder = holderOf(inode, own);
+    return holder.pid !== undefined && !holder.confined ? 'no' : 'yes';
+  } catch {
+    // /proc cannot be listed: asked at the cap, in the connection handler, this must not throw.
+    return 'unknown';
+  }
 }
 
 /** Whose process is at the other end of `socket`, asked of the kernel and /proc (see peerOf). */
