@@ -74,12 +74,14 @@ export class CommandGate {
     if (assessment.action === 'refuse') throw notApproved(assessment.message);
     if (assessment.escalated && call.plan.refusal !== undefined) throw notApproved(`Not run: ${call.plan.refusal}`);
     if (assessment.action === 'ask') {
+      const shown = approvalRequest(call);
       await this.ask({
-        ...approvalRequest(call),
+        ...shown,
         escalated: assessment.escalated,
         reason: assessment.reason,
         ...(call.justification ? { justification: call.justification } : {}),
       });
+      refuseIfWarnedSince(call, shown);
     }
     return assessment.escalated ? undefined : this.sandbox;
   }
@@ -97,7 +99,9 @@ export class CommandGate {
     try {
       const call = outside();
       if (call.plan.refusal !== undefined) throw notApproved(`Not run: ${call.plan.refusal}`);
-      await this.ask({ ...approvalRequest(call), escalated: true, reason: 'sandbox-denied', denial: denial.evidence });
+      const shown = approvalRequest(call);
+      await this.ask({ ...shown, escalated: true, reason: 'sandbox-denied', denial: denial.evidence });
+      refuseIfWarnedSince(call, shown);
       return { retry: true };
     } catch (error) {
       return { retry: false, note: `${describeDenial(denial, 'asked')} ${(error as Error).message}` };
@@ -174,6 +178,19 @@ function approvalRequest(call: GateCall): Omit<ApprovalRequest, 'escalated' | 'r
     ...(warnings.length > 0 ? { warnings } : {}),
     ...(askedEachTime !== undefined ? { askedEachTime } : {}),
   };
+}
+
+/**
+ * After a yes: throws NOT_APPROVED when the form would now warn of something it did not (a repository a sandboxed
+ * command made while the person read it). What changes after this, before the program starts, is not seen.
+ */
+function refuseIfWarnedSince(call: GateCall, shown: { warnings?: readonly string[] }): void {
+  const added = (approvalRequest(call).warnings ?? []).filter((w) => !(shown.warnings ?? []).includes(w));
+  if (added.length > 0) {
+    throw notApproved(
+      `Not run: while the approval form was open, something changed that it would now warn of: ${added.join(' ')} Ask again to show the person.`,
+    );
+  }
 }
 
 /**

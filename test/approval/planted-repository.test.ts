@@ -5,7 +5,7 @@
 // at a folder. The person approves every form that does not warn of the repository: a marker means the planted
 // program ran outside the sandbox with the person's approval and no warning.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -184,6 +184,40 @@ describe.each(BACKENDS)('git let out of the sandbox on $backend', ({ backend, sk
             `Warning: git run here reads the repository at ${scratch}/.git, which lies in /tmp: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
           );
         expect.soft(existsSync(join(outside, 'later')), 'the fsmonitor planted after the approval ran').toBe(false);
+      },
+    );
+
+    it.skipIf(skip !== undefined && !process.env.CI)(
+      'refuses a run whose folder became a repository while the form was open',
+      async () => {
+        const ws = folder(user, '/var/tmp', 'ue-planted-ws-');
+        execFileSync('git', ['init', '-q', ws]);
+        giveTo(user, ws);
+        const scratch = folder(user, '/tmp', 'ue-planted-repo-');
+        const outside = folder(user, '/var/tmp', 'ue-planted-marker-');
+        // What a sandboxed command still running would do while the person reads the form (done here, as the
+        // answer is given): make the folder a repository whose fsmonitor leaves a marker.
+        const plantThenApprove: Answer = () => {
+          mkdirSync(join(scratch, 'tree'));
+          execFileSync('sh', ['-c', plantRepository(`${scratch}/.git`, `${outside}/meanwhile`, `${scratch}/tree`)]);
+          giveTo(user, scratch);
+          return { action: 'accept', content: { decision: 'approve' } };
+        };
+        const c = await open(ws, plantThenApprove, args, { user });
+        const r = await c.call('exec_command', {
+          cmd: 'git status',
+          login: false,
+          sandbox_permissions: 'require_escalated',
+          workdir: scratch,
+        });
+        expect(c.asked).toHaveLength(1);
+        expect.soft(formText(c.asked[0]!).split('\n')[0]).toBe('Allow this command?');
+        expect
+          .soft(textOf(r))
+          .toContain(
+            `Not run: while the approval form was open, something changed that it would now warn of: Warning: git run here reads the repository at ${scratch}/.git`,
+          );
+        expect.soft(existsSync(join(outside, 'meanwhile')), 'the fsmonitor planted meanwhile ran').toBe(false);
       },
     );
 
