@@ -24,9 +24,10 @@ export function socketOwner(socket: Socket): SocketOwner {
   if (native === undefined || !localAddress || !localPort || !remoteAddress || !remotePort) return { found: 'unasked' };
   // Both ends of a link-local connection are on one interface: Node names it on both (`fe80::1%eth0`).
   const zone = addressZone(remoteAddress) ?? addressZone(localAddress);
-  const index = zone === undefined ? 0 : zoneIndex(zone);
-  if (index === undefined) return { found: 'failed', why: `no interface ${zone} for ${remoteAddress}` };
   try {
+    // networkInterfaces() may throw too (where the interfaces cannot be listed): a failed lookup all the same.
+    const index = zone === undefined ? 0 : zoneIndex(zone);
+    if (index === undefined) return { found: 'failed', why: `no interface ${zone} for ${remoteAddress}` };
     // The peer's socket: its own address is our connection's remote one.
     const owner = native.tcpSocketOwner(
       plainAddress(remoteAddress),
