@@ -31,15 +31,39 @@ interface AcceptedConnection {
   remotePort?: number | undefined;
 }
 
-/** Does process `pid` hold socket `link` (`socket:[inode]`) open? Undefined when its fds cannot be listed. */
-function holds(pid: number, link: string): boolean | undefined {
+/** Does the fd table at `dir` (`/proc/<pid>/fd`, or a thread's) hold `link`? Undefined when it cannot be listed. */
+function tableHolds(dir: string, link: string): boolean | undefined {
   let fds: string[];
   try {
-    fds = readdirSync(`/proc/${pid}/fd`);
+    fds = readdirSync(dir);
   } catch {
     return undefined; // gone, or not ours to look into (another user's, made non-dumpable, another user namespace's)
   }
-  return fds.some((fd) => readProcLink(`/proc/${pid}/fd/${fd}`) === link);
+  return fds.some((fd) => readProcLink(`${dir}/${fd}`) === link);
+}
+
+/**
+ * Does process `pid` hold socket `link` (`socket:[inode]`) open? Undefined when its fds cannot be listed. With
+ * `threads`, every thread's table is looked at too: a thread made without CLONE_FILES has one of its own, which
+ * /proc/<pid>/fd does not show.
+ */
+function holds(pid: number, link: string, threads = false): boolean | undefined {
+  const own = tableHolds(`/proc/${pid}/fd`, link);
+  if (own !== false || !threads) return own;
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  let unknown = false;
+  for (const tid of tasks) {
+    if (tid === String(pid)) continue;
+    const held = tableHolds(`/proc/${pid}/task/${tid}/fd`, link);
+    if (held === true) return true;
+    if (held === undefined) unknown = true;
+  }
+  return unknown ? undefined : false;
 }
 
 /**
@@ -100,7 +124,7 @@ export function confinedHolder(
       others.push(pid);
       continue;
     }
-    const held = holds(pid, link);
+    const held = holds(pid, link, true);
     if (held === true) return { pid };
     if (held === undefined && mayBeOurs(confinement, own)) hidden = true;
   }
@@ -108,10 +132,11 @@ export function confinedHolder(
 }
 
 /**
- * Judges a connection: let in unless a process of this machine confined beyond `own` (default: this
- * process) holds its other end, or may (a confined process whose files cannot be listed, when no process that can
- * be looked into holds it), or a local socket of this user's has no holder left (its process closed it before its
- * request was answered): where it cannot be told, it is refused.
+ * Judges a connection: let in when a process of this machine that is not confined beyond `own` (default: this
+ * process) holds its other end, or it comes from another user or machine. A local socket of this user's that no
+ * process it can see holds is refused: closed before its request was answered, in flight in a message (SCM_RIGHTS,
+ * its sender's fd closed while the server decides), or held where this process cannot look; none can be told from a
+ * sandboxed process hiding it.
  */
 function judgePeer(connection: AcceptedConnection, own: Confinement | undefined = ownConfinement()): PeerVerdict {
   const { localAddress, localPort, remoteAddress, remotePort } = connection;
@@ -130,10 +155,9 @@ function judgePeer(connection: AcceptedConnection, own: Confinement | undefined 
     return holder.confined
       ? { refused: true, reason: `${from} belongs to process ${holder.pid}, which runs in a sandbox` }
       : { refused: false };
-  // Held by a process this one may not look into: that is no sandbox of ours unless a confined process is hidden so.
   return holder.hidden
     ? { refused: true, reason: `${from} may belong to a sandboxed process whose files cannot be listed` }
-    : { refused: false };
+    : { refused: true, reason: `${from} is held by no process this server can see (in flight in a message?)` };
 }
 
 let own: Confinement | undefined;

@@ -2,6 +2,7 @@
 // --token-file), an MCP SDK client as the person's, and a command that takes the token, connects back to the server
 // as an MCP client that can be asked, asks to run `touch MARKER` outside the sandbox and approves itself. On both
 // backends, served as root and as nobody, at the server's IPv4 and IPv6 loopback and its machine's own address.
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
@@ -162,6 +163,31 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
         expect(await probe(TOKEN)).toMatch(/REFUSED/);
         // The person's page still gets in.
         const response = await fetch(api, { headers: { authorization: `Bearer ${TOKEN}` } });
+        expect(response.status).toBe(200);
+      },
+      120_000,
+    );
+
+    // The peer check looked for the socket's holder in every /proc/<pid>/fd, and let a connection in when none held
+    // it: a socket in flight (SCM_RIGHTS, its own fd closed while the server decided) or held by a thread with an
+    // fd table of its own (CLONE_THREAD without CLONE_FILES: only /proc/<pid>/task/<tid>/fd shows it) was let in, and
+    // from there the sandboxed command approved its own escalation.
+    it.skipIf(skip !== undefined && !process.env.CI)(
+      'cannot hide the socket it asks with: in flight, or in a thread with an fd table of its own',
+      async () => {
+        const { dir, ws, tokenFile } = setUp(user);
+        execFileSync('gcc', ['-O2', '-o', join(dir, 'hidden-peer'), join(ROOT, 'test/fixtures/hidden-peer.c')]);
+        folderOf(user, dir);
+        const { server, person } = await serve('127.0.0.1', ws, tokenFile, ['--view-input']);
+        const knock = (mode: string) =>
+          person.run(`${join(dir, 'hidden-peer')} ${mode} ${server.port} ${TOKEN} /view/api/sessions`);
+        expect(await knock('inflight')).toMatch(/REFUSED/);
+        expect(await knock('thread')).toMatch(/REFUSED/);
+        expect(server.stderr()).toMatch(/refused a connection: /);
+        // The person's page still gets in.
+        const response = await fetch(`http://127.0.0.1:${server.port}/view/api/sessions`, {
+          headers: { authorization: `Bearer ${TOKEN}` },
+        });
         expect(response.status).toBe(200);
       },
       120_000,
