@@ -236,17 +236,21 @@ static int read_only_devices(void) {
 }
 
 /*
- * A Landlock domain that restricts no file access (one handled right, execute, granted everywhere): what it brings
- * is the kernel's rule that a process in a domain may ptrace (and read /proc/<pid>/mem of) only processes in the same
- * domain or below. Quietly skipped where the kernel has no Landlock.
+ * A Landlock domain that restricts no file access (its handled rights granted everywhere): what it brings is the
+ * kernel's rule that a process in a domain may ptrace (and read /proc/<pid>/mem of) only processes in the same
+ * domain or below. From ABI 2 on, every domain refuses to move or link an entry into another folder unless a rule
+ * grants LANDLOCK_ACCESS_FS_REFER, handled or not: so it is handled and granted everywhere too (without it, `mv a/f
+ * b/` inside bubblewrap answered EXDEV). Quietly skipped where the kernel has no Landlock.
  */
 static int enter_landlock_domain(void) {
-  struct ll_ruleset_attr ruleset = {.handled_access_fs = LL_ACCESS_FS_EXECUTE};
+  int abi = (int)syscall(__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+  uint64_t rights = LL_ACCESS_FS_EXECUTE | (abi >= 2 ? LL_ACCESS_FS_REFER : 0);
+  struct ll_ruleset_attr ruleset = {.handled_access_fs = rights};
   autoclose int rules = (int)syscall(__NR_landlock_create_ruleset, &ruleset, sizeof(ruleset.handled_access_fs), 0);
   if (rules < 0) return errno == ENOSYS || errno == EOPNOTSUPP ? 0 : fail("cannot make a Landlock ruleset", errno);
   autoclose int root = open("/", O_PATH | O_CLOEXEC);
   if (root < 0) return fail("cannot open /", errno);
-  struct ll_path_beneath_attr everywhere = {.allowed_access = LL_ACCESS_FS_EXECUTE, .parent_fd = root};
+  struct ll_path_beneath_attr everywhere = {.allowed_access = rights, .parent_fd = root};
   if (syscall(__NR_landlock_add_rule, rules, LL_RULE_PATH_BENEATH, &everywhere, 0) != 0)
     return fail("cannot add a Landlock rule", errno);
   if (syscall(__NR_landlock_restrict_self, rules, 0) != 0) return fail("cannot enter a Landlock domain", errno);

@@ -607,7 +607,34 @@ static int top_named(pid_t pid, int dirfd, const char *path) {
 }
 
 /* open/openat/creat for writing or making. */
+static struct answer open_entry(pid_t pid, int dirfd, const char *path, int flags, mode_t mode, int depth);
+
+/*
+ * An open that names a link the supervisor was to act on (a root's top): the kernel would follow it, so the path it
+ * points to is decided as the command's own next path (its folder checked, kept names refused, the domain asked
+ * where it is granted). At most 40 links, as the kernel follows.
+ */
+static struct answer follow_link(pid_t pid, const struct entry *e, int flags, mode_t mode, int depth) {
+  char target[PATH_MAX] = {0}, next[PATH_MAX] = {0};
+  ssize_t n = readlinkat(e->dir, e->name, target, sizeof(target) - 1);
+  if (n <= 0) return go_on();
+  target[n] = '\0';
+  if (depth >= 40) return fail_with(ELOOP);
+  if (target[0] == '/') {
+    snprintf(next, sizeof(next), "%s", target);
+  } else {
+    size_t folder = strlen(e->path) - strlen(e->name); /* e->path ends in "/<name>" */
+    if ((size_t)snprintf(next, sizeof(next), "%.*s%s", (int)folder, e->path, target) >= sizeof(next))
+      return fail_with(ENAMETOOLONG);
+  }
+  return open_entry(pid, AT_FDCWD, next, flags, mode, depth + 1);
+}
+
 static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, mode_t mode) {
+  return open_entry(pid, dirfd, path, flags, mode, 0);
+}
+
+static struct answer open_entry(pid_t pid, int dirfd, const char *path, int flags, mode_t mode, int depth) {
   autodrop struct entry e = ENTRY_NONE;
   if (strncmp(path, "/dev/pts/", 9) == 0 && !(flags & O_CREAT)) {
     autoclose int slave = own_new_terminal(pid, dirfd, path);
@@ -641,8 +668,11 @@ static struct answer do_open(pid_t pid, int dirfd, const char *path, int flags, 
   int early = slash_answer(&e, OPENS, (unsigned)flags);
   if (early != 0) return fail_with(early);
   struct stat st = {0};
-  if (fstatat(e.dir, e.name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
-    return go_on(); /* a link, a folder, a pipe: the kernel and the domain answer */
+  int exists = fstatat(e.dir, e.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+  /* A link the kernel follows (no O_NOFOLLOW; O_CREAT | O_EXCL answers EEXIST on the link itself). */
+  if (exists && S_ISLNK(st.st_mode) && !(flags & O_NOFOLLOW) && !((flags & O_CREAT) && (flags & O_EXCL)))
+    return follow_link(pid, &e, flags, mode, depth);
+  if (exists && !S_ISREG(st.st_mode)) return go_on(); /* a folder, a pipe, a link not followed: the kernel answers */
   /* Non-blocking, so that a pipe put there meanwhile cannot stall the supervisor; the flag is the command's after. */
   /* The mode counts only when the file is made (the umask is read from /proc only then). */
   int out = openat(e.dir, e.name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
@@ -720,16 +750,21 @@ static struct answer do_symlink(pid_t pid, const char *target, int dirfd, const 
  */
 static struct answer do_rename(pid_t pid, int olddir, const char *oldpath, int newdir, const char *newpath,
                                unsigned flags) {
-  /* Flags the kernel refuses before it looks at a path; a whiteout needs CAP_MKNOD, which no command has. */
+  /* Flags the kernel refuses before it looks at a path (a whiteout needs no capability since Linux 5.8). */
   if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT)) != 0 ||
       ((flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)) && (flags & RENAME_EXCHANGE)))
     return fail_with(EINVAL);
-  if (flags & RENAME_WHITEOUT) return fail_with(EPERM);
   autodrop struct entry from = ENTRY_NONE;
   autodrop struct entry to = ENTRY_NONE;
   enum verdict a = decide_entry(pid, olddir, oldpath, 1, &from);
   enum verdict b = decide_entry(pid, newdir, newpath, 1, &to);
   struct answer out = fail_with(EACCES);
+  struct stat from_st = {0}, to_st = {0};
+  if ((a == REFUSE || b == REFUSE) && !(flags & RENAME_EXCHANGE) && from.dir >= 0 && to.dir >= 0 &&
+      fstatat(from.dir, from.name, &from_st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      fstatat(to.dir, to.name, &to_st, AT_SYMLINK_NOFOLLOW) == 0 && from_st.st_dev == to_st.st_dev &&
+      from_st.st_ino == to_st.st_ino && !from.slash && !to.slash)
+    return result(0); /* both names are one file: the kernel does nothing, and answers success */
   if (a == REFUSE || b == REFUSE) {
     /* What the kernel answers first: a folder that could not be found (ENOENT, ENOTDIR), a name missing or there. */
     int known = (a == REFUSE || a == ACT || a == GRANTED) && (b == REFUSE || b == ACT || b == GRANTED);
@@ -771,10 +806,22 @@ static struct answer do_link(pid_t pid, int olddir, const char *oldpath, int new
   return out;
 }
 
+/* A refused truncate's answer: the kernel looks at what the path names before it asks for permission. */
+static int refused_truncate(pid_t pid, const char *path) {
+  char seen[PATH_MAX];
+  path = as_command_sees(pid, path, seen, sizeof(seen));
+  autoclose int base = path[0] == '/' ? AT_FDCWD : open_base(pid, AT_FDCWD);
+  autoclose int fd = base >= 0 || path[0] == '/' ? openat(base, path, O_PATH | O_CLOEXEC) : -1;
+  struct stat st = {0};
+  if (fd < 0 || fstat(fd, &st) != 0) return EACCES;
+  return S_ISDIR(st.st_mode) ? EISDIR : !S_ISREG(st.st_mode) ? EINVAL : EACCES;
+}
+
 static struct answer do_truncate(pid_t pid, const char *path, off_t length) {
   /* Refused here, not left to the domain: Landlock governs truncation only from ABI 3 on. */
   autorelease int fd = decide_inode(pid, AT_FDCWD, path, 0);
-  if (fd < 0) return fail_with(errno == EPERM ? EACCES : errno);
+  if (fd < 0 && errno == EPERM) return fail_with(refused_truncate(pid, path));
+  if (fd < 0) return fail_with(errno);
   struct stat st = {0};
   if (fstat(fd, &st) != 0) return fail_with(errno);
   if (S_ISDIR(st.st_mode)) return fail_with(EISDIR);
@@ -789,6 +836,20 @@ static struct answer do_truncate(pid_t pid, const char *path, off_t length) {
 }
 
 /* ---- metadata ---- */
+
+/*
+ * Whether the command's `fd` was opened with O_PATH (the flags its fdinfo shows): the kernel answers EBADF to a call
+ * that takes a real fd (fchmod, fchown, fsetxattr, futimens, ioctl), while the supervisor acts through its own.
+ */
+static int is_path_fd(pid_t pid, int fd) {
+  char rel[32];
+  snprintf(rel, sizeof(rel), "fdinfo/%d", fd);
+  autoclose int info = proc_at(pid, rel, O_RDONLY | O_CLOEXEC, NULL);
+  char text[512] = {0};
+  ssize_t n = info < 0 ? -1 : read(info, text, sizeof(text) - 1);
+  const char *flags = n > 0 ? strstr(text, "flags:") : NULL;
+  return flags != NULL && (strtoul(flags + 6, NULL, 8) & O_PATH) != 0;
+}
 
 /* Fills both outputs: `*fd` (decide_inode's), and the answer for when it is -1. */
 static struct answer meta_fd(pid_t pid, int dirfd, const char *path, int nofollow, int *fd) {
@@ -958,7 +1019,8 @@ static struct answer handle(struct seccomp_notif *notif) {
     case SYS_symlinkat: STRING(0, path); STRING(2, path2); return do_symlink(pid, path, INT_ARG(1), path2);
     case SYS_truncate: STRING(0, path); return do_truncate(pid, path, (off_t)ARG(1));
     case SYS_fchmod:
-      if (INT_ARG(0) < 0) return fail_with(EBADF); /* by fd alone: AT_FDCWD is no fd here */
+      /* By fd alone: AT_FDCWD is no fd here, nor is one opened with O_PATH. */
+      if (INT_ARG(0) < 0 || is_path_fd(pid, INT_ARG(0))) return fail_with(EBADF);
       return do_chmod(pid, INT_ARG(0), NULL, 0, ARG(1));
     case SYS_fchmodat:
     case SYS_fchmodat2: {
@@ -969,7 +1031,7 @@ static struct answer handle(struct seccomp_notif *notif) {
       return do_chmod(pid, INT_ARG(0), path, flags, ARG(2));
     }
     case SYS_fchown:
-      if (INT_ARG(0) < 0) return fail_with(EBADF);
+      if (INT_ARG(0) < 0 || is_path_fd(pid, INT_ARG(0))) return fail_with(EBADF);
       return do_chown(pid, INT_ARG(0), NULL, 0, ARG(1), ARG(2));
     case SYS_fchownat:
       STRING(1, path);
@@ -978,6 +1040,7 @@ static struct answer handle(struct seccomp_notif *notif) {
     case SYS_utimensat: {
       const char *p = NULL;
       if (ARG(1) == 0 && INT_ARG(0) == AT_FDCWD) return fail_with(EFAULT); /* no path, and no fd to go by */
+      if (ARG(1) == 0 && INT_ARG(0) >= 0 && is_path_fd(pid, INT_ARG(0))) return fail_with(EBADF);
       if (ARG(1) != 0) {
         STRING(1, path);
         p = path;
@@ -996,7 +1059,7 @@ static struct answer handle(struct seccomp_notif *notif) {
       int nofollow = nr == SYS_lsetxattr || nr == SYS_lremovexattr;
       int set = nr == SYS_setxattr || nr == SYS_lsetxattr || nr == SYS_fsetxattr;
       if (!by_fd) STRING(0, path);
-      if (by_fd && INT_ARG(0) < 0) return fail_with(EBADF);
+      if (by_fd && (INT_ARG(0) < 0 || is_path_fd(pid, INT_ARG(0)))) return fail_with(EBADF);
       char name[XATTR_NAME_MAX + 1];
       if (read_string(pid, ARG(1), name, sizeof(name)) != 0) return fail_with(ERANGE);
       static char value[XATTR_SIZE_MAX];
@@ -1007,7 +1070,7 @@ static struct answer handle(struct seccomp_notif *notif) {
                          set ? value : NULL, size, set ? INT_ARG(4) : 0);
     }
     case SYS_ioctl:
-      if (INT_ARG(0) < 0) return fail_with(EBADF);
+      if (INT_ARG(0) < 0 || is_path_fd(pid, INT_ARG(0))) return fail_with(EBADF);
       return do_inode_flags(pid, INT_ARG(0), (unsigned long)(uint32_t)ARG(1), ARG(2));
     case SYS_socket: return refuse_socket(INT_ARG(0));
     case SYS_umask: forget_umasks(); return go_on();

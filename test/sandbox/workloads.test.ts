@@ -68,6 +68,21 @@ function workloads(backend: SandboxBackend): void {
       expect(existsSync(join(ws, '.git/planted'))).toBe(false);
     });
 
+    // Every Landlock domain refuses to move or link an entry into another folder unless a rule grants REFER, and the
+    // one the command enters inside bubblewrap (for its ptrace scope) granted none: rename(2) there answered EXDEV.
+    it('moves and links files between folders, and through a link at the top', async () => {
+      const reply = await server.run(
+        [
+          'mkdir -p mv-a mv-b && echo moved > mv-a/f && echo linked > mv-a/l',
+          `python3 -c "import os; os.rename('mv-a/f', 'mv-b/f'); os.link('mv-a/l', 'mv-b/l')"`,
+          'git mv --help >/dev/null 2>&1; ln -s mv-b/f mv-link && echo through >> mv-link',
+          'cat mv-b/f mv-b/l',
+        ].join(' && '),
+      );
+      exitedZero(reply);
+      expect(reply).toMatch(/Output:\nmoved\nthrough\nlinked\n?$/);
+    });
+
     it('python and node run, write in the workspace and read their own output', async () => {
       exitedZero(await server.run(`python3 -c "open('py.txt','w').write('6*7=%d' % (6*7))" && cat py.txt`));
       const reply = await server.run(`node -e "require('fs').writeFileSync('js.txt', String(6*7))" && cat js.txt`);
