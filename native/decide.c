@@ -165,6 +165,9 @@ int answer_before_policy(enum entry_call call, unsigned flags, struct entry_fact
         if (!other.is_dir && other.slash) return ENOTDIR;
       }
       if (!entry.is_dir && (entry.slash || (!(flags & RENAME_EXCHANGE) && other.slash))) return ENOTDIR;
+      /* A folder cannot replace what is no folder, nor the reverse (may_delete's checks, before a mount's EBUSY). */
+      if (!(flags & RENAME_EXCHANGE) && other.exists && entry.is_dir != other.is_dir)
+        return entry.is_dir ? ENOTDIR : EISDIR;
       return 0;
     default: return 0;
   }

@@ -134,6 +134,8 @@ int main(void) {
   EXPECT(answer_before_policy(RENAMES, 1 /* NOREPLACE */, file, file) == EEXIST);
   EXPECT(answer_before_policy(RENAMES, 2 /* EXCHANGE */, file, none) == ENOENT);
   EXPECT(answer_before_policy(RENAMES, 2, file, file) == 0 && answer_before_policy(RENAMES, 0, facts(1, 0, 1), none) == ENOTDIR);
+  EXPECT(answer_before_policy(RENAMES, 0, folder, file) == ENOTDIR && answer_before_policy(RENAMES, 0, file, folder) == EISDIR);
+  EXPECT(answer_before_policy(RENAMES, 2, folder, file) == 0 && answer_before_policy(RENAMES, 0, folder, folder) == 0);
   EXPECT(answer_before_policy((enum entry_call)9, 0, file, file) == 0);
 
   printf("%d passed, %d failed\n", passed, failed);
