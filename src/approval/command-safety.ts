@@ -268,7 +268,7 @@ export function isDangerousCommand(argv: readonly string[]): boolean {
  * cannot run a longer script anyway. Reading is linear, but a script of many small commands costs about a
  * microsecond a byte, and a 10 MiB message is ten seconds of the server's loop.
  */
-export const MAX_READ_BYTES = 128 * 1024;
+const MAX_READ_BYTES = 128 * 1024;
 /**
  * How many shells, evals and `find -exec`s deep a command is read for danger: each level reads again what it runs,
  * and `eval eval … rm` (20 000 of them) held the server for minutes, then overflowed the stack. Past it, dangerous.

@@ -8,12 +8,11 @@
  * `.git` is read-only (or missing, and cannot be made) on both backends (bwrap.ts, landlock.ts). Anything else in a
  * writable root the sandbox could have written, repositories included.
  */
-import { closeSync, constants, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { between } from '../sandbox/bwrap.js';
 import { isInside } from '../sandbox/policy.js';
 import { HOST_FILE_FACTS, writableRootOf, type FileFacts } from '../spawn/leave-sandbox.js';
-import { gitPlaces, type GitPlace } from './git-places.js';
 
 /** What these rules need of the file system beside FileFacts. */
 export interface GitFacts extends FileFacts {
@@ -21,6 +20,8 @@ export interface GitFacts extends FileFacts {
   kind(path: string): 'dir' | 'file' | undefined;
   /** The start of the file at `path` as text (links followed), or undefined when there is none. */
   read(path: string): string | undefined;
+  /** The entries of the folder `path` (links followed to it), each a folder, a link or else; [] when none. */
+  list(path: string): { name: string; kind: 'dir' | 'link' | 'other' }[];
 }
 
 /** A repository as git finds it. */
@@ -51,12 +52,14 @@ export const newWalk = (): Walk => ({ found: new Map(), budget: MAX_FOLDERS_WALK
  * The repository git finds from `start`, walking up as git's discovery does: in each folder a `.git` file (followed
  * to the folder it names), a `.git` folder, or the folder itself, when it is a repository; null when none is, and
  * undefined when `walk` ran out of folders to look at first. A folder that does not exist is walked from the part
- * of its path that does (what the script was in when its `cd` failed).
+ * of its path that does (what the script was in when its `cd` failed). git walks up the folder it is in, links
+ * resolved (getcwd), not the path it was given: so does this.
  */
 export function findRepository(start: string, facts: GitFacts, walk: Walk = newWalk()): Repository | null | undefined {
   const walked: string[] = [];
   let found: Repository | null | undefined = null;
-  for (let dir = existingPart(resolve(start), facts, walk); ; dir = dirname(dir)) {
+  const existing = existingPart(resolve(start), facts, walk);
+  for (let dir = existing && (facts.realPath(existing) ?? existing); ; dir = dirname(dir)) {
     const known = dir === undefined ? undefined : walk.found.get(dir);
     if (dir === undefined || known !== undefined || walk.budget-- <= 0) {
       found = dir === undefined ? undefined : known;
@@ -90,22 +93,38 @@ function existingPart(path: string, facts: GitFacts, walk: Walk): string | undef
 function repositoryIn(dir: string, facts: GitFacts): Repository | null {
   const dotGit = join(dir, '.git');
   const kind = facts.kind(dotGit);
-  const pointer = kind === 'file' ? /^gitdir: *(.+?)\s*$/m.exec(facts.read(dotGit) ?? '') : null;
-  if (pointer) return repositoryAt(dotGit, resolve(dir, pointer[1]!), facts);
+  const pointer = kind === 'file' ? gitfileTarget(facts.read(dotGit) ?? '') : undefined;
+  if (pointer !== undefined) return repositoryAt(dotGit, resolve(dir, pointer), facts);
   if (kind === 'dir' && isRepository(dotGit, facts)) return repositoryAt(dotGit, dotGit, facts);
   if (isRepository(dir, facts)) return repositoryAt(dir, dir, facts);
   return null;
 }
 
 /**
- * Whether git may take `dir` for a repository: a `HEAD` file and `objects` or `refs` (either can come from the
- * environment) or a `commondir` that names a folder. Looser than git, never stricter: a folder git takes, this takes.
+ * The path a `.git` file names, read as git's read_gitfile_gently reads it: the file starts with `gitdir: `, and the
+ * rest is the path, exactly (`gitdir:  /usr` names ` /usr`), less the `\n` and `\r` at its end, up to a NUL.
+ */
+export function gitfileTarget(text: string): string | undefined {
+  if (!text.startsWith('gitdir: ')) return undefined;
+  const path = text.replace(/[\r\n]+$/, '').slice('gitdir: '.length);
+  const nul = path.indexOf('\0');
+  return nul < 0 ? path : path.slice(0, nul);
+}
+
+/**
+ * Whether git may take `dir` for a repository: a `HEAD` file (or a link, which git's validate_headref takes when it
+ * points into `refs/`, dangling or not) and `objects` or `refs` (either can come from the environment) or a
+ * `commondir` that names a folder. Looser than git, never stricter: a folder git takes, this takes.
  */
 function isRepository(dir: string, facts: GitFacts): boolean {
-  if (facts.kind(join(dir, 'HEAD')) !== 'file') return false;
+  const head = join(dir, 'HEAD');
+  if (facts.kind(head) !== 'file' && !isLink(head, facts)) return false;
   if (facts.kind(join(dir, 'objects')) === 'dir' || facts.kind(join(dir, 'refs')) === 'dir') return true;
   return commonDirOf(dir, facts) !== undefined;
 }
+
+const isLink = (path: string, facts: GitFacts): boolean =>
+  ((facts.owner(path)?.mode ?? 0) & constants.S_IFMT) === constants.S_IFLNK;
 
 /** The folder the `commondir` file of `gitDir` names (relative to it), if it names one. */
 function commonDirOf(gitDir: string, facts: GitFacts): string | undefined {
@@ -152,53 +171,33 @@ export function plantableFolder(
 }
 
 /**
- * The form's warnings for a command let out of the sandbox (`argv` in `cwd` with `env`): one for each repository
- * git would read from a folder the command runs in or names (gitPlaces) that commands in the sandbox could have
- * written, and one when a command naming git picks such a folder only as it runs.
+ * The repositories git may visit beneath the work tree `top` (submodules, and to be safe every `.git` it could
+ * recurse into): each folder below it with a `.git` entry, found by walking down (links not followed, but a link
+ * with a `.git` beneath it taken as one), within `walk`'s budget; `finished` false when it ran out first.
  */
-export function repositoryWarnings(
-  argv: readonly string[],
-  cwd: string,
-  env: Readonly<Record<string, string>>,
-  roots: readonly string[],
+export function nestedRepositories(
+  top: string,
   facts: GitFacts,
-): string[] {
-  const { places, atRunTime, namesGit } = gitPlaces(argv, cwd, env);
-  const warnings: string[] = [];
-  const seen = new Set<string>();
-  const walk = newWalk();
-  const unwalked: string[] = [];
-  for (const place of places) {
-    const repository = findRepository(place.folder, facts, walk);
-    if (repository === undefined) unwalked.push(place.folder);
-    if (!repository || seen.has(repository.gitDir)) continue;
-    seen.add(repository.gitDir);
-    const plantable = plantableFolder(repository, roots, facts);
-    if (plantable === undefined) continue;
-    warnings.push(
-      `Warning: git ${where(place)} reads the repository at ${shown(repository, plantable.folder)}, which lies in ${plantable.root}: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
-    );
+  walk: Walk,
+): { repositories: Repository[]; finished: boolean } {
+  const repositories: Repository[] = [];
+  const folders = [top];
+  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+    if (walk.budget-- <= 0) return { repositories, finished: false };
+    for (const entry of facts.list(folder)) {
+      const path = join(folder, entry.name);
+      if (entry.name === '.git') {
+        const repository = folder === top ? null : repositoryIn(folder, facts);
+        if (repository) repositories.push(repository);
+      } else if (entry.kind === 'dir') {
+        folders.push(path);
+      } else if (entry.kind === 'link' && facts.kind(join(path, '.git')) !== undefined) {
+        const repository = repositoryIn(path, facts);
+        if (repository) repositories.push(repository);
+      }
+    }
   }
-  if (unwalked.length > 0) {
-    warnings.push(
-      `Warning: git may read a repository above ${unwalked.length === 1 ? unwalked[0] : `${unwalked.length} folders the command names`}, which this form did not finish looking for (more than ${MAX_FOLDERS_WALKED} folders): commands in the sandbox may have written it, with programs for git to run (core.fsmonitor, hooks).`,
-    );
-  }
-  if (namesGit && atRunTime.length > 0) {
-    warnings.push(
-      `Warning: git may read a repository in a folder the command picks only as it runs (${atRunTime.join(', ')}): commands in the sandbox may have written it, with programs for git to run (core.fsmonitor, hooks).`,
-    );
-  }
-  return warnings;
-}
-
-const where = (place: GitPlace): string =>
-  place.named === undefined ? 'run here' : `in ${place.folder} (${place.named})`;
-
-function shown(repository: Repository, folder: string): string {
-  if (folder === repository.commonDir) return `${folder} (the common folder of ${repository.gitDir})`;
-  if (repository.at !== repository.gitDir) return `${repository.gitDir} (which ${repository.at} points to)`;
-  return repository.gitDir;
+  return { repositories, finished: true };
 }
 
 /** How much of a `.git` or `commondir` file is read: a path, with room to spare. */
@@ -214,6 +213,16 @@ export const HOST_GIT_FACTS: GitFacts = {
       return st === undefined ? undefined : st.isDirectory() ? 'dir' : 'file';
     } catch {
       return undefined; // too long, a file on the way, no permission: not there for git either
+    }
+  },
+  list: (path) => {
+    try {
+      return readdirSync(path, { withFileTypes: true }).map((e) => ({
+        name: e.name,
+        kind: e.isDirectory() ? 'dir' : e.isSymbolicLink() ? 'link' : 'other',
+      }));
+    } catch {
+      return [];
     }
   },
   read: (path) => {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { lookupChanges, programsOf } from '../approval/command-safety.js';
-import { HOST_GIT_FACTS, repositoryWarnings } from '../approval/git-repository.js';
+import { HOST_GIT_FACTS } from '../approval/git-repository.js';
+import { repositoryWarnings } from '../approval/git-warnings.js';
 import {
   ApprovalCache,
   assess,
@@ -163,7 +164,7 @@ function approvalRequest(call: GateCall): Omit<ApprovalRequest, 'escalated' | 'r
     const repositories = repositoryWarnings(plan.argv, plan.cwd, plan.gitEnv ?? {}, roots, HOST_GIT_FACTS);
     warnings.push(...repositories);
     if (repositories.length > 0) {
-      askedEachTime ??= 'git would read a repository that commands in the sandbox can write, and may change';
+      askedEachTime ??= 'git would read a repository or config that commands in the sandbox can write, and may change';
     }
   }
   return {

@@ -24,12 +24,30 @@ export const SESSION_ENV: Readonly<Record<string, string>> = {
   PIP_NO_INPUT: '1',
 };
 
+/** Variables that tell git where its repository or work tree is. */
+export const GIT_REPOSITORY_VARIABLES: readonly string[] = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR'];
+
 /**
- * Variables that tell git where its repository or work tree is: the approval form looks for a repository the sandbox
- * could have written where they point (approval/git-places.ts), so a plan leaving the sandbox carries them (and HOME,
- * for `~`).
+ * Variables that tell git where to read config or find programs, or hand it config: with HOME (`~/.gitconfig`), what
+ * the sandbox could have written that git would run (approval/git-places.ts).
  */
-export const GIT_LOCATION_VARIABLES: readonly string[] = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR'];
+export const GIT_CONFIG_VARIABLES: readonly string[] = [
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_SYSTEM',
+  'GIT_CONFIG',
+  'GIT_CONFIG_COUNT',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_EXEC_PATH',
+  'GIT_TEMPLATE_DIR',
+  'XDG_CONFIG_HOME',
+];
+
+/**
+ * Variables that tell git where its repository, work tree, config or programs are: the approval form looks where they
+ * point for what the sandbox could have written (approval/git-places.ts), so a plan leaving the sandbox carries them
+ * (and HOME, for `~` and `~/.gitconfig`).
+ */
+export const GIT_LOCATION_VARIABLES: readonly string[] = [...GIT_REPOSITORY_VARIABLES, ...GIT_CONFIG_VARIABLES];
 
 /** Variables a program needs to find things and to know who runs it; what `inherit: 'core'` keeps. */
 export const CORE_ENV_NAMES: readonly string[] = [

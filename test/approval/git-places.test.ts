@@ -9,6 +9,8 @@ describe('gitPlaces', () => {
   it('starts with the command’s directory, and says whether git is named', () => {
     expect(gitPlaces(['git', 'status'], '/w/sub/', {})).toEqual({
       places: [{ folder: '/w/sub' }],
+      configs: [],
+      settings: [],
       atRunTime: [],
       namesGit: true,
     });
@@ -102,6 +104,45 @@ describe('gitPlaces', () => {
     ]);
   });
 
+  it('finds the config files and program folders git is pointed at, in the script or the call’s environment', () => {
+    const configs = (argv: string[], env: Record<string, string> = {}) => gitPlaces(argv, '/w', env).configs;
+    expect(configs(['git', 'status'], { HOME: '/home/me', XDG_CONFIG_HOME: '/x' })).toEqual([
+      { folder: '/home/me/.gitconfig', named: 'HOME=/home/me in its environment' },
+      { folder: '/home/me/.config/git/config', named: 'HOME=/home/me in its environment' },
+      { folder: '/x/git/config', named: 'XDG_CONFIG_HOME=/x in its environment' },
+    ]);
+    expect(
+      configs(
+        bash(
+          'export GIT_CONFIG_GLOBAL=g; env GIT_CONFIG_SYSTEM=/s GIT_CONFIG=/c GIT_TEMPLATE_DIR=/t git --exec-path=/e status',
+        ),
+      ),
+    ).toEqual([
+      { folder: '/w/g', named: 'GIT_CONFIG_GLOBAL=g' },
+      { folder: '/s', named: 'GIT_CONFIG_SYSTEM=/s' },
+      { folder: '/c', named: 'GIT_CONFIG=/c' },
+      { folder: '/t', named: 'GIT_TEMPLATE_DIR=/t' },
+      { folder: '/e', named: '--exec-path=/e' },
+    ]);
+    expect(gitPlaces(bash('HOME=$PWD git status'), '/w', {}).atRunTime).toEqual(['HOME=$PWD']);
+  });
+
+  it('notes the config a command gives git: -c, --config-env, GIT_CONFIG_COUNT and its keys, GIT_CONFIG_PARAMETERS', () => {
+    const settings = (argv: string[], env: Record<string, string> = {}) => gitPlaces(argv, '/w', env).settings;
+    expect(settings(['git', '-c', 'core.fsmonitor=x', '--config-env=alias.s=V', 'status'])).toEqual([
+      '-c core.fsmonitor=x',
+      '--config-env alias.s=V',
+    ]);
+    expect(settings(bash('GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=x git log'))).toEqual([
+      'GIT_CONFIG_COUNT=1',
+      'GIT_CONFIG_KEY_0=core.pager',
+      'GIT_CONFIG_VALUE_0=x',
+    ]);
+    expect(settings(['git', 'log'], { GIT_CONFIG_PARAMETERS: "'core.pager'='x'" })).toEqual([
+      "GIT_CONFIG_PARAMETERS='core.pager'='x' in its environment",
+    ]);
+  });
+
   it('notes each folder only running the command tells, and looks at none of them', () => {
     const found = gitPlaces(bash('cd "$d" && git -C `pwd`/x status; GIT_DIR=/tmp/* git log; cd ~other'), '/w', {});
     expect(found.places).toEqual([{ folder: '/w' }]);
@@ -117,6 +158,8 @@ describe('gitPlaces', () => {
     const found = gitPlaces(bash(`cd /tmp/x; ${'ls; '.repeat(40_000)}`), '/w', { GIT_DIR: '/tmp/g' });
     expect(found).toEqual({
       places: [{ folder: '/w' }, { folder: '/tmp/g', named: 'GIT_DIR=/tmp/g in its environment' }],
+      configs: [],
+      settings: [],
       atRunTime: [TOO_LONG_TO_READ],
       namesGit: true,
     });

@@ -1,11 +1,15 @@
+import { constants } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   MAX_FOLDERS_WALKED,
   findRepository,
+  gitfileTarget,
+  nestedRepositories,
+  newWalk,
   plantableFolder,
-  repositoryWarnings,
   type GitFacts,
 } from '../../src/approval/git-repository.js';
+import { repositoryWarnings } from '../../src/approval/git-warnings.js';
 
 /**
  * A file system on plain data: each path a file (its text) or a folder ('/'); the folders above every path exist.
@@ -20,10 +24,24 @@ function factsOf(tree: Record<string, string>, links: Record<string, string> = {
     }
     return exists(path) ? path : undefined;
   };
+  const children = (dir: string) => {
+    const names = new Map<string, 'dir' | 'link' | 'other'>();
+    for (const path of [...Object.keys(tree), ...Object.keys(links)]) {
+      if (!path.startsWith(`${dir}/`)) continue;
+      const [name, ...deeper] = path.slice(dir.length + 1).split('/');
+      const own = `${dir}/${name!}`;
+      names.set(name!, own in links ? 'link' : deeper.length > 0 || tree[own] === '/' ? 'dir' : 'other');
+    }
+    return [...names].map(([name, kind]) => ({ name, kind }));
+  };
   return {
     realPath,
-    owner: () => undefined,
+    owner: (path) => (path in links ? { uid: 0, mode: constants.S_IFLNK | 0o777 } : undefined),
     uid: 0,
+    list: (path) => {
+      const real = realPath(path);
+      return real === undefined ? [] : children(real === '/' ? '' : real);
+    },
     kind: (path) => {
       const real = realPath(path);
       if (real === undefined) return undefined;
@@ -94,6 +112,67 @@ describe('findRepository', () => {
       '/w/a/b/c/.git': 'not a pointer',
     });
     expect(findRepository('/w/a/b/c', facts)?.gitDir).toBe('/w/.git');
+  });
+});
+
+describe('findRepository, as git reads what it finds', () => {
+  it('takes a HEAD that is a link into refs/, dangling or not (git’s validate_headref)', () => {
+    const facts = factsOf(
+      { ...repository('/w/.git'), '/tmp/x/.git/refs': '/', '/tmp/x/.git/config': '[core]\n', '/tmp/x/deep/f': '' },
+      { '/tmp/x/.git/HEAD': 'refs/heads/main' },
+    );
+    expect(findRepository('/tmp/x/deep', facts)).toEqual({ at: '/tmp/x/.git', gitDir: '/tmp/x/.git' });
+  });
+
+  it('reads a .git file as git does: it starts with "gitdir: ", and the rest is the path, blanks kept', () => {
+    expect(gitfileTarget('gitdir: ../real.git\r\n')).toBe('../real.git');
+    expect(gitfileTarget('gitdir:  /usr\n')).toBe(' /usr');
+    expect(gitfileTarget('gitdir: a b \n\n')).toBe('a b ');
+    expect(gitfileTarget('gitdir: /tmp/r\0junk')).toBe('/tmp/r');
+    expect(gitfileTarget('# x\ngitdir: /tmp/r\n')).toBeUndefined();
+    expect(gitfileTarget(' gitdir: /tmp/r')).toBeUndefined();
+    expect(gitfileTarget('gitdir:/tmp/r')).toBeUndefined();
+    const facts = factsOf({ ...repository('/tmp/w/ /usr'), '/tmp/w/.git': 'gitdir:  /usr\n', ...repository('/usr') });
+    expect(findRepository('/tmp/w', facts)?.gitDir).toBe('/tmp/w/ /usr');
+  });
+
+  it('walks up the folder a link leads to, not the path through the link', () => {
+    const facts = factsOf(
+      { ...repository('/w/.git'), ...repository('/tmp/x/.git'), '/tmp/x/deep/f': '' },
+      {
+        '/w/lnk': '/tmp/x/deep',
+      },
+    );
+    expect(findRepository('/w/lnk', facts)?.gitDir).toBe('/tmp/x/.git');
+    expect(findRepository('/w/lnk/missing', facts)?.gitDir).toBe('/tmp/x/.git');
+  });
+});
+
+describe('nestedRepositories', () => {
+  it('finds each .git beneath a work tree (a submodule’s file, a folder, one through a link), and not the top’s', () => {
+    const facts = factsOf(
+      {
+        ...repository('/w/.git'),
+        '/w/sub/.git': 'gitdir: ../evil.git\n',
+        ...repository('/w/evil.git'),
+        ...repository('/w/a/b/nested/.git'),
+        ...repository('/tmp/t/.git'),
+        '/w/a/file': '',
+      },
+      { '/w/link': '/tmp/t' },
+    );
+    const found = nestedRepositories('/w', facts, newWalk());
+    expect(found.finished).toBe(true);
+    expect(found.repositories.map((r) => r.at).sort()).toEqual(['/w/a/b/nested/.git', '/w/link/.git', '/w/sub/.git']);
+    expect(found.repositories.find((r) => r.at === '/w/sub/.git')?.gitDir).toBe('/w/evil.git');
+  });
+
+  it('stops at its budget, and says it did not finish', () => {
+    const facts = factsOf({ ...repository('/w/.git'), '/w/a/b/c/d/.git': 'gitdir: /tmp/r\n' });
+    expect(nestedRepositories('/w', facts, { found: new Map(), budget: 3 })).toEqual({
+      repositories: [],
+      finished: false,
+    });
   });
 });
 
@@ -190,8 +269,41 @@ describe('repositoryWarnings', () => {
 
   it('warns for a folder git is pointed at only as the command runs, when it names git', () => {
     expect(repositoryWarnings(bash('cd "$d" && git status'), '/w', {}, roots, facts)).toEqual([
-      'Warning: git may read a repository in a folder the command picks only as it runs (cd $d): commands in the sandbox may have written it, with programs for git to run (core.fsmonitor, hooks).',
+      'Warning: git may read a repository or config in a folder the command picks only as it runs (cd $d): commands in the sandbox may have written it, with programs for git to run (core.fsmonitor, hooks).',
     ]);
     expect(repositoryWarnings(bash('cd "$d" && make'), '/w', {}, roots, facts)).toEqual([]);
+  });
+
+  it('warns for a submodule git may visit whose repository the sandbox could have written, when git is named', () => {
+    const withSub = factsOf({
+      ...repository('/w/.git'),
+      ...repository('/w/.git/modules/kept'),
+      '/w/kept/.git': 'gitdir: ../.git/modules/kept\n',
+      '/w/sub/.git': 'gitdir: ../evil.git\n',
+      ...repository('/w/evil.git'),
+    });
+    expect(repositoryWarnings(['git', 'status'], '/w/src', {}, roots, withSub)).toEqual([
+      'Warning: git run here may visit, beneath its work tree /w, the repository at /w/evil.git (which /w/sub/.git points to), which lies in /w: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).',
+    ]);
+    expect(repositoryWarnings(['ls'], '/w/src', {}, roots, withSub)).toEqual([]);
+  });
+
+  it('warns for config git reads from a writable root, and for config the command gives git', () => {
+    const configWarning = (path: string, named: string, root: string) =>
+      `Warning: git reads config or runs programs from ${path} (${named}), which lies in ${root}: commands in the sandbox can write it, so the agent may have set programs for git to run (core.fsmonitor, hooks).`;
+    expect(repositoryWarnings(['git', 'status'], '/w', { HOME: '/home/me' }, roots, facts)).toEqual([]);
+    expect(repositoryWarnings(bash('HOME=/w git status'), '/w', { HOME: '/home/me' }, roots, facts)).toEqual([
+      configWarning('/w/.gitconfig', 'HOME=/w', '/w'),
+      configWarning('/w/.config/git/config', 'HOME=/w', '/w'),
+    ]);
+    expect(repositoryWarnings(bash('XDG_CONFIG_HOME=. git status'), '/w', {}, roots, facts)).toEqual([
+      configWarning('/w/git/config', 'XDG_CONFIG_HOME=.', '/w'),
+    ]);
+    expect(repositoryWarnings(['git', 'log'], '/w', { GIT_CONFIG_GLOBAL: '/tmp/c' }, roots, facts)).toEqual([
+      configWarning('/tmp/c', 'GIT_CONFIG_GLOBAL=/tmp/c in its environment', '/tmp'),
+    ]);
+    expect(repositoryWarnings(['git', '-c', 'core.pager=less', 'log'], '/w', {}, roots, facts)).toEqual([
+      'Warning: git is given config by the command (-c core.pager=less): config can make git run programs (core.fsmonitor, core.pager, aliases, include.path), and the agent chose it.',
+    ]);
   });
 });

@@ -39,16 +39,23 @@ const giveTo = (user: User, dir: string) => {
 /** The shell lines that make `dir` a repository to git whose core.fsmonitor touches `marker`. */
 const plantRepository = (dir: string, marker: string, worktree: string) =>
   [
-    `mkdir -p ${dir}/objects ${dir}/refs`,
-    `printf 'ref: refs/heads/main\\n' > ${dir}/HEAD`,
-    `printf '[core]\\n\\tworktree = ${worktree}\\n\\tfsmonitor = touch ${marker}\\n' > ${dir}/config`,
+    `mkdir -p '${dir}/objects' '${dir}/refs'`,
+    `printf 'ref: refs/heads/main\\n' > '${dir}/HEAD'`,
+    `printf '[core]\\n\\tworktree = ${worktree}\\n\\tfsmonitor = touch ${marker}\\n' > '${dir}/config'`,
   ].join(' && ');
 
-/** The person: approves every form, unless it warns of a repository. */
+/** The person: approves every form, unless it warns of git. */
 const approveUnlessWarned: Answer = (request) => ({
   action: 'accept',
-  content: { decision: formText(request).includes('reads the repository at') ? 'deny' : 'approve' },
+  content: { decision: formText(request).includes('Warning: git') ? 'deny' : 'approve' },
 });
+
+/** A config file that makes git run its fsmonitor, touching `marker`. */
+const fsmonitorConfig = (marker: string) => `[core]\\n\\tfsmonitor = touch ${marker}\\n`;
+
+/** git, with a name and address to commit with. */
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'protocol.file.allow=always', ...args]);
 
 function useClients() {
   const clients: Client[] = [];
@@ -244,6 +251,167 @@ describe.each(BACKENDS)('git let out of the sandbox on $backend', ({ backend, sk
             `Warning: git run here reads the repository at ${scratch}/real.git (which ${ws}/.git points to), which lies in /tmp: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
           );
         expect.soft(existsSync(join(outside, 'pointed')), 'the fsmonitor planted in real.git ran').toBe(false);
+      },
+    );
+
+    /** A client of a server whose workspace is `ws`, and `escalate`: asks to run `cmd` outside, the form it got. */
+    async function escalator(ws: string) {
+      const c = await open(ws, approveUnlessWarned, args, { user });
+      const escalate = async (cmd: string, workdir?: string) => {
+        const before = c.asked.length;
+        await c.call('exec_command', {
+          cmd,
+          login: false,
+          sandbox_permissions: 'require_escalated',
+          ...(workdir ? { workdir } : {}),
+        });
+        expect(c.asked.length, cmd).toBe(before + 1);
+        return formText(c.asked[before]!);
+      };
+      return { c, escalate };
+    }
+    const repositoryWarning = (how: string, repository: string, root: string) =>
+      `Warning: git ${how} ${repository}, which lies in ${root}: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`;
+
+    it.skipIf(skip !== undefined && !process.env.CI)(
+      'warns for a submodule whose .git the sandbox pointed at a repository it made',
+      async () => {
+        // Made as root (git refuses a folder of another user's), then given to the server's user.
+        const source = folder('root', '/var/tmp', 'ue-planted-source-');
+        git('init', '-q', source);
+        git('-C', source, 'commit', '-q', '--allow-empty', '-m', 'source');
+        const ws = folder('root', '/var/tmp', 'ue-planted-ws-');
+        git('init', '-q', ws);
+        git('-C', ws, 'submodule', 'add', '-q', source, 'sub');
+        git('-C', ws, 'commit', '-q', '-m', 'sub');
+        giveTo(user, ws);
+        const outside = folder(user, '/var/tmp', 'ue-planted-marker-');
+        const { c, escalate } = await escalator(ws);
+
+        const planted = await c.call('exec_command', {
+          cmd: `${plantRepository(`${ws}/evil.git`, `${outside}/submodule`, `${ws}/sub`)} && printf 'gitdir: ../evil.git\\n' > sub/.git && echo PLANTED`,
+          login: false,
+        });
+        expect(textOf(planted)).toContain('PLANTED');
+        for (const cmd of ['git status', 'git diff', 'git submodule status']) {
+          expect
+            .soft((await escalate(cmd)).split('\n')[0], cmd)
+            .toBe(
+              repositoryWarning(
+                `run here may visit, beneath its work tree ${ws}, the repository at`,
+                `${ws}/evil.git (which ${ws}/sub/.git points to)`,
+                ws,
+              ),
+            );
+        }
+        expect.soft(existsSync(join(outside, 'submodule')), 'the fsmonitor planted for the submodule ran').toBe(false);
+      },
+    );
+
+    it.skipIf(skip !== undefined && !process.env.CI)(
+      'finds repositories as git does: a HEAD that is a dangling link, a .git file’s path taken literally, a folder through a link',
+      async () => {
+        const ws = folder(user, '/var/tmp', 'ue-planted-ws-');
+        execFileSync('git', ['init', '-q', ws]);
+        giveTo(user, ws);
+        const scratch = folder(user, '/tmp', 'ue-planted-repo-');
+        const outside = folder(user, '/var/tmp', 'ue-planted-marker-');
+        const { c, escalate } = await escalator(ws);
+
+        const planted = await c.call('exec_command', {
+          cmd: [
+            `mkdir -p ${scratch}/head-link ${scratch}/spaces ${scratch}/linked/deep`,
+            plantRepository(`${scratch}/head-link/.git`, `${outside}/head-link`, `${scratch}/head-link`),
+            `rm ${scratch}/head-link/.git/HEAD && ln -s refs/heads/main ${scratch}/head-link/.git/HEAD`,
+            plantRepository(`${scratch}/spaces/ /usr`, `${outside}/spaces`, `${scratch}/spaces`),
+            `printf 'gitdir:  /usr\\n' > ${scratch}/spaces/.git`,
+            plantRepository(`${scratch}/linked/.git`, `${outside}/linked`, `${scratch}/linked`),
+            `ln -s ${scratch}/linked/deep ${ws}/lnk`,
+            'echo PLANTED',
+          ].join(' && '),
+          login: false,
+        });
+        expect(textOf(planted)).toContain('PLANTED');
+        expect
+          .soft((await escalate('git status', `${scratch}/head-link`)).split('\n')[0])
+          .toBe(repositoryWarning('run here reads the repository at', `${scratch}/head-link/.git`, '/tmp'));
+        expect
+          .soft((await escalate('git status', `${scratch}/spaces`)).split('\n')[0])
+          .toBe(
+            repositoryWarning(
+              'run here reads the repository at',
+              `${scratch}/spaces/ /usr (which ${scratch}/spaces/.git points to)`,
+              '/tmp',
+            ),
+          );
+        expect
+          .soft((await escalate('git -C lnk status')).split('\n')[0])
+          .toBe(repositoryWarning(`in ${ws}/lnk (-C lnk) reads the repository at`, `${scratch}/linked/.git`, '/tmp'));
+        for (const name of ['head-link', 'spaces', 'linked']) {
+          expect.soft(existsSync(join(outside, name)), `the fsmonitor planted in ${name} ran`).toBe(false);
+        }
+      },
+    );
+
+    it.skipIf(skip !== undefined && !process.env.CI)(
+      'warns for config git is pointed at in a writable root, and for config the command gives git',
+      async () => {
+        const ws = folder(user, '/var/tmp', 'ue-planted-ws-');
+        execFileSync('git', ['init', '-q', ws]);
+        giveTo(user, ws);
+        const scratch = folder(user, '/tmp', 'ue-planted-repo-');
+        const outside = folder(user, '/var/tmp', 'ue-planted-marker-');
+        const { c, escalate } = await escalator(ws);
+
+        const planted = await c.call('exec_command', {
+          cmd: [
+            `mkdir -p ${scratch}/home ${scratch}/xdg/git`,
+            `printf '${fsmonitorConfig(`${outside}/home`)}' > ${scratch}/home/.gitconfig`,
+            `printf '${fsmonitorConfig(`${outside}/xdg`)}' > ${scratch}/xdg/git/config`,
+            `printf '${fsmonitorConfig(`${outside}/global`)}' > ${scratch}/global`,
+            `printf '${fsmonitorConfig(`${outside}/include`)}' > ${scratch}/include`,
+            `printf '${fsmonitorConfig(`${outside}/count`)}' > ${scratch}/count`,
+            `printf '${fsmonitorConfig(`${outside}/pwd`)}' > ${ws}/.gitconfig`,
+            'echo PLANTED',
+          ].join(' && '),
+          login: false,
+        });
+        expect(textOf(planted)).toContain('PLANTED');
+        const configWarning = (path: string, named: string) =>
+          `Warning: git reads config or runs programs from ${path} (${named}), which lies in /tmp: commands in the sandbox can write it, so the agent may have set programs for git to run (core.fsmonitor, hooks).`;
+        expect
+          .soft((await escalate(`HOME=${scratch}/home git status`)).split('\n')[0])
+          .toBe(configWarning(`${scratch}/home/.gitconfig`, `HOME=${scratch}/home`));
+        expect
+          .soft((await escalate(`export XDG_CONFIG_HOME=${scratch}/xdg; git status`)).split('\n')[0])
+          .toBe(configWarning(`${scratch}/xdg/git/config`, `XDG_CONFIG_HOME=${scratch}/xdg`));
+        expect
+          .soft((await escalate(`env GIT_CONFIG_GLOBAL=${scratch}/global git status`)).split('\n')[0])
+          .toBe(configWarning(`${scratch}/global`, `GIT_CONFIG_GLOBAL=${scratch}/global`));
+        expect
+          .soft((await escalate(`git -c include.path=${scratch}/include status`)).split('\n')[0])
+          .toBe(
+            `Warning: git is given config by the command (-c include.path=${scratch}/include): config can make git run programs (core.fsmonitor, core.pager, aliases, include.path), and the agent chose it.`,
+          );
+        expect
+          .soft(
+            (
+              await escalate(
+                `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=include.path GIT_CONFIG_VALUE_0=${scratch}/count git status`,
+              )
+            ).split('\n')[0],
+          )
+          .toContain('Warning: git is given config by the command (GIT_CONFIG_COUNT=1, ');
+        expect
+          .soft((await escalate('HOME=$PWD git status')).split('\n')[0])
+          .toBe(
+            'Warning: git may read a repository or config in a folder the command picks only as it runs (HOME=$PWD): commands in the sandbox may have written it, with programs for git to run (core.fsmonitor, hooks).',
+          );
+        for (const name of ['home', 'xdg', 'global', 'include', 'count', 'pwd']) {
+          expect.soft(existsSync(join(outside, name)), `the fsmonitor set by ${name} ran`).toBe(false);
+        }
+        // The person's own HOME is not the sandbox's to write: no warning for git there.
+        expect((await escalate('git status')).split('\n')[0]).toBe('Allow this command?');
       },
     );
   });

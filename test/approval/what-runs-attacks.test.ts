@@ -279,7 +279,11 @@ describe('the approval form', () => {
     expect(formText(c.asked[0]!).split('\n')[0]).toBe(
       `Warning: this login shell first runs the login profile in ${ws}, which lies in ${ws}: commands in the sandbox can write there, so the agent may have changed it.`,
     );
-    expect(formText(c.asked[1]!).split('\n')[0]).toBe('Allow this command?');
+    // Not a login shell: no profile runs. git still reads ~/.gitconfig, which lies in the workspace.
+    expect(formText(c.asked[1]!)).not.toContain('login profile');
+    expect(formText(c.asked[1]!).split('\n')[0]).toBe(
+      `Warning: git reads config or runs programs from ${ws}/.gitconfig (HOME=${ws} in its environment), which lies in ${ws}: commands in the sandbox can write it, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
+    );
   });
 
   it("the shell tool: the form shows the argv with its shell's path and the programs of its script", async () => {
@@ -451,7 +455,7 @@ describe.each(users)('the login profile of a command leaving the sandbox, served
 describe.each(users)('git outside the sandbox in a repository the sandbox can write, served as %s', (user) => {
   const open = useClients();
 
-  it('a repository nested in the workspace: the form warns first, naming it; the workspace’s own does not', async () => {
+  it('a repository nested in the workspace: the form warns first, naming it, in it and above it; the workspace’s own is not named', async () => {
     const ws = workspace(user);
     const nested = join(ws, 'sub');
     execFileSync('git', ['init', '-q', nested]);
@@ -463,6 +467,10 @@ describe.each(users)('git outside the sandbox in a repository the sandbox can wr
     expect(formText(c.asked[0]!).split('\n')[0]).toBe(
       `Warning: git run here reads the repository at ${nested}/.git, which lies in ${ws}: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
     );
-    expect(formText(c.asked[1]!).split('\n')[0]).toBe('Allow this command?');
+    // git at the top may visit it (as a submodule, were it one): warned of too.
+    expect(formText(c.asked[1]!).split('\n')[0]).toBe(
+      `Warning: git run here may visit, beneath its work tree ${ws}, the repository at ${nested}/.git, which lies in ${ws}: commands in the sandbox can write its config and hooks, so the agent may have set programs for git to run (core.fsmonitor, hooks).`,
+    );
+    expect(formText(c.asked[1]!)).not.toContain(`${ws}/.git,`);
   });
 });
