@@ -145,11 +145,13 @@ function judgePeer(connection: AcceptedConnection, own: Confinement | undefined 
   const peer = findPeerSocket({ localAddress, localPort, remoteAddress, remotePort });
   // Another machine, or a network namespace of its own (a sandbox with the network off has nothing to reach us by).
   if (peer === undefined || own === undefined) return { refused: false };
+  const from = `${remoteAddress}:${remotePort}`;
+  // An end no process holds any more (closed, its connection winding down: the kernel then lists it as root's, uid 0)
+  // is no one's to be told: a sandboxed command that corks its request and closes at once made it so.
+  if (peer.inode === 0) return { refused: true, reason: `${from} closed its socket before its request was answered` };
   // A sandbox runs as the server's user (bubblewrap maps it to itself; Landlock keeps it, with no capability to
   // change it): another user's socket is no sandbox of ours.
   if (peer.uid !== process.getuid?.()) return { refused: false };
-  const from = `${remoteAddress}:${remotePort}`;
-  if (peer.inode === 0) return { refused: true, reason: `${from} closed its socket before its request was answered` };
   const holder = holderOf(peer.inode, own);
   if (holder.pid !== undefined)
     return holder.confined

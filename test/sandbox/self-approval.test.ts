@@ -193,6 +193,46 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
       120_000,
     );
 
+    // A request corked with its FIN and closed at once: the server reads it from an end no process holds any more,
+    // which the kernel lists as root's (uid 0, inode 0), and a server of another user took it for another user's
+    // process and let it in (a sandboxed command's MCP client connected to a nobody server).
+    it.skipIf(skip !== undefined && !process.env.CI)(
+      'cannot get a request in by closing its socket with it, corked',
+      async () => {
+        const { ws, tokenFile } = setUp(user);
+        const { server, person } = await serve('127.0.0.1', ws, tokenFile);
+        const clients = () => server.stderr().match(/client \S+ connected/g)?.length ?? 0;
+        const before = clients();
+        const body = JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'x'.repeat(8000), version: '1' },
+          },
+        });
+        const corked = [
+          'import socket, sys',
+          `body = ${JSON.stringify(body)}.encode()`,
+          `head = ('POST /mcp HTTP/1.1\\r\\nHost: 127.0.0.1:${server.port}\\r\\nAuthorization: Bearer ${TOKEN}\\r\\n'`,
+          "        'Content-Type: application/json\\r\\nAccept: application/json, text/event-stream\\r\\n'",
+          "        'Content-Length: %d\\r\\nConnection: close\\r\\n\\r\\n' % len(body)).encode()",
+          `s = socket.create_connection(('127.0.0.1', ${server.port}))`,
+          's.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)',
+          's.sendall(head + body)',
+          's.close()',
+          "print('SENT')",
+        ].join('\n');
+        for (let i = 0; i < 3; i++)
+          expect(await person.run(`python3 -c '${corked.replace(/'/g, "'\\''")}'`)).toContain('SENT');
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(clients(), server.stderr()).toBe(before);
+      },
+      120_000,
+    );
+
     // The allowlist runs on bubblewrap only (the Landlock backend refuses it at the call).
     if (backend === 'bwrap')
       it.skipIf(skip !== undefined && !process.env.CI)(
