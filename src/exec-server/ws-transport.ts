@@ -74,7 +74,7 @@ export async function listenWebSocket(server: ExecServer, options: WebSocketList
     },
   );
   // A command the server runs sandboxed must not reach the server, even with the token: judged once it shows.
-  const peers = refuseSandboxedPeers(http, (line) => server.log(line));
+  const peers = refuseSandboxedPeers((line) => server.log(line));
   const gate = limitConnections(
     http,
     options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,

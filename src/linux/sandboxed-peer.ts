@@ -11,10 +11,9 @@
  * figures).
  */
 import { readdirSync } from 'node:fs';
-import type { Server as NetServer, Socket } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import type { Socket } from 'node:net';
 import { readProcLink } from './proc-read.js';
-import { confinedBeyond, findPeerSocket, plainAddress, readConfinement, type Confinement } from './tcp-table.js';
+import { confinedBeyond, findPeerSocket, readConfinement, type Confinement } from './tcp-table.js';
 
 type PeerVerdict =
   | { refused: false }
@@ -178,18 +177,12 @@ export interface PeerGuard {
 }
 
 /**
- * Judges, on `server`, only the connections the server asks about: those whose request carried the token (with no
+ * Judges, for a server, only the connections it asks about: those whose request carried the token (with no
  * token: passed the Host and Origin checks), before that request is served. A connection that never did costs
  * nothing here: judging reads /proc/net/tcp, which another local user can make long (TIME_WAIT entries), so judging
  * every accepted connection would let that user's connection flood hold up the server's event loop.
  */
-export function refuseSandboxedPeers(server: NetServer, log: (line: string) => void): PeerGuard {
-  let port: number | undefined;
-  server.on('listening', () => {
-    const address = server.address();
-    if (address !== null && typeof address === 'object') guardedPorts.add((port = address.port));
-  });
-  server.on('close', () => port !== undefined && guardedPorts.delete(port));
+export function refuseSandboxedPeers(log: (line: string) => void): PeerGuard {
   const verdicts = new WeakMap<Socket, boolean>();
   return {
     admits(socket) {
@@ -209,21 +202,3 @@ export function refuseSandboxedPeers(server: NetServer, log: (line: string) => v
     },
   };
 }
-
-/** The ports of this process's servers that refuse sandboxed peers. */
-const guardedPorts = new Set<number>();
-
-/**
- * Would a connection to `address`:`port` reach one of this process's guarded servers? Any address of this machine
- * counts (loopback, the wildcard, an interface's). The allowlist proxy asks before it connects on a sandboxed
- * command's behalf: such a connection is the proxy's own, and the server's check would let it in.
- */
-export function isGuardedEndpoint(address: string, port: number): boolean {
-  if (!guardedPorts.has(port)) return false;
-  const plain = plainAddress(address);
-  if (plain === '0.0.0.0' || plain === '::' || plain === '::1' || plain.startsWith('127.')) return true;
-  return Object.values(networkInterfaces()).some((list) => list?.some((i) => plainAddress(i.address) === plain));
-}
-
-/** Whether any of this process's servers refuses sandboxed peers on `port`. */
-export const isGuardedPort = (port: number): boolean => guardedPorts.has(port);

@@ -108,7 +108,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     },
   );
   // A sandboxed command holding the token must not get in either: judged once the token shows (peers.admits).
-  const peers = refuseSandboxedPeers(httpServer, log);
+  const peers = refuseSandboxedPeers(log);
   const gate = limitConnections(httpServer, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log, connectionPeer);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

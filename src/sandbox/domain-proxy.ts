@@ -1,11 +1,12 @@
 import { chmod, rm } from 'node:fs/promises';
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { lookup } from 'node:dns';
+import { lookup } from 'node:dns/promises';
 import { Socket, connect as tcpConnect, isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { Listeners, type Disposable } from '../util/listeners.js';
 import { HOST_NAME, matchesDomain, validateDomainPattern } from './domain-match.js';
-import { isGuardedEndpoint, isGuardedPort } from '../linux/sandboxed-peer.js';
+import { judgeUpstream } from './this-machine.js';
 
 /** How many blocked requests `blocked` keeps (the newest). */
 export const MAX_BLOCKED_KEPT = 100;
@@ -51,15 +52,19 @@ export interface DomainProxyOptions {
   socketPath: string;
   /** Default 0o600: enough for bwrap's user namespace, which maps the sandbox's root to the server's own uid. */
   socketMode?: number;
-  /** Opens the TCP connection to an allowed host (a connecting socket, as net.connect returns). */
-  connect?: (host: string, port: number) => Socket;
+  /** Opens the TCP connection to an address checked (a connecting socket, as net.connect returns). */
+  connect?: (address: string, port: number) => Socket;
+  /** Every address `host` resolves to (default: the system's resolver, as getaddrinfo answers). */
+  resolve?: (host: string) => Promise<string[]>;
+  /** This machine's interface addresses (default: os.networkInterfaces(), read at each connection). */
+  ownAddresses?: () => string[];
   now?: () => number;
 }
 
 /**
  * A filtering HTTP proxy on a unix socket: CONNECT tunnels and absolute-URI HTTP requests to allowed hosts go
  * through; any other host gets a 403 that says which host was blocked and why. Names are resolved here, outside
- * the sandbox.
+ * the sandbox, and an address of this machine is never dialled (a 403 too), whatever name led to it.
  */
 export class DomainProxy {
   private readonly server = createServer({ requestTimeout: 0 }, (req, res) => this.forward(req, res));
@@ -128,7 +133,15 @@ export class DomainProxy {
     const target = parseAuthority(req.url ?? '');
     if (target === undefined) return void client.end(rawResponse(400, 'Bad Request', 'CONNECT needs host:port\n'));
     if (!this.allows(target)) return void client.end(rawResponse(403, 'Forbidden', this.denial(target.host)));
-    const upstream = this.track(this.dial(target.host, target.port));
+    this.dial(target).then(
+      (upstream) => this.join(client, this.track(upstream), head, target),
+      (error: DialError) => client.end(dialFailure(target, error, rawResponse)),
+    );
+  }
+
+  /** Pipes `client` and `upstream` both ways once `upstream` connects; a failure before that is answered. */
+  private join(client: Duplex, upstream: Socket, head: Buffer, target: Target): void {
+    if (client.destroyed) return void upstream.destroy();
     let established = false;
     upstream.once('connect', () => {
       established = true;
@@ -167,7 +180,14 @@ export class DomainProxy {
       path: target.path,
       // Host from the URL that was checked, so a request cannot name another site behind the same address.
       headers: { ...forwardedHeaders(req.headers), host: target.authority },
-      createConnection: () => this.dial(target.host, target.port),
+      createConnection: (_, created) => {
+        // Answered once the name is resolved and checked (http.request takes the callback form).
+        this.dial(target).then(
+          (socket) => created(null, socket),
+          (error: Error) => created(error, undefined as never),
+        );
+        return undefined;
+      },
     });
     upstream.on('response', (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardedHeaders(answer.headers));
@@ -178,20 +198,24 @@ export class DomainProxy {
       answered = true;
       upstream.destroy();
     });
-    upstream.on('error', (error) => {
+    upstream.on('error', (error: DialError) => {
       if (answered || res.headersSent) return void res.destroy();
-      sendText(res, 502, unreachable(target, error));
+      dialFailure(target, error, (status, _, body) => void sendText(res, status, body));
     });
     req.pipe(upstream);
   }
 
   private allows(target: { host: string; port: number }): boolean {
     if (matchesDomain(target.host, this.options.allowedDomains)) return true;
+    this.record(target);
+    return false;
+  }
+
+  private record(target: { host: string; port: number }): void {
     const blocked = { host: target.host, port: target.port, at: (this.options.now ?? Date.now)() };
     this.recent.push(blocked);
     if (this.recent.length > MAX_BLOCKED_KEPT) this.recent.shift();
     this.blockedListeners.emit(blocked);
-    return false;
   }
 
   private denial(host: string): string {
@@ -200,9 +224,20 @@ export class DomainProxy {
     return `unified-exec sandbox: network access to ${host} is blocked (${why}). Ask for escalation or add the domain to --allowed-domain.\n`;
   }
 
-  /** A TCP connection that fails with ETIMEDOUT if not connected within UPSTREAM_CONNECT_TIMEOUT_MS. */
-  private dial(host: string, port: number): Socket {
-    const socket = (this.options.connect ?? guardedConnect)(host, port);
+  /**
+   * A TCP connection to an allowed host: its name resolved once, every address checked, and the address checked
+   * dialled; it fails with ETIMEDOUT if not connected within UPSTREAM_CONNECT_TIMEOUT_MS. Rejects with THIS_MACHINE
+   * (recorded as blocked) when any address is this machine's.
+   */
+  private async dial(target: Target): Promise<Socket> {
+    const resolve = this.options.resolve ?? resolveAll;
+    const verdict = judgeUpstream(await resolve(target.host), (this.options.ownAddresses ?? interfaceAddresses)());
+    if (verdict.kind === 'no-address') throw Object.assign(new Error('no address'), { code: 'ENOTFOUND' });
+    if (verdict.kind === 'this-machine') {
+      this.record(target);
+      throw Object.assign(new Error(`${verdict.address} is this machine's`), { code: THIS_MACHINE, verdict });
+    }
+    const socket = (this.options.connect ?? connectTo)(verdict.address, target.port);
     const timer = setTimeout(
       () => socket.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })),
       UPSTREAM_CONNECT_TIMEOUT_MS,
@@ -211,6 +246,33 @@ export class DomainProxy {
     return socket;
   }
 }
+
+/** The code of a dial refused because the host resolved to an address of this machine. */
+const THIS_MACHINE = 'ETHISMACHINE';
+type DialError = Error & { code?: string; verdict?: { address: string } };
+
+/** The answer to a failed dial: a 403 for an address of this machine, else a 502. */
+function dialFailure<T>(
+  target: Target,
+  error: DialError,
+  answer: (status: number, reason: string, body: string) => T,
+): T {
+  if (error.code !== THIS_MACHINE) return answer(502, 'Bad Gateway', unreachable(target, error));
+  const resolved = error.verdict?.address === target.host ? '' : ` (it resolves to ${error.verdict?.address})`;
+  return answer(
+    403,
+    'Forbidden',
+    `unified-exec sandbox: network access to ${target.host} is blocked${resolved}: addresses of this machine are never reached through the domain allowlist, whatever name is allowed. Ask for escalation to reach a local server.\n`,
+  );
+}
+
+const resolveAll = async (host: string): Promise<string[]> =>
+  (await lookup(host, { all: true, verbatim: true })).map(({ address }) => address);
+
+const interfaceAddresses = (): string[] =>
+  Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map(({ address }) => address));
+
+const connectTo = (address: string, port: number): Socket => tcpConnect({ host: address, port });
 
 interface Target {
   /** Without brackets (`::1`), as matched and dialled. */
@@ -264,24 +326,6 @@ function sendText(res: ServerResponse, status: number, body: string): void {
 function rawResponse(status: number, reason: string, body: string): string {
   const denied = status === 403 ? `${DENIED_HEADER}: domain\r\n` : '';
   return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\n${denied}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
-}
-
-/**
- * A TCP connection to host:port, refused (EACCES) when the name leads to a server of this process that refuses
- * sandboxed peers (serve's MCP endpoint, an exec-server): allowing `localhost` must not open the way to them.
- */
-function guardedConnect(host: string, port: number): Socket {
-  if (!isGuardedPort(port)) return tcpConnect({ host, port });
-  const socket = new Socket();
-  lookup(host, { all: true }, (error, addresses) => {
-    if (error) return void socket.destroy(error);
-    if (addresses.some(({ address }) => isGuardedEndpoint(address, port))) {
-      const refused = new Error(`${host}:${port} is this server's own endpoint`);
-      return void socket.destroy(Object.assign(refused, { code: 'EACCES' }));
-    }
-    socket.connect({ host: addresses[0]!.address, port });
-  });
-  return socket;
 }
 
 function unreachable(target: Target, error: Error & { code?: string }): string {
