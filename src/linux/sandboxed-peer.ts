@@ -14,6 +14,7 @@ import { readdirSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { readProcLink } from './proc-read.js';
 import { confinedBeyond, findPeerSocket, readConfinement, type Confinement } from './tcp-table.js';
+import { fromThisMachine } from '../net/address.js';
 
 type PeerVerdict =
   | { refused: false }
@@ -142,9 +143,13 @@ function judgePeer(connection: AcceptedConnection, own: Confinement | undefined 
   if (localAddress === undefined || localPort === undefined || remoteAddress === undefined || remotePort === undefined)
     return { refused: true, reason: 'the connection had no addresses (already closed)' };
   const peer = findPeerSocket({ localAddress, localPort, remoteAddress, remotePort });
-  // Another machine, or a network namespace of its own (a sandbox with the network off has nothing to reach us by).
-  if (peer === undefined || own === undefined) return { refused: false };
   const from = `${remoteAddress}:${remotePort}`;
+  // Not in this namespace's tables: another machine, or a network namespace of its own (a sandbox with the network
+  // off has nothing to reach us by). Not a peer of this machine, though: its end was reset and gone from the tables
+  // before this look (the addresses Node kept from an earlier one), and its request is no one's to be told.
+  if (peer === undefined && fromThisMachine(remoteAddress, localAddress))
+    return { refused: true, reason: `${from} is of this machine but no longer in its tables (reset before the look)` };
+  if (peer === undefined || own === undefined) return { refused: false };
   // An end no process holds any more (closed, its connection winding down: the kernel then lists it as root's, uid 0)
   // is no one's to be told: a sandboxed command that corks its request and closes at once made it so.
   if (peer.inode === 0) return { refused: true, reason: `${from} closed its socket before its request was answered` };

@@ -15,6 +15,15 @@ export function plainAddress(address: string): string {
   return mapped === null ? unzoned : mapped[1]!;
 }
 
+/**
+ * Whether a connection's peer is on this machine, from the connection's two addresses alone: a loopback peer, or one
+ * at the very address it reached (a local client connecting to an address of this machine leaves from it).
+ */
+export function fromThisMachine(remoteAddress: string, localAddress: string): boolean {
+  const remote = plainAddress(remoteAddress);
+  return remote === plainAddress(localAddress) || remote === '::1' || /^127\./.test(remote);
+}
+
 /** The zone of a scoped IPv6 address (`eth0` of `fe80::1%eth0`: Node adds it to every link-local one), or undefined. */
 export function addressZone(address: string): string | undefined {
   const at = address.indexOf('%');

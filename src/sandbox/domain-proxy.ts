@@ -143,13 +143,16 @@ export class DomainProxy {
   private join(client: Duplex, upstream: Socket, head: Buffer, target: Target): void {
     if (client.destroyed) return void upstream.destroy();
     let established = false;
-    upstream.once('connect', () => {
+    const open = () => {
       established = true;
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);
       client.pipe(upstream);
-    });
+    };
+    // dial answers once connected and checked; an injected connection may still be on its way.
+    if (upstream.connecting) upstream.once('connect', open);
+    else open();
     upstream.on('error', (error) => {
       if (established) client.destroy();
       else client.end(rawResponse(502, 'Bad Gateway', unreachable(target, error)));
@@ -225,9 +228,10 @@ export class DomainProxy {
   }
 
   /**
-   * A TCP connection to an allowed host: its name resolved once, every address checked, and the address checked
-   * dialled; it fails with ETIMEDOUT if not connected within UPSTREAM_CONNECT_TIMEOUT_MS. Rejects with THIS_MACHINE
-   * (recorded as blocked) when any address is this machine's.
+   * A TCP connection to an allowed host, once connected: its name resolved once, every address checked, and the
+   * address checked dialled; it fails with ETIMEDOUT if not connected within UPSTREAM_CONNECT_TIMEOUT_MS. Rejects
+   * with THIS_MACHINE (recorded as blocked) when any address is this machine's, by the interface list or, once
+   * connected, by the kernel's choice of the connection's own address.
    */
   private async dial(target: Target): Promise<Socket> {
     const resolve = this.options.resolve ?? resolveAll;
@@ -238,12 +242,26 @@ export class DomainProxy {
       throw Object.assign(new Error(`${verdict.address} is this machine's`), { code: THIS_MACHINE, verdict });
     }
     const socket = (this.options.connect ?? connectTo)(verdict.address, target.port);
-    const timer = setTimeout(
-      () => socket.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })),
-      UPSTREAM_CONNECT_TIMEOUT_MS,
-    );
-    socket.once('connect', () => clearTimeout(timer)).once('close', () => clearTimeout(timer));
-    return socket;
+    return new Promise<Socket>((resolve, reject) => {
+      const timer = setTimeout(
+        () => socket.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })),
+        UPSTREAM_CONNECT_TIMEOUT_MS,
+      );
+      socket.once('close', () => clearTimeout(timer)).once('error', reject);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        // The kernel's word, where the interface list is silent: Node lists no interface that is up without a
+        // carrier (an idle podman or docker bridge, a VPN's tun), whose addresses are this machine's all the same.
+        // A connection to one of them leaves from that same address; nothing was written yet, and nothing will be.
+        if (this.options.connect === undefined && socket.localAddress === socket.remoteAddress) {
+          socket.destroy();
+          this.record(target);
+          const refused = new Error(`${verdict.address} is this machine's`);
+          return void reject(Object.assign(refused, { code: THIS_MACHINE, verdict }));
+        }
+        resolve(socket);
+      });
+    });
   }
 }
 

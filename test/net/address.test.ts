@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressZone, plainAddress, zoneIndex } from '../../src/net/address.js';
+import { addressZone, fromThisMachine, plainAddress, zoneIndex } from '../../src/net/address.js';
 
 describe('plainAddress', () => {
   it.each([
@@ -41,5 +41,22 @@ describe('zoneIndex', () => {
   it('knows no index for an interface that is not there, or has no scoped address', () => {
     expect(zoneIndex('eth1', interfaces)).toBeUndefined();
     expect(zoneIndex('lo', interfaces)).toBeUndefined();
+  });
+});
+
+describe('fromThisMachine', () => {
+  it('takes a loopback peer, or one at the address it reached, for this machine', () => {
+    expect(fromThisMachine('127.0.0.1', '127.0.0.1')).toBe(true);
+    expect(fromThisMachine('127.0.0.2', '127.0.0.1')).toBe(true);
+    expect(fromThisMachine('::ffff:127.0.0.1', '::ffff:127.0.0.1')).toBe(true);
+    expect(fromThisMachine('::1', '::1')).toBe(true);
+    expect(fromThisMachine('192.0.2.2', '192.0.2.2')).toBe(true);
+    expect(fromThisMachine('fe80::1%v0', 'fe80::1%v0')).toBe(true);
+  });
+
+  it('takes any other peer for another machine', () => {
+    expect(fromThisMachine('192.0.2.9', '192.0.2.2')).toBe(false);
+    expect(fromThisMachine('fe80::2%v0', 'fe80::1%v0')).toBe(false);
+    expect(fromThisMachine('::ffff:10.0.0.5', '::ffff:10.0.0.1')).toBe(false);
   });
 });

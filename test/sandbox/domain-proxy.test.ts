@@ -307,6 +307,27 @@ describe.skipIf(NO_NETNS)(titled('DomainProxy to an upstream off this machine', 
   const origin = useNamespaceOrigin();
   const proxies = useProxy();
 
+  // Node lists no interface that is up without a carrier (an idle podman bridge, a VPN's tun), and the proxy dialled
+  // such an address of this machine as if it were another's: the kernel's choice of the connection's own address,
+  // the same as the one dialled, says otherwise. Here the interface list is made to miss the veth's host end.
+  it('refuses an address of this machine that the interface list does not show', async () => {
+    let received = 0;
+    const local = createTcpServer((socket) => socket.on('data', (chunk: Buffer) => (received += chunk.length)));
+    await new Promise<void>((resolve) => local.listen(0, origin.hostAddress, resolve));
+    const port = (local.address() as AddressInfo).port;
+    try {
+      const proxy = await proxies.start([origin.hostAddress], { ownAddresses: () => [] });
+      const tunnel = await ask(proxy.socketPath, `CONNECT ${origin.hostAddress}:${port} HTTP/1.1`);
+      expect(tunnel).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n[\s\S]*addresses of this machine are never reached/);
+      const plain = await ask(proxy.socketPath, `GET http://${origin.hostAddress}:${port}/ HTTP/1.1`);
+      expect(plain).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
+      expect(received).toBe(0);
+      expect(proxy.blocked.map(({ host }) => host)).toEqual([origin.hostAddress, origin.hostAddress]);
+    } finally {
+      await new Promise((resolve) => local.close(resolve));
+    }
+  });
+
   it('forwards an absolute-URI request to an allowed host and streams the answer back', async () => {
     const proxy = await proxies.start([origin.address]);
     const answer = await ask(proxy.socketPath, `GET http://${origin.address}:${origin.port}/ HTTP/1.1`);
