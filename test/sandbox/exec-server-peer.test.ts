@@ -3,12 +3,12 @@
 // `exec-server --listen ws://127.0.0.1:0 --token-file F`, on bubblewrap (served as root and as nobody) and on
 // Landlock (bubblewrap unable to make namespaces: user namespaces blocked, as in a Docker container).
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { toWireSandbox } from '../../src/exec-server/sandbox-wire.js';
-import { killIfAlive } from '../helpers/processes.js';
+import { killIfAlive, waitUntilGone } from '../helpers/processes.js';
 import { CANNOT_SWITCH_USER, nodeAsNobody, removeMountPoint } from '../helpers/nobody.js';
 import { CLI, ROOT, type CliLauncher } from '../mcp/cli-process.js';
 import { TestClient, bash } from '../exec-server/client.js';
@@ -18,9 +18,37 @@ import { NO_LANDLOCK, NO_SANDBOX } from './sandbox-helpers.js';
 const TOKEN = 'exec-server-peer-token-0123456789abcdef';
 const cleanup: string[] = [];
 const started: number[] = [];
-afterEach(() => {
-  // Each was started as the leader of a process group of its own: the server, and the shells of a launcher before it.
+/** A process's command line, or '' when it is gone. */
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** The processes of the group `pgid` leads, from /proc (the fifth field of each stat). */
+function groupOf(pgid: number): number[] {
+  return readdirSync('/proc').flatMap((name) => {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid ? [Number(name)] : [];
+    } catch {
+      return []; // not a process, or gone
+    }
+  });
+}
+
+afterEach(async () => {
+  // Each was started as the leader of a process group of its own: the server, or the shells of a launcher before it.
+  // The server is ended first, so that such a shell ends by itself and removes what it made (without.sh's scratch
+  // folder); whatever of the group is left after that is killed.
   for (const pid of started.splice(0)) {
+    for (const member of groupOf(pid)) {
+      const [program, , command] = commandLine(member).split('\0');
+      if (program === process.execPath && command === 'exec-server') killIfAlive(member); // the server, not a wrapper
+    }
+    await waitUntilGone(pid).catch(() => undefined);
     try {
       process.kill(-pid, 'SIGKILL');
     } catch {
