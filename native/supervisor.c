@@ -760,11 +760,11 @@ static struct answer do_rename(pid_t pid, int olddir, const char *oldpath, int n
   enum verdict b = decide_entry(pid, newdir, newpath, 1, &to);
   struct answer out = fail_with(EACCES);
   struct stat from_st = {0}, to_st = {0};
-  if ((a == REFUSE || b == REFUSE) && !(flags & RENAME_EXCHANGE) && from.dir >= 0 && to.dir >= 0 &&
+  if ((a == REFUSE || b == REFUSE) && from.dir >= 0 && to.dir >= 0 &&
       fstatat(from.dir, from.name, &from_st, AT_SYMLINK_NOFOLLOW) == 0 &&
       fstatat(to.dir, to.name, &to_st, AT_SYMLINK_NOFOLLOW) == 0 && from_st.st_dev == to_st.st_dev &&
       from_st.st_ino == to_st.st_ino && !from.slash && !to.slash)
-    return result(0); /* both names are one file: the kernel does nothing, and answers success */
+    return result(0); /* both names are one file: the kernel does nothing, and answers success (an exchange too) */
   if (a == REFUSE || b == REFUSE) {
     /* What the kernel answers first: a folder that could not be found (ENOENT, ENOTDIR), a name missing or there. */
     int known = (a == REFUSE || a == ACT || a == GRANTED) && (b == REFUSE || b == ACT || b == GRANTED);
