@@ -15,6 +15,7 @@ import type { Socket } from 'node:net';
 import { readProcLink } from './proc-read.js';
 import { confinedBeyond, findPeerSocket, readConfinement, type Confinement } from './tcp-table.js';
 import { fromThisMachine } from '../net/address.js';
+import { isLocalAddress } from './local-addresses.js';
 
 type PeerVerdict =
   | { refused: false }
@@ -147,7 +148,7 @@ function judgePeer(connection: AcceptedConnection, own: Confinement | undefined 
   // Not in this namespace's tables: another machine, or a network namespace of its own (a sandbox with the network
   // off has nothing to reach us by). Not a peer of this machine, though: its end was reset and gone from the tables
   // before this look (the addresses Node kept from an earlier one), and its request is no one's to be told.
-  if (peer === undefined && fromThisMachine(remoteAddress, localAddress))
+  if (peer === undefined && (fromThisMachine(remoteAddress, localAddress) || isLocalAddress(remoteAddress)))
     return { refused: true, reason: `${from} is of this machine but no longer in its tables (reset before the look)` };
   if (peer === undefined || own === undefined) return { refused: false };
   // An end no process holds any more (closed, its connection winding down: the kernel then lists it as root's, uid 0)

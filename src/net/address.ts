@@ -16,12 +16,16 @@ export function plainAddress(address: string): string {
 }
 
 /**
- * Whether a connection's peer is on this machine, from the connection's two addresses alone: a loopback peer, or one
- * at the very address it reached (a local client connecting to an address of this machine leaves from it).
+ * Whether a connection's peer is on this machine, from the connection's two addresses alone: a loopback peer, one
+ * reached at a loopback address (only this machine reaches those), or one at the very address it reached (a local
+ * client connecting to an address of this machine leaves from it). A peer at another address of this machine is
+ * told only by the kernel's tables (linux/local-addresses.ts).
  */
 export function fromThisMachine(remoteAddress: string, localAddress: string): boolean {
+  const loopback = (address: string) => address === '::1' || /^127\./.test(address);
   const remote = plainAddress(remoteAddress);
-  return remote === plainAddress(localAddress) || remote === '::1' || /^127\./.test(remote);
+  const local = plainAddress(localAddress);
+  return remote === local || loopback(remote) || loopback(local);
 }
 
 /** The zone of a scoped IPv6 address (`eth0` of `fe80::1%eth0`: Node adds it to every link-local one), or undefined. */

@@ -54,6 +54,12 @@ describe('fromThisMachine', () => {
     expect(fromThisMachine('fe80::1%v0', 'fe80::1%v0')).toBe(true);
   });
 
+  it('takes a peer that reached a loopback address for this machine, from whatever address it left', () => {
+    expect(fromThisMachine('192.0.2.2', '127.0.0.1')).toBe(true);
+    expect(fromThisMachine('fd00::2', '::1')).toBe(true);
+    expect(fromThisMachine('::ffff:10.88.0.1', '::ffff:127.0.0.1')).toBe(true);
+  });
+
   it('takes any other peer for another machine', () => {
     expect(fromThisMachine('192.0.2.9', '192.0.2.2')).toBe(false);
     expect(fromThisMachine('fe80::2%v0', 'fe80::1%v0')).toBe(false);
