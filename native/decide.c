@@ -8,13 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE (1 << 0)
-#endif
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
-
 int within(const char *path, const char *dir) {
   size_t n = strlen(dir);
   if (strcmp(dir, "/") == 0) return path[0] == '/';

@@ -10,6 +10,17 @@
 
 #include "supervisor.h"
 
+/* renameat2's flags, for a C library whose headers lack them (answer_before_policy reads them). */
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
+#endif
+
 /* Whether `path` is `dir` or lies beneath it (both absolute, resolved). */
 int within(const char *path, const char *dir);
 
