@@ -279,20 +279,41 @@ static void forget_umasks(void) {
   for (int i = 0; i < PROC_SLOTS; i++) procs[i].umask = -1;
 }
 
+/* The thread group (process) of the command's thread `tid`, from /proc/<tid>/status; `tid` when it cannot be read. */
+static pid_t thread_group_of(pid_t tid) {
+  pid_t group = tid;
+  int fd = proc_at(tid, "status", O_RDONLY | O_CLOEXEC, NULL);
+  if (fd < 0) return group;
+  char text[4096];
+  ssize_t n = read(fd, text, sizeof(text) - 1);
+  close(fd);
+  if (n <= 0) return group;
+  text[n] = '\0';
+  const char *line = strstr(text, "\nTgid:");
+  if (line != NULL) group = (pid_t)strtol(line + 6, NULL, 10);
+  return group > 0 ? group : tid;
+}
+
 /*
  * `path` as the command means it: /proc/self and /proc/thread-self (and /dev/fd, /dev/stdin, ..., links to them)
- * would name the supervisor's own when it resolves them, so they are spelled with the command's pid. A deeper link
- * to them still resolves to the supervisor's; what it then does stays within the same checks.
+ * would name the supervisor's own when it resolves them, so they are spelled with the command's ids: /proc/self is
+ * its process (the thread group), /proc/thread-self the calling thread in it, as the kernel's links say; a thread
+ * made without CLONE_FILES has an fd table of its own, and /proc/self/fd is still the process's. A deeper link to
+ * them still resolves to the supervisor's; what it then does stays within the same checks.
  */
-static const char *as_command_sees(pid_t pid, const char *path, char *buf, size_t size) {
+static const char *as_command_sees(pid_t tid, const char *path, char *buf, size_t size) {
   static const struct {
     const char *from, *to;
-  } names[] = {{"/proc/self", ""},        {"/proc/thread-self", ""}, {"/dev/fd", "/fd"},
-               {"/dev/stdin", "/fd/0"},   {"/dev/stdout", "/fd/1"},  {"/dev/stderr", "/fd/2"}};
+    int thread;
+  } names[] = {{"/proc/self", "", 0},         {"/proc/thread-self", "", 1}, {"/dev/fd", "/fd", 0},
+               {"/dev/stdin", "/fd/0", 0},    {"/dev/stdout", "/fd/1", 0},  {"/dev/stderr", "/fd/2", 0}};
   for (size_t i = 0; path != NULL && i < sizeof(names) / sizeof(names[0]); i++) {
     size_t n = strlen(names[i].from);
     if (strncmp(path, names[i].from, n) != 0 || (path[n] != '\0' && path[n] != '/')) continue;
-    if (snprintf(buf, size, "/proc/%d%s%s", pid, names[i].to, path + n) >= (int)size) return path;
+    pid_t group = thread_group_of(tid);
+    int written = names[i].thread ? snprintf(buf, size, "/proc/%d/task/%d%s", group, tid, path + n)
+                                  : snprintf(buf, size, "/proc/%d%s%s", group, names[i].to, path + n);
+    if (written < 0 || written >= (int)size) return path;
     return buf;
   }
   return path;

@@ -84,6 +84,49 @@ int main(void) {
 }
 `;
 
+/**
+ * A thread with an fd table of its own (CLONE_THREAD without CLONE_FILES) whose fd 9 is `<top>/sub`, while the
+ * process's fd 9 is `<top>`. Through /proc/self the kernel reads the process's table (so `<top>`), through
+ * /proc/thread-self the thread's: the kept names are refused at `<top>`, an ordinary name is made there, and .git
+ * through /proc/thread-self is an ordinary name in `sub`.
+ */
+const THREAD_TABLE = String.raw`#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static const char *top;
+static atomic_int done;
+static int in_thread(void *unused) {
+  (void)unused;
+  char sub[4096];
+  snprintf(sub, sizeof sub, "%s/sub", top);
+  int fd = open(sub, O_PATH | O_DIRECTORY);
+  dup2(fd, 9);
+  if (mkdir("/proc/self/fd/9/.git", 0755) == 0) printf("DID_GIT\n");
+  if (mkdir("/proc/self/fd/9/.codex", 0755) == 0) printf("DID_CODEX\n");
+  if (mkdir("/proc/self/fd/9/plain", 0755) == 0) printf("PLAIN_MADE\n");
+  int head = open("/proc/self/fd/9/HEAD", O_CREAT | O_WRONLY, 0644);
+  if (head >= 0) printf("DID_HEAD\n");
+  if (mkdir("/proc/thread-self/fd/9/.git", 0755) == 0) printf("THREAD_SELF_MADE\n");
+  fflush(stdout);
+  atomic_store(&done, 1);
+  return 0;
+}
+int main(int argc, char **argv) {
+  if (argc != 2) return 2;
+  top = argv[1];
+  int fd = open(top, O_PATH | O_DIRECTORY);
+  dup2(fd, 9);
+  static char stack[1 << 16];
+  if (clone(in_thread, stack + sizeof stack, CLONE_VM | CLONE_SIGHAND | CLONE_THREAD, NULL) < 0) return 1;
+  for (int i = 0; i < 3000 && !atomic_load(&done); i++) usleep(10 * 1000);
+  return 0;
+}
+`;
+
 /** A folder of `user`'s under /var/tmp, removed after the suite. */
 function folder(user: ServerUser, prefix: string): string {
   const dir = folderOf(user, mkdtempSync(`/var/tmp/${prefix}`));
@@ -449,6 +492,28 @@ export function landlockSupervisorSuite(user: ServerUser): void {
         );
         expect(out).not.toMatch(/DID_/);
         expect(readdirSync(env.TMPDIR).filter((name) => KEPT.includes(name))).toEqual([]);
+      });
+
+      it("reads /proc/self as the process's and /proc/thread-self as the thread's, in a thread of its own fd table", async () => {
+        // /proc/self was read as the calling thread's: a thread without CLONE_FILES was refused an ordinary folder
+        // at the temp root's top through /proc/self/fd/9 (the process's fd 9), which the kernel makes.
+        const env = wholeTempRoot(user);
+        const ws = workspace(user);
+        writeFileSync(join(ws, 'table.c'), THREAD_TABLE);
+        mkdirSync(join(env.TMPDIR, 'sub'));
+        folderOf(user, ws);
+        folderOf(user, env.TMPDIR);
+        const server = await start(user, ws, [], env);
+        const out = await server.call(`gcc -O2 -o table table.c && ./table ${env.TMPDIR}; echo EXIT=$?`, {
+          yield_time_ms: 60_000,
+        });
+        expect(out).toContain('THREAD_SELF_MADE');
+        expect(out).toContain('PLAIN_MADE');
+        expect(out).toContain('EXIT=0');
+        expect(out).not.toMatch(/DID_/);
+        expect(readdirSync(env.TMPDIR).filter((name) => KEPT.includes(name))).toEqual([]);
+        expect(existsSync(join(env.TMPDIR, 'sub/.git'))).toBe(true);
+        expect(existsSync(join(env.TMPDIR, 'plain'))).toBe(true);
       });
 
       it("cannot make a kept name at a temp root's top by swapping a link while the supervisor decides", async () => {
