@@ -5,32 +5,20 @@
 // at a folder. The person approves every form that does not warn of the repository: a marker means the planted
 // program ran outside the sandbox with the person's approval and no warning.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { connectApprovalClient, formText, type Answer } from '../helpers/approval-client.js';
-import { CANNOT_SWITCH_USER, NOBODY, removeMountPoint } from '../helpers/nobody.js';
+import { CANNOT_SWITCH_USER, NOBODY, folderMaker } from '../helpers/nobody.js';
 import { textOf } from '../reliability/harness.js';
 import { BACKENDS } from '../sandbox/sandbox-helpers.js';
 
 type User = 'root' | 'nobody';
 const users: User[] = CANNOT_SWITCH_USER === undefined ? ['root', 'nobody'] : ['root'];
 
-const made: string[] = [];
-afterAll(() => {
-  for (const path of made.splice(0)) rmSync(path, { recursive: true, force: true });
-  removeMountPoint();
-});
-
 /** A fresh folder of `user`'s own under `parent`, removed after the file. */
-function folder(user: User, parent: string, prefix: string): string {
-  const dir = mkdtempSync(join(parent, prefix));
-  made.push(dir);
-  chmodSync(dir, 0o755);
-  if (user === 'nobody') execFileSync('chown', [`${NOBODY}:${NOBODY}`, dir]);
-  return dir;
-}
+const folder = folderMaker();
 
 const giveTo = (user: User, dir: string) => {
   if (user === 'nobody') execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, dir]);

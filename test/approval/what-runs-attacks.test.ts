@@ -3,14 +3,14 @@
 // whatever it is shown and keeps the form's text. Each planted program writes a marker into a folder outside every
 // writable root: the marker can only appear if the program ran outside the sandbox.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { TRUSTED_PATH, findExecutable } from '../../src/util/executable.js';
 import { connectApprovalClient, decide, declineAll, formText, type Answer } from '../helpers/approval-client.js';
-import { CANNOT_SWITCH_USER, NOBODY, removeMountPoint } from '../helpers/nobody.js';
+import { CANNOT_SWITCH_USER, NOBODY, folderMaker } from '../helpers/nobody.js';
 import { textOf } from '../reliability/harness.js';
 import { BACKENDS } from '../sandbox/sandbox-helpers.js';
 
@@ -19,20 +19,8 @@ const users: User[] = CANNOT_SWITCH_USER === undefined ? ['root', 'nobody'] : ['
 const REAL_GIT = findExecutable('git', TRUSTED_PATH)!;
 const REAL_BASH = findExecutable('bash', TRUSTED_PATH)!;
 
-const made: string[] = [];
-afterAll(() => {
-  for (const path of made.splice(0)) rmSync(path, { recursive: true, force: true });
-  removeMountPoint();
-});
-
-/** A fresh folder of `user`'s own under `parent` (made by the test, removed after the file). */
-function folder(user: User, parent: string, prefix: string): string {
-  const dir = mkdtempSync(join(parent, prefix));
-  made.push(dir);
-  chmodSync(dir, 0o755);
-  if (user === 'nobody') execFileSync('chown', [`${NOBODY}:${NOBODY}`, dir]);
-  return dir;
-}
+/** A fresh folder of `user`'s own under `parent`, removed after the file. */
+const folder = folderMaker();
 
 /** A workspace of `user`'s (a git repository with one untracked file), outside /tmp. */
 function workspace(user: User): string {

@@ -3,8 +3,9 @@
 // namespace of its own where a fresh 0755 tmpfs at a path everyone can reach holds a bind of each of the checkout's
 // entries (their own modes are git's: 0755 folders, 0644 files).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmdirSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, rmSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { ROOT } from '../mcp/cli-process.js';
 
 export const NOBODY = 65534;
@@ -64,3 +65,26 @@ export function asNobody(argv: (checkout: string) => string[]): { command: strin
 /** `command` and `args` that run `node <file of the checkout> ...args` as nobody (`file` relative to the checkout). */
 export const nodeAsNobody = (file: string, args: readonly string[]) =>
   asNobody((at) => [process.execPath, join(at, file), ...args]);
+
+/** `node <file of the checkout> ...args` as root (the test's own user) or as nobody. */
+export const nodeAs = (user: 'root' | 'nobody', file: string, args: string[]) =>
+  user === 'root' ? { command: process.execPath, args: [join(ROOT, file), ...args] } : nodeAsNobody(file, args);
+
+/**
+ * A maker of fresh folders (mode 755) of root's or nobody's own under a parent; an afterAll removes every one, and the
+ * mount point nobody's runs use, after the file.
+ */
+export function folderMaker(): (user: 'root' | 'nobody', parent: string, prefix: string) => string {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const path of made.splice(0)) rmSync(path, { recursive: true, force: true });
+    removeMountPoint();
+  });
+  return (user, parent, prefix) => {
+    const dir = mkdtempSync(join(parent, prefix));
+    made.push(dir);
+    chmodSync(dir, 0o755);
+    if (user === 'nobody') chownSync(dir, NOBODY, NOBODY);
+    return dir;
+  };
+}

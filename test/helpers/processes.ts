@@ -1,5 +1,6 @@
+import { type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { vi } from 'vitest';
+import { afterEach, vi } from 'vitest';
 
 /** vi.waitFor options for conditions that depend on other processes being scheduled: patient on a busy machine. */
 export const PATIENT = { timeout: 5_000, interval: 10 } as const;
@@ -52,4 +53,32 @@ export function busyWait(ms: number): void {
   while (performance.now() < end) {
     // spin
   }
+}
+
+/** Output of `child` once it exits, or once `until` matches it (then a rejection if it exits first). */
+export function outputOf(child: ChildProcess, until?: RegExp): Promise<string> {
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    if (until) child.stdout!.on('data', () => until.test(out) && resolve(out));
+    child.once('exit', (code) => (until ? reject(new Error(`exited (${code}) with: ${out}`)) : resolve(out)));
+  });
+}
+
+/**
+ * A list to put the process groups a test started in (each led by a process spawned with `detached`); an afterEach
+ * ends every one of them, whatever the test left running.
+ */
+export function endGroupsAfterEach(): number[] {
+  const groups: number[] = [];
+  afterEach(() => {
+    for (const pgid of groups.splice(0)) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+  return groups;
 }

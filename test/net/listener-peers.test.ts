@@ -5,13 +5,15 @@
 // nobody) and as an unprivileged one (nobody; the flood: root). And a sandboxed command with the token, connecting
 // through the same address, is refused. All of it in a network namespace the test makes, with a veth pair carrying
 // fe80::1.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CLI, ROOT, cleanEnv, unsandboxed } from '../mcp/cli-process.js';
 import { missingTools } from '../helpers/needs.js';
-import { CANNOT_SWITCH_USER, NOBODY, asNobody, nodeAsNobody, removeMountPoint } from '../helpers/nobody.js';
+import { CANNOT_SWITCH_USER, NOBODY, asNobody, nodeAs, removeMountPoint } from '../helpers/nobody.js';
+import { endGroupsAfterEach, outputOf } from '../helpers/processes.js';
+import { type ServerUser } from '../sandbox/attacker.js';
 import { BACKENDS } from '../sandbox/sandbox-helpers.js';
 
 const TOKEN = 'listener-peers-token-0123456789abcdef';
@@ -21,40 +23,16 @@ const LINK_LOCAL = 'fe80::1%v0';
 /** The token holder writes each request this long after connecting: a client slow to write, on a busy machine. */
 const HOLDER_DELAY_MS = 1_000;
 
-const groups: number[] = [];
+// Each server runs as the leader of its own process group: the namespace's shell and the server.
+const groups = endGroupsAfterEach();
 const dirs: string[] = [];
-afterEach(() => {
-  // Each server ran as the leader of its own process group: the namespace's shell and the server.
-  for (const pgid of groups.splice(0)) {
-    try {
-      process.kill(-pgid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-});
 afterAll(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   removeMountPoint();
 });
 
-/** Output of `child` once it exits, or once `until` matches it. */
-function outputOf(child: ChildProcess, until?: RegExp): Promise<string> {
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    if (until) child.stdout!.on('data', () => until.test(out) && resolve(out));
-    child.once('exit', (code) => (until ? reject(new Error(`exited (${code}) with: ${out}`)) : resolve(out)));
-  });
-}
-
-type RunAs = 'root' | 'nobody';
-/** `node <file of the checkout> ...args` as `user`. */
-const nodeAs = (user: RunAs, file: string, args: string[]) =>
-  user === 'root' ? { command: process.execPath, args: [join(ROOT, file), ...args] } : nodeAsNobody(file, args);
-
 /** The server, as `user`, in a new network namespace: lo up, and fe80::1 on a veth pair's end v0. */
-async function startInNamespace(argv: string[], user: RunAs) {
+async function startInNamespace(argv: string[], user: ServerUser) {
   const server =
     user === 'root'
       ? { command: process.execPath, args: [CLI, ...argv] }
@@ -90,7 +68,7 @@ async function startInNamespace(argv: string[], user: RunAs) {
 }
 
 /** A token file only `user` may read, in a folder everyone may enter. */
-function tokenFile(user: RunAs): string {
+function tokenFile(user: ServerUser): string {
   const dir = mkdtempSync('/var/tmp/ue-listener-peers-');
   dirs.push(dir);
   chmodSync(dir, 0o755);
@@ -141,7 +119,7 @@ describe.each(cases)('$kind on :: run as $user', ({ kind, argv, user }) => {
     async () => {
       const server = await startInNamespace(argv(tokenFile(user)), user);
       // Another local user than the server's: nobody against root, root against nobody.
-      const flooder: RunAs = user === 'root' ? 'nobody' : 'root';
+      const flooder: ServerUser = user === 'root' ? 'nobody' : 'root';
       const flood = server.inside(
         nodeAs(flooder, 'test/fixtures/connection-flood.mjs', [String(server.port), String(CAP), 'silent', LINK_LOCAL]),
       );

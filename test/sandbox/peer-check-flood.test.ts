@@ -2,44 +2,26 @@
 // entries it piled up): the check for sandboxed peers, which reads that table, must run only for connections that
 // carried the token, so the token holder is answered and the flood costs no reads. All of it in a network namespace
 // the test makes, so the machine's own table is untouched.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CLI, ROOT, cleanEnv, unsandboxed } from '../mcp/cli-process.js';
 import { missingTools } from '../helpers/needs.js';
 import { CANNOT_SWITCH_USER, nodeAsNobody, removeMountPoint } from '../helpers/nobody.js';
+import { endGroupsAfterEach, outputOf } from '../helpers/processes.js';
 
 const TOKEN = 'peer-check-flood-token-0123456789';
 const PAD = 10_000;
 const REQUESTS = 3;
 
-const groups: number[] = [];
+// Each server runs as the leader of its own process group: the netns's shell, strace and the server.
+const groups = endGroupsAfterEach();
 const dirs: string[] = [];
-afterEach(() => {
-  // Each server ran as the leader of its own process group: the netns's shell, strace and the server.
-  for (const pgid of groups.splice(0)) {
-    try {
-      process.kill(-pgid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-});
 afterAll(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   removeMountPoint();
 });
-
-/** Output of `child` once it exits, or once `until` matches it. */
-function outputOf(child: ChildProcess, until?: RegExp): Promise<string> {
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    if (until) child.stdout!.on('data', () => until.test(out) && resolve(out));
-    child.once('exit', (code) => (until ? reject(new Error(`exited (${code}) with: ${out}`)) : resolve(out)));
-  });
-}
 
 /** The server in a new network namespace (lo up), under strace counting its opens of /proc/net/tcp(6). */
 async function startInNamespace(argv: string[], dir: string) {

@@ -4,12 +4,12 @@
 // would be locked out. The real `serve` and `exec-server` (--max-connections 16) as root and as nobody; the flood
 // sandboxed by the real `mcp --network on` of the same user, on each backend.
 import { chownSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { CANNOT_SWITCH_USER, NOBODY, nodeAsNobody, removeMountPoint } from '../helpers/nobody.js';
+import { CANNOT_SWITCH_USER, NOBODY, nodeAs, removeMountPoint } from '../helpers/nobody.js';
 import { ROOT, cleanEnv, unsandboxed } from '../mcp/cli-process.js';
-import { killIfAlive } from '../helpers/processes.js';
+import { killIfAlive, outputOf } from '../helpers/processes.js';
 import { type ServerUser, folderOf, startMcp } from './attacker.js';
 import { BACKENDS } from './sandbox-helpers.js';
 
@@ -29,20 +29,6 @@ afterAll(() => {
   for (const path of cleanup) rmSync(path, { recursive: true, force: true });
   removeMountPoint();
 });
-
-/** `node <file of the checkout> ...args` as `user`. */
-const nodeAs = (user: ServerUser, file: string, args: string[]) =>
-  user === 'root' ? { command: process.execPath, args: [join(ROOT, file), ...args] } : nodeAsNobody(file, args);
-
-/** Output of `child` once it exits, or once `until` matches it. */
-function outputOf(child: ChildProcess, until?: RegExp): Promise<string> {
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    if (until) child.stdout!.on('data', () => until.test(out) && resolve(out));
-    child.once('exit', (code) => (until ? reject(new Error(`exited (${code}) with: ${out}`)) : resolve(out)));
-  });
-}
 
 const KINDS = {
   serve: (tokenFile: string) => ['serve', ...unsandboxed(['--port', '0', '--no-view', '--token-file', tokenFile])],
