@@ -38,11 +38,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
+#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1306,6 +1308,38 @@ static int start_command(void *arg) {
   _exit(err == ENOENT ? 127 : 126);
 }
 
+/*
+ * A filter of the supervisor's own, installed once the command runs: the supervisor never runs a program (execve and
+ * execveat fail, and every call of another architecture or ABI). It also marks the supervisor as part of the sandbox
+ * for the server's listeners, which let a local connection in only when the process holding its other end is not
+ * confined beyond the server (no_new_privs and a seccomp filter more): the supervisor opens the command's fds
+ * (/proc/<pid>/fd/N) while it decides, a socket among them, and was counted unconfined, so a command that kept moving
+ * its socket out of its own table while it asked about that fd was let in as the person's client.
+ */
+static int confine_self(void) {
+  struct sock_filter code[] = {
+#if defined(__x86_64__) || defined(__aarch64__)
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+#if defined(__x86_64__)
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+#else
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_AARCH64, 1, 0),
+#endif
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+#endif
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#if defined(__x86_64__)
+      BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000 /* x32 */, 2, 0),
+#endif
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 1, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = {(unsigned short)(sizeof(code) / sizeof(code[0])), code};
+  return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
 int supervise(const struct supervision *config, enter_sandbox_fn enter, void *context, char **command) {
   cfg = config;
   for (int i = 0; i < HELD_FILES; i++) held[i].fd = -1;
@@ -1364,6 +1398,11 @@ int supervise(const struct supervision *config, enter_sandbox_fn enter, void *co
     return EXIT_SETUP;
   }
   close(sv[1]);
+  if (confine_self() != 0) {
+    fprintf(stderr, NAME ": cannot install the supervisor's own filter: %s\n", strerror(errno));
+    kill(child, SIGKILL);
+    return EXIT_SETUP;
+  }
   umask(0); /* the command's own umask is applied to what is made for it */
   signal(SIGPIPE, SIG_IGN); /* a closed stderr must not end the supervisor */
   int signals = signalfd(-1, &handled, SFD_CLOEXEC);

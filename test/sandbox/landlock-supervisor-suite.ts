@@ -10,6 +10,7 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -19,6 +20,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { confinedBeyond, readConfinement } from '../../src/linux/tcp-table.js';
 import { NOBODY, removeMountPoint } from '../helpers/nobody.js';
 import { type Server, type ServerUser, folderOf, startMcp } from './attacker.js';
 import { NO_LANDLOCK } from './sandbox-helpers.js';
@@ -123,6 +125,36 @@ int main(int argc, char **argv) {
   static char stack[1 << 16];
   if (clone(in_thread, stack + sizeof stack, CLONE_VM | CLONE_SIGHAND | CLONE_THREAD, NULL) < 0) return 1;
   for (int i = 0; i < 3000 && !atomic_load(&done); i++) usleep(10 * 1000);
+  return 0;
+}
+`;
+
+/**
+ * Threads asking fchmod() of a socket over and over for `argv[1]` seconds: the supervisor opens /proc/<tid>/fd/N for
+ * each, so its own fd table holds the socket for a moment each time. Prints the socket and the supervisor's pid.
+ */
+const SOCKET_METADATA = String.raw`#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static int fd;
+static void *ask(void *unused) {
+  for (;;) fchmod(fd, 0600);
+  return unused;
+}
+int main(int argc, char **argv) {
+  int pair[2];
+  if (argc != 2 || socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0) return 2;
+  fd = pair[0];
+  struct stat st;
+  fstat(fd, &st);
+  printf("SOCKET socket:[%lu] SUPERVISOR %d\n", (unsigned long)st.st_ino, (int)getppid());
+  fflush(stdout);
+  pthread_t t;
+  for (int i = 0; i < 4; i++) pthread_create(&t, NULL, ask, NULL);
+  sleep(atoi(argv[1]));
   return 0;
 }
 `;
@@ -492,6 +524,34 @@ export function landlockSupervisorSuite(user: ServerUser): void {
         );
         expect(out).not.toMatch(/DID_/);
         expect(readdirSync(env.TMPDIR).filter((name) => KEPT.includes(name))).toEqual([]);
+      });
+
+      it("is counted as sandboxed by the server's listeners, as its supervisor holds the command's socket for a moment", async () => {
+        // The supervisor opens the command's fd (/proc/<tid>/fd/N) to decide a metadata call on it, and was counted
+        // unconfined (no seccomp filter of its own): a command that kept its socket in flight (SCM_RIGHTS) while it
+        // asked fchmod() of that fd was let into `serve` as the person's client, and approved its own escalation.
+        const ws = workspace(user);
+        writeFileSync(join(ws, 'hold.c'), SOCKET_METADATA);
+        folderOf(user, ws);
+        const server = await start(user, ws);
+        const out = await server.call('gcc -O2 -pthread -o hold hold.c && ./hold 20', { yield_time_ms: 3_000 });
+        const [, link, supervisor] = /SOCKET (socket:\[\d+\]) SUPERVISOR (\d+)/.exec(out) ?? [];
+        expect(supervisor, out).toBeDefined();
+        let seen = false;
+        for (const end = Date.now() + 10_000; !seen && Date.now() < end;) {
+          seen = readdirSync(`/proc/${supervisor}/fd`).some((fd) => {
+            try {
+              return readlinkSync(`/proc/${supervisor}/fd/${fd}`) === link;
+            } catch {
+              return false; // closed meanwhile
+            }
+          });
+        }
+        expect(seen, `the supervisor ${supervisor} was never seen holding ${link}`).toBe(true);
+        // As the listeners judge a holder: against the server that started the sandbox.
+        const serverPid = Number(/^PPid:\s*(\d+)/m.exec(readFileSync(`/proc/${supervisor}/status`, 'utf8'))![1]);
+        const own = readConfinement(serverPid)!;
+        expect(confinedBeyond(readConfinement(Number(supervisor))!, own)).toBe(true);
       });
 
       it("reads /proc/self as the process's and /proc/thread-self as the thread's, in a thread of its own fd table", async () => {
