@@ -143,16 +143,25 @@ function unlinkQuietly(path: string): void {
   }
 }
 
-/** Every mount point of the sandboxes on this machine (the mount tables of processes whose binary is `bwrap`). */
+/**
+ * Every mount point of the sandboxes on this machine, and every path a starting one names: the mount tables and
+ * command lines of the processes whose binary is `bwrap`. Another user's sandbox counts too (two servers of two users
+ * share /tmp): its binary cannot be read, so it is told by its name (`comm`, which any process can read). Removing a
+ * folder another namespace has a mount on detaches that mount: a sandbox starting then fails, and one running loses
+ * the mask.
+ */
 function sandboxMountPoints(bwrap: string): Set<string> {
   const points = new Set<string>();
   for (const pid of listPids()) {
-    if (readLink(`/proc/${pid}/exe`) !== bwrap) continue;
+    const binary = readLink(`/proc/${pid}/exe`);
+    if (binary === undefined ? readProcTable(`/proc/${pid}/comm`)?.trim() !== 'bwrap' : binary !== bwrap) continue;
     for (const line of (readProcTable(`/proc/${pid}/mountinfo`) ?? '').split('\n')) {
       const point = line.split(' ')[4];
       if (point !== undefined)
         points.add(point.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))));
     }
+    for (const arg of (readProcTable(`/proc/${pid}/cmdline`) ?? '').split('\0'))
+      if (arg.startsWith('/')) points.add(arg);
   }
   return points;
 }

@@ -3,10 +3,10 @@
 // The server runs in a mount namespace of its own whose /tmp is a sticky folder the test made: the machine's /tmp
 // is never touched.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { CANNOT_SWITCH_USER, NOBODY_IDS, removeMountPoint } from '../helpers/nobody.js';
+import { CANNOT_SWITCH_USER, NOBODY, NOBODY_IDS, removeMountPoint } from '../helpers/nobody.js';
 import { titled } from '../helpers/needs.js';
 import { ROOT } from '../mcp/cli-process.js';
 import { type Server, type ServerUser, folderOf, startMcp } from './attacker.js';
@@ -107,6 +107,50 @@ describe.skipIf(NO_SANDBOX !== undefined || CANNOT_SWITCH_USER !== undefined)(
           expect(existsSync(join(tmp, 'pwned'))).toBe(false);
         },
       );
+    });
+  },
+);
+
+// Two servers of two users on one scratch root (a shared $TMPDIR): a mask's mount point is the first sandbox's, and
+// the other user's sandbox stands on it too. Removing a folder another mount namespace has a mount on detaches that
+// mount; nobody's server, which cannot read root's processes' binaries, took root's running sandbox for none and
+// removed the mount point under it, and root's sandboxed command then made `.git` at the root's top.
+describe.skipIf(NO_SANDBOX ?? CANNOT_SWITCH_USER)(
+  titled('two users’ servers sharing a scratch root', NO_SANDBOX ?? CANNOT_SWITCH_USER),
+  () => {
+    const servers: Server[] = [];
+    afterEach(async () => {
+      await Promise.all(servers.splice(0).map((s) => s.close()));
+    });
+
+    it("a server's last session there keeps the mount point another user's running sandbox stands on", async () => {
+      const tmp = mkdtempSync('/var/tmp/ue-shared-tmp-');
+      chmodSync(tmp, 0o1777);
+      const wsNobody = folderOf('nobody', mkdtempSync('/var/tmp/ue-shared-ws-'));
+      const runNobody = folderOf('nobody', mkdtempSync('/var/tmp/ue-shared-run-'));
+      const wsRoot = folderOf('root', mkdtempSync('/var/tmp/ue-shared-ws-'));
+      cleanup.push(tmp, wsNobody, runNobody, wsRoot);
+      const bwrap = ['--sandbox-backend', 'bwrap'];
+      const nobody = await startMcp('nobody', wsNobody, bwrap, { TMPDIR: tmp, XDG_RUNTIME_DIR: runNobody });
+      servers.push(nobody);
+      const root = await startMcp('root', wsRoot, bwrap, { TMPDIR: tmp });
+      servers.push(root);
+      // nobody's sandbox makes the mount point for the missing .git: nobody's.
+      const first = await nobody.call('sleep 2; echo FIRST_DONE', { yield_time_ms: 300 });
+      const id = Number(/Process running with session ID (\d+)/.exec(first)?.[1]);
+      expect(statSync(join(tmp, '.git')).uid, first).toBe(NOBODY);
+      // root's sandbox masks it as it is, and tries to make .git there until nobody's session is over and past.
+      const attack = root.call(
+        `for i in $(seq 1 60); do mkdir "$TMPDIR/.git" 2>/dev/null && { echo MADE_GIT; break; }; sleep 0.1; done; echo TRIED`,
+        { yield_time_ms: 30_000 },
+      );
+      await vi.waitFor(async () => expect(await nobody.write(id, '')).toContain('Process exited with code 0'), {
+        timeout: 10_000,
+      });
+      const out = await attack;
+      expect(out).toContain('TRIED');
+      expect(out).not.toContain('MADE_GIT');
+      expect(statSync(join(tmp, '.git')).uid).toBe(NOBODY);
     });
   },
 );
