@@ -33,6 +33,10 @@
  * --supervise it starts a child first (in its memory until the exec): the child does the above under the supervision
  * filter too, and this process stays outside the domain as its supervisor (supervisor.c).
  *
+ * Any of these may start with `--cgroup DIR` (a cgroup v2 folder): the launcher moves itself there before anything
+ * else, so every socket the sandbox makes is made in that cgroup, which the kernel keeps on the socket whoever holds it
+ * later (src/linux/sandbox-cgroup.ts: the server's listeners refuse a connection whose other end was made there).
+ *
  *   unified-exec-sandbox-exec --standby FD
  *
  * is the same launcher started before its command is known (the server keeps one ready, so a command's start does not
@@ -46,6 +50,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -409,8 +414,18 @@ static int enter_domain(void *context) {
   return status;
 }
 
+/* Moves this process into the cgroup v2 folder `dir` (its cgroup.procs), before it makes anything. */
+static int join_cgroup(const char *dir) {
+  char procs[PATH_MAX];
+  if (snprintf(procs, sizeof procs, "%s/cgroup.procs", dir) >= (int)sizeof procs)
+    return fail("cannot join the sandboxes' cgroup", ENAMETOOLONG);
+  autoclose int fd = open(procs, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0 || write(fd, "0", 1) != 1) return fail("cannot join the sandboxes' cgroup", errno);
+  return 0;
+}
+
 static int usage(void) {
-  fprintf(stderr, "usage: " NAME " [--seccomp BASE64 | --seccomp-fd N BASE64 [--read-only-devices]] -- COMMAND [ARG...]\n"
+  fprintf(stderr, "usage: " NAME " [--cgroup DIR] [--seccomp BASE64 | --seccomp-fd N BASE64 [--read-only-devices]] -- COMMAND [ARG...]\n"
                   "       " NAME " --landlock [--tree DIR]... [--file FILE]... [--read-tree DIR]... [--read-file FILE]... "
                   "[--no-network] [--seccomp BASE64]\n"
                   "         [--supervise BASE64 [--root DIR]... [--keep-out DIR]... [--kept-name NAME]...\n"
@@ -549,6 +564,7 @@ int main(int argc, char **argv) {
   int env_n = 0;
   const char *seccomp = NULL;
   const char *pass = NULL;
+  const char *cgroup = NULL;
   int pass_fd = -1;
   int landlock = 0, no_network = 0, devices = 0;
   struct paths trees = {lists + argc, 0}, files = {lists + 2 * argc, 0};
@@ -556,7 +572,9 @@ int main(int argc, char **argv) {
   struct supervision sup = {{lists + 5 * argc, 0}, trees, {lists + 6 * argc, 0}, {lists + 7 * argc, 0}, NULL, NULL};
   int i = 1;
   for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
-    if (strcmp(argv[i], "--seccomp") == 0 && i + 1 < argc && seccomp == NULL && pass == NULL) {
+    if (strcmp(argv[i], "--cgroup") == 0 && i + 1 < argc && cgroup == NULL) {
+      cgroup = argv[++i];
+    } else if (strcmp(argv[i], "--seccomp") == 0 && i + 1 < argc && seccomp == NULL && pass == NULL) {
       seccomp = argv[++i];
     } else if (strcmp(argv[i], "--seccomp-fd") == 0 && i + 2 < argc && seccomp == NULL && pass == NULL) {
       pass_fd = atoi(argv[++i]);
@@ -607,6 +625,12 @@ int main(int argc, char **argv) {
   if (devices && pass == NULL) return usage();
   if ((standby && !landlock) || (terminal != NULL && null_stdin)) return usage();
   char **command = argv + i + 1;
+
+  /* Before the command can make a socket: the sandboxes' cgroup, which every socket made from here on carries. */
+  if (cgroup != NULL) {
+    int status = join_cgroup(cgroup);
+    if (status != 0) return status;
+  }
 
   /* What a spawner does for a command it starts itself, done here for one in standby: its folder, stdin, environment. */
   if (cwd != NULL && chdir(cwd) != 0) {

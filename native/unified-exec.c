@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <linux/inet_diag.h>
+#include <linux/rtnetlink.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
@@ -124,6 +125,8 @@ static napi_value tcp_socket_owner(napi_env env, napi_callback_info info) {
     // Filled together, from one answer: found (a socket, or none) with its uid and inode.
     int found = -1;
     uint32_t uid = 0, inode = 0;
+    uint64_t cgroup = 0;
+    int has_cgroup = 0;
     for (struct nlmsghdr* h = (struct nlmsghdr*)buffer; NLMSG_OK(h, (size_t)got); h = NLMSG_NEXT(h, got)) {
       if (h->nlmsg_seq != diag_seq) continue;
       if (h->nlmsg_type == NLMSG_ERROR) {
@@ -138,6 +141,14 @@ static napi_value tcp_socket_owner(napi_env env, napi_callback_info info) {
         found = 1;
         uid = message->idiag_uid;
         inode = message->idiag_inode;
+        // The cgroup (v2) the socket was made in (kernel 5.9+): kept on the socket whoever holds it later.
+        int left = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(struct inet_diag_msg));
+        for (struct rtattr* a = (struct rtattr*)(message + 1); RTA_OK(a, left); a = RTA_NEXT(a, left)) {
+          if (a->rta_type == INET_DIAG_CGROUP_ID && RTA_PAYLOAD(a) >= sizeof(uint64_t)) {
+            memcpy(&cgroup, RTA_DATA(a), sizeof cgroup);
+            has_cgroup = 1;
+          }
+        }
       }
     }
     if (found < 0) continue;
@@ -151,6 +162,10 @@ static napi_value tcp_socket_owner(napi_env env, napi_callback_info info) {
     napi_set_named_property(env, result, "uid", value);
     napi_create_uint32(env, inode, &value);
     napi_set_named_property(env, result, "inode", value);
+    if (has_cgroup) {
+      napi_create_bigint_uint64(env, cgroup, &value);
+      napi_set_named_property(env, result, "cgroup", value);
+    }
     return result;
   }
 }

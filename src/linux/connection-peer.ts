@@ -8,6 +8,7 @@
 import type { Socket } from 'node:net';
 import type { Peer } from '../net/connection-limits.js';
 import { socketOwner, type SocketOwner } from '../net/socket-owner.js';
+import { madeInSandbox } from './sandbox-cgroup.js';
 import { confinedHolder, holderOf, ownConfinement } from './sandboxed-peer.js';
 
 /** Whether a sandboxed process holds a socket: `unknown` where this process's own confinement cannot be read. */
@@ -27,6 +28,8 @@ export function peerOf(owner: SocketOwner, ownUid: number | undefined, sandboxed
     case 'failed':
       return 'other';
     case 'socket': {
+      // Made in a sandbox of ours, whoever holds it now.
+      if (madeInSandbox(owner.cgroup)) return 'other';
       if (owner.uid !== ownUid) return 'other';
       // No process holds it any more: nobody waits on the connection.
       if (owner.inode === 0) return 'other';

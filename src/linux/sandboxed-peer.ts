@@ -16,6 +16,8 @@ import { readProcLink } from './proc-read.js';
 import { confinedBeyond, findPeerSocket, readConfinement, type Confinement } from './tcp-table.js';
 import { fromThisMachine } from '../net/address.js';
 import { isLocalAddress } from './local-addresses.js';
+import { madeInSandbox } from './sandbox-cgroup.js';
+import { socketOwner } from '../net/socket-owner.js';
 
 type PeerVerdict =
   | { refused: false }
@@ -154,6 +156,12 @@ function judgePeer(connection: AcceptedConnection, own: Confinement | undefined 
   // An end no process holds any more (closed, its connection winding down: the kernel then lists it as root's, uid 0)
   // is no one's to be told: a sandboxed command that corks its request and closes at once made it so.
   if (peer.inode === 0) return { refused: true, reason: `${from} closed its socket before its request was answered` };
+  // Made in a sandbox of ours (its cgroup, which the kernel keeps on the socket), whoever holds it now: a command
+  // can hand its socket to a process outside that keeps it a moment (a desktop's D-Bus daemon queues a message with
+  // an fd in it), and that process is no sandbox.
+  const owner = socketOwner(connection);
+  if (owner.found === 'socket' && madeInSandbox(owner.cgroup))
+    return { refused: true, reason: `${from} was made in a sandbox (its cgroup), whoever holds it now` };
   // A sandbox runs as the server's user (bubblewrap maps it to itself; Landlock keeps it, with no capability to
   // change it): another user's socket is no sandbox of ours.
   if (peer.uid !== process.getuid?.()) return { refused: false };

@@ -3,13 +3,15 @@
  * in its table of connections (sock_diag, through our addon), where reading /proc/net/tcp would walk a table another
  * local user can make long.
  */
-import type { Socket } from 'node:net';
 import { optionalNativeHelpers } from '../util/native-addon.js';
 import { addressZone, plainAddress, zoneIndex } from './address.js';
 
 export type SocketOwner =
-  /** A socket of this network namespace: its owner's uid, and its inode (0 once no process holds it). */
-  | { found: 'socket'; uid: number; inode: number }
+  /**
+   * A socket of this network namespace: its owner's uid, its inode (0 once no process holds it), and the cgroup its
+   * maker was in (where the kernel tells it).
+   */
+  | { found: 'socket'; uid: number; inode: number; cgroup?: bigint }
   /** No socket of this network namespace: another machine's, or another namespace's (a container, a sandbox). */
   | { found: 'none' }
   /** Not asked: the addon does not load here, or the connection has no addresses left (closed). */
@@ -17,8 +19,16 @@ export type SocketOwner =
   /** Asked, and the lookup failed (a zone no interface has, an error of the kernel's). */
   | { found: 'failed'; why: string };
 
+/** A connection's addresses, as Node gives them on a socket (undefined once it is closed). */
+export interface ConnectionAddresses {
+  localAddress?: string | undefined;
+  localPort?: number | undefined;
+  remoteAddress?: string | undefined;
+  remotePort?: number | undefined;
+}
+
 /** The socket at the other end of `socket`, as the kernel's table has it; on every address form Node gives. */
-export function socketOwner(socket: Socket): SocketOwner {
+export function socketOwner(socket: ConnectionAddresses): SocketOwner {
   const { localAddress, localPort, remoteAddress, remotePort } = socket;
   const native = optionalNativeHelpers();
   if (native === undefined || !localAddress || !localPort || !remoteAddress || !remotePort) return { found: 'unasked' };

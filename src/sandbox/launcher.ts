@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { TRUSTED_PATH, findTrustedExecutable } from '../util/executable.js';
 import { makeProcessDir, stateRoot } from '../util/private-dir.js';
 import { MaskRegistry } from './mask-registry.js';
+import { sandboxCgroup } from '../linux/sandbox-cgroup.js';
 import { DomainProxy, PROXY_UNSET_ENV, proxyBridgeArgv, proxyEnvironment } from './domain-proxy.js';
 import { bwrapArgv, planMounts, writableRoots, type PathKind } from './bwrap.js';
 import { KEPT_NAMES, landlockGrantArgs, planLandlock, planReads } from './landlock.js';
@@ -269,6 +270,7 @@ export class SandboxLauncher {
         filter,
         bwrapArgv(this.bwrap, plan, command.cwd, argv, SECCOMP_FD),
         ownsDevices(),
+        policy.network === 'on' ? sandboxCgroup(sandboxExec)?.dir : undefined,
       ),
       env,
       supervisorDepth: 2,
@@ -309,7 +311,12 @@ export class SandboxLauncher {
       policy.network === 'off' ? join(this.launchDir, `refused-${randomBytes(8).toString('hex')}`) : undefined;
     const network = refusals === undefined ? 'on' : 'supervised';
     const supervision = supervisionArgs(roots, keepOut, KEPT_NAMES, refusals);
-    const options = landlockOptions(landlockGrantArgs(plan), network, supervision);
+    // With the network on, its sockets are made in the sandboxes' cgroup (see sandbox-cgroup.ts), where there is one.
+    const cgroup = network === 'on' ? sandboxCgroup(sandboxExec) : null;
+    const options = [
+      ...(cgroup === null ? [] : ['--cgroup', cgroup.dir]),
+      ...landlockOptions(landlockGrantArgs(plan), network, supervision),
+    ];
     const refusal = refusals === undefined ? undefined : recordedRefusal(refusals);
     const shared = { env, supervisorDepth: 1, ...(refusal ? { networkRefusal: () => refusal.read() } : {}) };
     if (standby) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readlinkSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readProcTable } from '../linux/proc-read.js';
-import { ensurePrivateDir, stateRoot } from '../util/private-dir.js';
+import { ensurePrivateDir, processExists, stateRoot } from '../util/private-dir.js';
 
 /**
  * The empty folders bubblewrap makes on the host as mount points for masks (a missing `.git`, `.agents`, … inside a
@@ -111,13 +111,7 @@ export class MaskRegistry {
 }
 
 function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return Number.isInteger(pid) && pid > 0 && processExists(pid);
 }
 
 /**

@@ -57,9 +57,11 @@ export function passSeccompArgv(
   network: SeccompNetwork,
   bwrapArgv: readonly string[],
   readOnlyDevices = false,
+  cgroup?: string,
 ): string[] {
   const devices = readOnlyDevices ? ['--read-only-devices'] : [];
-  return [exec, '--seccomp-fd', String(SECCOMP_FD), programFor(network), ...devices, '--', ...bwrapArgv];
+  const joined = cgroup === undefined ? [] : ['--cgroup', cgroup];
+  return [exec, ...joined, '--seccomp-fd', String(SECCOMP_FD), programFor(network), ...devices, '--', ...bwrapArgv];
 }
 
 /**

@@ -9,7 +9,8 @@ export interface NativeHelpers {
   /**
    * The TCP socket of this network namespace whose own address is `localAddress`:`localPort` and whose peer is
    * `remoteAddress`:`remotePort` (both IPv4 or both IPv6, without a zone; `interfaceIndex`: a link-local pair's
-   * interface, else 0): its owner's uid and its inode (0 once no process holds it); null when there is none.
+   * interface, else 0): its owner's uid, its inode (0 once no process holds it) and the cgroup (v2) id of the
+   * process that made it (kernel 5.9+); null when there is none.
    */
   tcpSocketOwner(
     localAddress: string,
@@ -17,7 +18,7 @@ export interface NativeHelpers {
     remoteAddress: string,
     remotePort: number,
     interfaceIndex: number,
-  ): { uid: number; inode: number } | null;
+  ): { uid: number; inode: number; cgroup?: bigint } | null;
 }
 
 const ADDON_FILE = 'unified_exec_native.node';

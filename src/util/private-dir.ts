@@ -78,7 +78,7 @@ export function sweepDeadProcessDirs(root: string, prefix: string): string[] {
 }
 
 /** Whether a process with this pid exists (another user's too: EPERM). */
-function processExists(pid: number): boolean {
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

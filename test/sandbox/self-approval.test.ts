@@ -2,15 +2,30 @@
 // --token-file), an MCP SDK client as the person's, and a command that takes the token, connects back to the server
 // as an MCP client that can be asked, asks to run `touch MARKER` outside the sandbox and approves itself. On both
 // backends, served as root and as nobody, at the server's IPv4 and IPv6 loopback and its machine's own address.
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  rmdirSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { CANNOT_SWITCH_USER, nodeAsNobody, removeMountPoint } from '../helpers/nobody.js';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { CANNOT_SWITCH_USER, NOBODY, nodeAsNobody, removeMountPoint } from '../helpers/nobody.js';
+import { killIfAlive, outputOf } from '../helpers/processes.js';
+import { ownCgroupFolder } from '../../src/linux/sandbox-cgroup.js';
 import { type CliLauncher, ROOT, killLeftoverServes, startServe, type ServeProcess } from '../mcp/cli-process.js';
 import { textOf } from '../reliability/harness.js';
 import { folderOf, type ServerUser } from './attacker.js';
@@ -50,6 +65,77 @@ function setUp(user: ServerUser) {
 
 const launcherFor = (user: ServerUser): CliLauncher | undefined =>
   user === 'root' ? undefined : (argv) => nodeAsNobody('dist/cli/index.js', argv);
+
+/** Processes the tests started themselves (the fd parker), ended after each in case they outlived it. */
+const started: number[] = [];
+afterEach(() => {
+  for (const pid of started.splice(0)) killIfAlive(pid);
+});
+
+/**
+ * A cgroup v2 folder of the test's, delegated to nobody as systemd delegates a user's (the folder and its
+ * cgroup.procs, cgroup.threads and cgroup.subtree_control are nobody's), removed after the file.
+ */
+function delegatedCgroup(): string {
+  const parent = ownCgroupFolder(
+    readFileSync('/proc/self/cgroup', 'latin1'),
+    readFileSync('/proc/self/mountinfo', 'latin1'),
+  );
+  if (parent === undefined) throw new Error('no cgroup v2 hierarchy here: the test needs one');
+  const dir = join(parent, `ue-test-delegated-${process.pid}-${randomBytes(4).toString('hex')}`);
+  mkdirSync(dir);
+  delegated.push(dir);
+  for (const path of [dir, ...['cgroup.procs', 'cgroup.threads', 'cgroup.subtree_control'].map((f) => join(dir, f))])
+    chownSync(path, NOBODY, NOBODY);
+  return dir;
+}
+const delegated: string[] = [];
+afterAll(async () => {
+  // Empty once the server's processes have all exited (its watchdog last): the server's sandboxes' cgroup inside it
+  // (if the server could not remove it), then the folder itself.
+  for (const dir of delegated.splice(0))
+    await vi.waitFor(
+      () => {
+        for (const name of readdirSync(dir)) if (statSync(join(dir, name)).isDirectory()) rmdirSync(join(dir, name));
+        rmdirSync(dir);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+});
+
+/** `launch` moved into the cgroup folder `dir` first (as root, before it switches user). */
+const inCgroup =
+  (dir: string, launch: CliLauncher): CliLauncher =>
+  (argv) => {
+    const { command, args } = launch(argv);
+    return { command: 'sh', args: ['-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'sh', command, ...args] };
+  };
+
+/**
+ * Python lines that connect to the server at `port`, cork, and write an `initialize` (client name `name`) with the
+ * token, held back until the cork's 200 ms are up or the socket closes: `s` is the socket.
+ */
+function corkedInitialize(port: number, name: string): string[] {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name, version: '1' } },
+  });
+  return [
+    'import socket',
+    `body = ${JSON.stringify(body)}.encode()`,
+    `head = ('POST /mcp HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\nAuthorization: Bearer ${TOKEN}\\r\\n'`,
+    "        'Content-Type: application/json\\r\\nAccept: application/json, text/event-stream\\r\\n'",
+    "        'Content-Length: %d\\r\\n\\r\\n' % len(body)).encode()",
+    `s = socket.create_connection(('127.0.0.1', ${port}))`,
+    's.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)',
+    's.sendall(head + body)',
+  ];
+}
+
+/** `python3 -c script`, quoted for the shell. */
+const python = (lines: string[]) => `python3 -c '${lines.join('\n').replace(/'/g, "'\\''")}'`;
 
 /** The person's client: the SDK over HTTP with the token, able to be asked; every form it gets is recorded. */
 async function personClient(url: string) {
@@ -143,7 +229,7 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
         expect(escaped).toMatch(/REFUSED/);
         expect(existsSync(marker)).toBe(false);
         expect(person.asked).toEqual([]);
-        expect(server.stderr()).toMatch(/refused a connection: .* runs in a sandbox/);
+        expect(server.stderr()).toMatch(/refused a connection: .* (runs|was made) in a sandbox/);
 
         // The person's client still works, and the sandbox still reaches other loopback servers.
         const other = await person.run(
@@ -195,6 +281,55 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
       120_000,
     );
 
+    // The socket handed to a process outside that keeps it a moment (a desktop's D-Bus daemon queues a message with an
+    // fd in it): when the server looked, no sandboxed process held the connection, an unconfined one of the server's
+    // user did, and it was let in; a sixth probe approved its own escalation so, through a session bus. The socket's
+    // cgroup, which the kernel keeps whoever holds it, tells it. A nobody server makes its sandboxes' cgroup in one
+    // delegated to it, as systemd delegates a user's.
+    it.skipIf(skip !== undefined && !process.env.CI)(
+      'cannot get a request in through a process outside that keeps its socket while the server looks',
+      async () => {
+        const { dir, ws, tokenFile } = setUp(user);
+        const cgroup = user === 'nobody' ? delegatedCgroup() : undefined;
+        const env: Record<string, string> = user === 'nobody' ? { HOME: '/nonexistent' } : {};
+        const args = ['--sandbox', 'workspace-write', '--token-file', tokenFile, '--cwd', ws, '--network', 'on'];
+        const launch = launcherFor(user);
+        const server = await startServe(
+          ['--sandbox-backend', backend, ...args],
+          env,
+          cgroup === undefined || launch === undefined ? launch : inCgroup(cgroup, launch),
+        );
+        servers.push(server);
+        const person = await personClient(server.url);
+        clients.push(person.client);
+        const parkerPath = join(dir, 'parker.sock');
+        const asUser = user === 'root' ? [] : ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
+        const parker = spawn(asUser[0] ?? 'python3', [
+          ...asUser.slice(1),
+          ...(asUser.length > 0 ? ['python3'] : []),
+          join(ROOT, 'test/fixtures/fd-parker.py'),
+          parkerPath,
+          '1.5',
+        ]);
+        started.push(parker.pid!);
+        await outputOf(parker, /LISTENING/);
+        const answer = outputOf(parker, /ANSWER|NO_ANSWER/);
+        const park = [
+          ...corkedInitialize(server.port, 'x'),
+          'u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)',
+          `u.connect(${JSON.stringify(parkerPath)})`,
+          "socket.send_fds(u, [b'x'], [s.fileno()])",
+          's.close()',
+          'u.close()',
+          "print('PARKED')",
+        ];
+        expect(await person.run(python(park))).toContain('PARKED');
+        expect(await answer).toMatch(/NO_ANSWER/);
+        expect(server.stderr()).toMatch(/refused a connection: .* was made in a sandbox/);
+      },
+      120_000,
+    );
+
     // A request corked with its FIN and closed at once: the server reads it from an end no process holds any more,
     // which the kernel lists as root's (uid 0, inode 0), and a server of another user took it for another user's
     // process and let it in (a sandboxed command's MCP client connected to a nobody server).
@@ -205,30 +340,9 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
         const { server, person } = await serve('127.0.0.1', ws, tokenFile);
         const clients = () => server.stderr().match(/client \S+ connected/g)?.length ?? 0;
         const before = clients();
-        const body = JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'x'.repeat(8000), version: '1' },
-          },
-        });
-        const corked = [
-          'import socket, sys',
-          `body = ${JSON.stringify(body)}.encode()`,
-          `head = ('POST /mcp HTTP/1.1\\r\\nHost: 127.0.0.1:${server.port}\\r\\nAuthorization: Bearer ${TOKEN}\\r\\n'`,
-          "        'Content-Type: application/json\\r\\nAccept: application/json, text/event-stream\\r\\n'",
-          "        'Content-Length: %d\\r\\nConnection: close\\r\\n\\r\\n' % len(body)).encode()",
-          `s = socket.create_connection(('127.0.0.1', ${server.port}))`,
-          's.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)',
-          's.sendall(head + body)',
-          's.close()',
-          "print('SENT')",
-        ].join('\n');
-        for (let i = 0; i < 3; i++)
-          expect(await person.run(`python3 -c '${corked.replace(/'/g, "'\\''")}'`)).toContain('SENT');
+        // A long request (an 8000-byte name): the server reads it in more than one chunk.
+        const corked = [...corkedInitialize(server.port, 'x'.repeat(8000)), 's.close()', "print('SENT')"];
+        for (let i = 0; i < 3; i++) expect(await person.run(python(corked))).toContain('SENT');
         await new Promise((resolve) => setTimeout(resolve, 500));
         expect(clients(), server.stderr()).toBe(before);
       },
