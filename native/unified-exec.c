@@ -6,6 +6,7 @@
 #include <node_api.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <linux/inet_diag.h>
 #include <linux/rtnetlink.h>
 #include <linux/netlink.h>
@@ -65,12 +66,77 @@ static int string_arg(napi_env env, napi_value value, char* out, size_t size) {
   return napi_get_value_string_utf8(env, value, out, size, &length) == napi_ok && length < size - 1;
 }
 
-// tcpSocketOwner(localAddress, localPort, remoteAddress, remotePort, interfaceIndex): { uid, inode } of the TCP
-// socket of this network namespace whose own address is localAddress:localPort and whose peer is
+// What one exact lookup found: the socket's owner, inode and (kernel 5.9+) the cgroup it was made in.
+struct diag_found {
+  uint32_t uid, inode;
+  uint64_t cgroup;
+  int has_cgroup;
+};
+
+// One exact lookup in the kernel's hash of connections (sock_diag) for the socket `id` names, asked with the
+// interface `interface_index`: 1 found (into *out), 0 none, -1 an error (errno set).
+static int diag_lookup(int family, const struct inet_diag_sockid* id, uint32_t interface_index, struct diag_found* out) {
+  struct {
+    struct nlmsghdr header;
+    struct inet_diag_req_v2 body;
+  } request;
+  memset(&request, 0, sizeof request);
+  request.header.nlmsg_len = sizeof request;
+  request.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  request.header.nlmsg_flags = NLM_F_REQUEST;
+  request.header.nlmsg_seq = ++diag_seq;
+  request.body.sdiag_family = family;
+  request.body.sdiag_protocol = IPPROTO_TCP;
+  request.body.idiag_states = ~0u;
+  request.body.id = *id;
+  request.body.id.idiag_if = interface_index;
+  if (send(diag_fd, &request, sizeof request, 0) < 0) return -1;
+  // One answer per request: the socket, or an error. Answers to earlier requests (none, as each is read before the
+  // next is sent) are skipped by their sequence number.
+  for (;;) {
+    long buffer[1024] = {0};
+    ssize_t got = recv(diag_fd, buffer, sizeof buffer, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    int found = -2;
+    for (struct nlmsghdr* h = (struct nlmsghdr*)buffer; NLMSG_OK(h, (size_t)got); h = NLMSG_NEXT(h, got)) {
+      if (h->nlmsg_seq != diag_seq) continue;
+      if (h->nlmsg_type == NLMSG_ERROR) {
+        int error = -((struct nlmsgerr*)NLMSG_DATA(h))->error;
+        if (error != ENOENT) {
+          errno = error;
+          return -1;
+        }
+        found = 0;
+      } else if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY && h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
+        const struct inet_diag_msg* message = NLMSG_DATA(h);
+        found = 1;
+        memset(out, 0, sizeof *out);
+        out->uid = message->idiag_uid;
+        out->inode = message->idiag_inode;
+        // The cgroup (v2) the socket was made in (kernel 5.9+): kept on the socket whoever holds it later.
+        int left = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(struct inet_diag_msg));
+        for (struct rtattr* a = (struct rtattr*)(message + 1); RTA_OK(a, left); a = RTA_NEXT(a, left)) {
+          if (a->rta_type == INET_DIAG_CGROUP_ID && RTA_PAYLOAD(a) >= sizeof(uint64_t)) {
+            memcpy(&out->cgroup, RTA_DATA(a), sizeof out->cgroup);
+            out->has_cgroup = 1;
+          }
+        }
+      }
+    }
+    if (found != -2) return found;
+  }
+}
+
+// tcpSocketOwner(localAddress, localPort, remoteAddress, remotePort, interfaceIndex): { uid, inode, cgroup? } of the
+// TCP socket of this network namespace whose own address is localAddress:localPort and whose peer is
 // remoteAddress:remotePort (both IPv4 or both IPv6, as text, without a zone), or null when there is none. An exact
 // lookup in the kernel's hash of connections. interfaceIndex is the zone of a link-local pair (0 for any other):
 // a socket connected to fe80::...%eth0 is bound to eth0, and the kernel finds it only when asked with eth0's index.
-// inode 0: no process holds the socket any more.
+// So is any socket bound to a device (SO_BINDTODEVICE, which needs no privilege): asked without an index and not
+// found, the lookup is asked again with each interface's. inode 0: no process holds the socket any more.
 static napi_value tcp_socket_owner(napi_env env, napi_callback_info info) {
   size_t argc = 5;
   napi_value argv[5];
@@ -83,91 +149,48 @@ static napi_value tcp_socket_owner(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "expected (address, port, address, port, interface index)");
     return NULL;
   }
-  struct {
-    struct nlmsghdr header;
-    struct inet_diag_req_v2 body;
-  } request;
-  memset(&request, 0, sizeof request);
-  struct inet_diag_sockid* id = &request.body.id;
+  struct inet_diag_sockid id;
+  memset(&id, 0, sizeof id);
   int family = AF_INET;
-  if (inet_pton(AF_INET, local, id->idiag_src) != 1 || inet_pton(AF_INET, remote, id->idiag_dst) != 1) {
+  if (inet_pton(AF_INET, local, id.idiag_src) != 1 || inet_pton(AF_INET, remote, id.idiag_dst) != 1) {
     family = AF_INET6;
-    if (inet_pton(AF_INET6, local, id->idiag_src) != 1 || inet_pton(AF_INET6, remote, id->idiag_dst) != 1) {
+    if (inet_pton(AF_INET6, local, id.idiag_src) != 1 || inet_pton(AF_INET6, remote, id.idiag_dst) != 1) {
       napi_throw_type_error(env, NULL, "expected two IPv4 or two IPv6 addresses");
       return NULL;
     }
   }
+  id.idiag_sport = htons(local_port);
+  id.idiag_dport = htons(remote_port);
+  id.idiag_cookie[0] = id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
   if (diag_fd < 0) {
     diag_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
     if (diag_fd < 0) return throw_errno(env, "socket(NETLINK_SOCK_DIAG)");
   }
-  request.header.nlmsg_len = sizeof request;
-  request.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-  request.header.nlmsg_flags = NLM_F_REQUEST;
-  request.header.nlmsg_seq = ++diag_seq;
-  request.body.sdiag_family = family;
-  request.body.sdiag_protocol = IPPROTO_TCP;
-  request.body.idiag_states = ~0u;
-  id->idiag_sport = htons(local_port);
-  id->idiag_dport = htons(remote_port);
-  id->idiag_if = interface_index;
-  id->idiag_cookie[0] = id->idiag_cookie[1] = INET_DIAG_NOCOOKIE;
-  if (send(diag_fd, &request, sizeof request, 0) < 0) return throw_errno(env, "send(NETLINK_SOCK_DIAG)");
-  // One answer per request: the socket, or an error. Answers to earlier requests (none, as each is read before the
-  // next is sent) are skipped by their sequence number.
-  for (;;) {
-    long buffer[1024] = {0};
-    ssize_t got = recv(diag_fd, buffer, sizeof buffer, 0);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return throw_errno(env, "recv(NETLINK_SOCK_DIAG)");
-    }
-    // Filled together, from one answer: found (a socket, or none) with its uid and inode.
-    int found = -1;
-    uint32_t uid = 0, inode = 0;
-    uint64_t cgroup = 0;
-    int has_cgroup = 0;
-    for (struct nlmsghdr* h = (struct nlmsghdr*)buffer; NLMSG_OK(h, (size_t)got); h = NLMSG_NEXT(h, got)) {
-      if (h->nlmsg_seq != diag_seq) continue;
-      if (h->nlmsg_type == NLMSG_ERROR) {
-        int error = -((struct nlmsgerr*)NLMSG_DATA(h))->error;
-        if (error != ENOENT) {
-          errno = error;
-          return throw_errno(env, "sock_diag");
-        }
-        found = 0;
-      } else if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY && h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
-        const struct inet_diag_msg* message = NLMSG_DATA(h);
-        found = 1;
-        uid = message->idiag_uid;
-        inode = message->idiag_inode;
-        // The cgroup (v2) the socket was made in (kernel 5.9+): kept on the socket whoever holds it later.
-        int left = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(struct inet_diag_msg));
-        for (struct rtattr* a = (struct rtattr*)(message + 1); RTA_OK(a, left); a = RTA_NEXT(a, left)) {
-          if (a->rta_type == INET_DIAG_CGROUP_ID && RTA_PAYLOAD(a) >= sizeof(uint64_t)) {
-            memcpy(&cgroup, RTA_DATA(a), sizeof cgroup);
-            has_cgroup = 1;
-          }
-        }
-      }
-    }
-    if (found < 0) continue;
-    napi_value result = NULL, value = NULL;
-    if (found == 0) {
-      napi_get_null(env, &result);
-      return result;
-    }
-    napi_create_object(env, &result);
-    napi_create_uint32(env, uid, &value);
-    napi_set_named_property(env, result, "uid", value);
-    napi_create_uint32(env, inode, &value);
-    napi_set_named_property(env, result, "inode", value);
-    if (has_cgroup) {
-      napi_create_bigint_uint64(env, cgroup, &value);
-      napi_set_named_property(env, result, "cgroup", value);
-    }
-    return result;
+  struct diag_found found;
+  memset(&found, 0, sizeof found);
+  int result = diag_lookup(family, &id, interface_index, &found);
+  if (result == 0 && interface_index == 0) {
+    struct if_nameindex* interfaces = if_nameindex();
+    for (struct if_nameindex* i = interfaces; interfaces != NULL && i->if_index != 0 && result == 0; i++)
+      result = diag_lookup(family, &id, i->if_index, &found);
+    if (interfaces != NULL) if_freenameindex(interfaces);
   }
+  if (result < 0) return throw_errno(env, "sock_diag");
+  napi_value object = NULL, value = NULL;
+  if (result == 0) {
+    napi_get_null(env, &object);
+    return object;
+  }
+  napi_create_object(env, &object);
+  napi_create_uint32(env, found.uid, &value);
+  napi_set_named_property(env, object, "uid", value);
+  napi_create_uint32(env, found.inode, &value);
+  napi_set_named_property(env, object, "inode", value);
+  if (found.has_cgroup) {
+    napi_create_bigint_uint64(env, found.cgroup, &value);
+    napi_set_named_property(env, object, "cgroup", value);
+  }
+  return object;
 }
 
 NAPI_MODULE_INIT() {

@@ -12,6 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { optionalNativeHelpers } from '../util/native-addon.js';
 import { processExists } from '../util/private-dir.js';
 
 const PREFIX = 'unified-exec-sandboxes-';
@@ -56,6 +57,8 @@ let made: SandboxCgroup | null | undefined;
 export function sandboxCgroup(launcher: string): SandboxCgroup | null {
   if (made !== undefined) return made;
   made = null;
+  // The listeners ask the kernel for a socket's cgroup through our addon: without it, a cgroup would tell nothing.
+  if (optionalNativeHelpers() === undefined) return made;
   let parent: string | undefined;
   try {
     parent = ownCgroupFolder(
@@ -82,6 +85,11 @@ export function sandboxCgroup(launcher: string): SandboxCgroup | null {
   made = { dir, id: statSync(dir, { bigint: true }).ino };
   process.once('exit', () => removeQuietly(dir)); // empty once the sandboxes have ended; else the next server's
   return made;
+}
+
+/** Whether this process runs sandboxes in a cgroup of their own: then a socket's maker must be looked up. */
+export function sandboxCgroupInUse(): boolean {
+  return made !== undefined && made !== null;
 }
 
 /** Whether a socket's cgroup id (sock_diag's) is the sandboxes'. */

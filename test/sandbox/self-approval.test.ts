@@ -113,9 +113,9 @@ const inCgroup =
 
 /**
  * Python lines that connect to the server at `port`, cork, and write an `initialize` (client name `name`) with the
- * token, held back until the cork's 200 ms are up or the socket closes: `s` is the socket.
+ * token, held back until the cork's 200 ms are up or the socket closes: `s` is the socket, bound to `device` if given.
  */
-function corkedInitialize(port: number, name: string): string[] {
+function corkedInitialize(port: number, name: string, device?: string): string[] {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -128,7 +128,10 @@ function corkedInitialize(port: number, name: string): string[] {
     `head = ('POST /mcp HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\nAuthorization: Bearer ${TOKEN}\\r\\n'`,
     "        'Content-Type: application/json\\r\\nAccept: application/json, text/event-stream\\r\\n'",
     "        'Content-Length: %d\\r\\n\\r\\n' % len(body)).encode()",
-    `s = socket.create_connection(('127.0.0.1', ${port}))`,
+    's = socket.socket()',
+    // Bound to a device (no privilege needed): the kernel's exact lookup asked without one misses it.
+    ...(device === undefined ? [] : [`s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, b'${device}')`]),
+    `s.connect(('127.0.0.1', ${port}))`,
     's.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)',
     's.sendall(head + body)',
   ];
@@ -286,9 +289,13 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
     // user did, and it was let in; a sixth probe approved its own escalation so, through a session bus. The socket's
     // cgroup, which the kernel keeps whoever holds it, tells it. A nobody server makes its sandboxes' cgroup in one
     // delegated to it, as systemd delegates a user's.
-    it.skipIf(skip !== undefined && !process.env.CI)(
-      'cannot get a request in through a process outside that keeps its socket while the server looks',
-      async () => {
+    // A seventh probe bound the socket to `lo` too: the kernel's lookup, asked without an interface, missed it.
+    it.skipIf(skip !== undefined && !process.env.CI).each([
+      ['its socket', undefined],
+      ['its socket bound to lo', 'lo'],
+    ])(
+      'cannot get a request in through a process outside that keeps %s while the server looks',
+      async (_, device) => {
         const { dir, ws, tokenFile } = setUp(user);
         const cgroup = user === 'nobody' ? delegatedCgroup() : undefined;
         const env: Record<string, string> = user === 'nobody' ? { HOME: '/nonexistent' } : {};
@@ -315,7 +322,7 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
         await outputOf(parker, /LISTENING/);
         const answer = outputOf(parker, /ANSWER|NO_ANSWER/);
         const park = [
-          ...corkedInitialize(server.port, 'x'),
+          ...corkedInitialize(server.port, 'x', device),
           'u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)',
           `u.connect(${JSON.stringify(parkerPath)})`,
           "socket.send_fds(u, [b'x'], [s.fileno()])",
@@ -325,7 +332,7 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
         ];
         expect(await person.run(python(park))).toContain('PARKED');
         expect(await answer).toMatch(/NO_ANSWER/);
-        expect(server.stderr()).toMatch(/refused a connection: .* was made in a sandbox/);
+        expect(server.stderr()).toMatch(/refused a connection: .* was made in a sandbox \(its cgroup\)/);
       },
       120_000,
     );
