@@ -87,14 +87,59 @@ export function sandboxCgroup(launcher: string): SandboxCgroup | null {
   return made;
 }
 
-/** Whether this process runs sandboxes in a cgroup of their own: then a socket's maker must be looked up. */
-export function sandboxCgroupInUse(): boolean {
-  return made !== undefined && made !== null;
+/** Cgroup ids known to be (true) or not to be (false) a sandboxes' cgroup of some server: ids are never reused. */
+const known = new Map<bigint, boolean>();
+const KNOWN_LIMIT = 4096;
+
+/**
+ * Whether a socket's cgroup id (sock_diag's) is a sandboxes' cgroup: this server's, or any other server's on this
+ * machine (a second `serve`, an exec-server running this server's sessions), wherever it lies in the hierarchy, or a
+ * cgroup beneath one. An id not seen before is looked for in the whole cgroup v2 tree once (a few hundred folders on
+ * a desktop: about a millisecond); what is found is kept.
+ */
+export function madeInSandbox(cgroup: bigint | undefined): boolean {
+  if (cgroup === undefined) return false;
+  if (made !== undefined && made !== null && cgroup === made.id) return true;
+  const seen = known.get(cgroup);
+  if (seen !== undefined) return seen;
+  if (known.size > KNOWN_LIMIT) known.clear();
+  for (const id of sandboxCgroupIds()) known.set(id, true);
+  if (!known.has(cgroup)) known.set(cgroup, false);
+  return known.get(cgroup)!;
 }
 
-/** Whether a socket's cgroup id (sock_diag's) is the sandboxes'. */
-export function madeInSandbox(cgroup: bigint | undefined): boolean {
-  return made !== undefined && made !== null && cgroup === made.id;
+/** The ids of every sandboxes' cgroup in this machine's cgroup v2 tree (as this process sees it), and those beneath. */
+function sandboxCgroupIds(): bigint[] {
+  let root: string | undefined;
+  try {
+    root = ownCgroupFolder('0::/\n', readFileSync('/proc/self/mountinfo', 'latin1'));
+  } catch {
+    return [];
+  }
+  const ids: bigint[] = [];
+  const walk = (dir: string, inside: boolean) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      const path = join(dir, entry.name);
+      const sandbox = inside || entry.name.startsWith(PREFIX);
+      if (sandbox) {
+        try {
+          ids.push(statSync(path, { bigint: true }).ino);
+        } catch {
+          // removed meanwhile
+        }
+      }
+      walk(path, sandbox);
+    }
+  };
+  if (root !== undefined) walk(root, false);
+  return ids;
 }
 
 /** Removes the sandboxes' cgroups of servers that are gone (only empty ones can be removed). */

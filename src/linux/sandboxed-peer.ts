@@ -16,7 +16,7 @@ import { readProcLink } from './proc-read.js';
 import { confinedBeyond, findPeerSocket, readConfinement, type Confinement } from './tcp-table.js';
 import { fromThisMachine } from '../net/address.js';
 import { isLocalAddress } from './local-addresses.js';
-import { madeInSandbox, sandboxCgroupInUse } from './sandbox-cgroup.js';
+import { madeInSandbox } from './sandbox-cgroup.js';
 import { socketOwner } from '../net/socket-owner.js';
 
 type PeerVerdict =
@@ -159,16 +159,16 @@ function judgePeer(connection: AcceptedConnection, own: Confinement | undefined 
   // Made in a sandbox of ours (its cgroup, which the kernel keeps on the socket), whoever holds it now: a command
   // can hand its socket to a process outside that keeps it a moment (a desktop's D-Bus daemon queues a message with
   // an fd in it), and that process is no sandbox.
-  // The tables list it, so the kernel's exact lookup must find it too (asked with every interface, for a socket bound
-  // to one): where it does not, the maker is unknown, and the connection is refused (a socket bound to `lo` once made
-  // the lookup miss, and the holders alone were asked).
-  if (sandboxCgroupInUse()) {
-    const owner = socketOwner(connection);
-    if (owner.found !== 'socket')
-      return { refused: true, reason: `${from}: the kernel's lookup of its socket failed (${owner.found})` };
-    if (madeInSandbox(owner.cgroup))
-      return { refused: true, reason: `${from} was made in a sandbox (its cgroup), whoever holds it now` };
-  }
+  // Made in a sandboxes' cgroup (this server's, or another server's on this machine: an exec-server running this
+  // server's sessions, a second serve), whoever holds it now. The tables list it, so the kernel's exact lookup must
+  // find it too (asked with every interface, for a socket bound to one): where it does not, its maker is unknown,
+  // and the connection is refused (a socket bound to `lo` once made the lookup miss, and the holders alone were
+  // asked). Only without our addon (`unasked`) do the holders alone decide.
+  const owner = socketOwner(connection);
+  if (owner.found === 'none' || owner.found === 'failed')
+    return { refused: true, reason: `${from}: the kernel's lookup of its socket failed (${owner.found})` };
+  if (owner.found === 'socket' && madeInSandbox(owner.cgroup))
+    return { refused: true, reason: `${from} was made in a sandbox (its cgroup), whoever holds it now` };
   // A sandbox runs as the server's user (bubblewrap maps it to itself; Landlock keeps it, with no capability to
   // change it): another user's socket is no sandbox of ours.
   if (peer.uid !== process.getuid?.()) return { refused: false };

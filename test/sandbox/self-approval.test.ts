@@ -289,13 +289,16 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
     // user did, and it was let in; a sixth probe approved its own escalation so, through a session bus. The socket's
     // cgroup, which the kernel keeps whoever holds it, tells it. A nobody server makes its sandboxes' cgroup in one
     // delegated to it, as systemd delegates a user's.
-    // A seventh probe bound the socket to `lo` too: the kernel's lookup, asked without an interface, missed it.
+    // A seventh probe bound the socket to `lo` too: the kernel's lookup, asked without an interface, missed it. An
+    // eighth went to another server of the machine (an exec-server running this server's sessions, a second serve),
+    // which knew only its own sandboxes' cgroup, or none.
     it.skipIf(skip !== undefined && !process.env.CI).each([
-      ['its socket', undefined],
-      ['its socket bound to lo', 'lo'],
+      ['its socket', 'itself', undefined],
+      ['its socket bound to lo', 'itself', 'lo'],
+      ['its socket', 'another server of the machine', undefined],
     ])(
-      'cannot get a request in through a process outside that keeps %s while the server looks',
-      async (_, device) => {
+      'cannot get a request in through a process outside that keeps %s while %s looks',
+      async (_, target, device) => {
         const { dir, ws, tokenFile } = setUp(user);
         const cgroup = user === 'nobody' ? delegatedCgroup() : undefined;
         const env: Record<string, string> = user === 'nobody' ? { HOME: '/nonexistent' } : {};
@@ -309,6 +312,10 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
         servers.push(server);
         const person = await personClient(server.url);
         clients.push(person.client);
+        // The other server: the same user's, with no sandbox of its own yet.
+        const judge =
+          target === 'itself' ? server : await startServe(['--sandbox-backend', backend, ...args], env, launch);
+        if (judge !== server) servers.push(judge);
         const parkerPath = join(dir, 'parker.sock');
         const asUser = user === 'root' ? [] : ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
         const parker = spawn(asUser[0] ?? 'python3', [
@@ -322,7 +329,7 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
         await outputOf(parker, /LISTENING/);
         const answer = outputOf(parker, /ANSWER|NO_ANSWER/);
         const park = [
-          ...corkedInitialize(server.port, 'x', device),
+          ...corkedInitialize(judge.port, 'x', device),
           'u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)',
           `u.connect(${JSON.stringify(parkerPath)})`,
           "socket.send_fds(u, [b'x'], [s.fileno()])",
@@ -332,7 +339,7 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
         ];
         expect(await person.run(python(park))).toContain('PARKED');
         expect(await answer).toMatch(/NO_ANSWER/);
-        expect(server.stderr()).toMatch(/refused a connection: .* was made in a sandbox \(its cgroup\)/);
+        expect(judge.stderr()).toMatch(/refused a connection: .* was made in a sandbox \(its cgroup\)/);
       },
       120_000,
     );
