@@ -156,17 +156,20 @@ function judgePeer(connection: AcceptedConnection, own: Confinement | undefined 
   // An end no process holds any more (closed, its connection winding down: the kernel then lists it as root's, uid 0)
   // is no one's to be told: a sandboxed command that corks its request and closes at once made it so.
   if (peer.inode === 0) return { refused: true, reason: `${from} closed its socket before its request was answered` };
-  // Made in a sandbox of ours (its cgroup, which the kernel keeps on the socket), whoever holds it now: a command
-  // can hand its socket to a process outside that keeps it a moment (a desktop's D-Bus daemon queues a message with
-  // an fd in it), and that process is no sandbox.
   // Made in a sandboxes' cgroup (this server's, or another server's on this machine: an exec-server running this
-  // server's sessions, a second serve), whoever holds it now. The tables list it, so the kernel's exact lookup must
+  // server's sessions, a second serve), whoever holds it now: a command can hand its socket to a process outside that
+  // keeps it a moment (a desktop's D-Bus daemon queues a message with an fd in it). The tables list it, so the kernel's exact lookup must
   // find it too (asked with every interface, for a socket bound to one): where it does not, its maker is unknown,
   // and the connection is refused (a socket bound to `lo` once made the lookup miss, and the holders alone were
   // asked). Only without our addon (`unasked`) do the holders alone decide.
   const owner = socketOwner(connection);
   if (owner.found === 'none' || owner.found === 'failed')
     return { refused: true, reason: `${from}: the kernel's lookup of its socket failed (${owner.found})` };
+  // The lookup falls back to a listener on the peer's address and port when no connection matches (a socket bound to
+  // a device, with another process listening on its port): an answer that is not the socket the tables list is no
+  // answer about it.
+  if (owner.found === 'socket' && owner.inode !== peer.inode)
+    return { refused: true, reason: `${from}: the kernel's lookup answered another socket than its own` };
   if (owner.found === 'socket' && madeInSandbox(owner.cgroup))
     return { refused: true, reason: `${from} was made in a sandbox (its cgroup), whoever holds it now` };
   // A sandbox runs as the server's user (bubblewrap maps it to itself; Landlock keeps it, with no capability to

@@ -115,7 +115,7 @@ const inCgroup =
  * Python lines that connect to the server at `port`, cork, and write an `initialize` (client name `name`) with the
  * token, held back until the cork's 200 ms are up or the socket closes: `s` is the socket, bound to `device` if given.
  */
-function corkedInitialize(port: number, name: string, device?: string): string[] {
+function corkedInitialize(port: number, name: string, device?: string, beforeCork: string[] = []): string[] {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -130,8 +130,15 @@ function corkedInitialize(port: number, name: string, device?: string): string[]
     "        'Content-Length: %d\\r\\n\\r\\n' % len(body)).encode()",
     's = socket.socket()',
     // Bound to a device (no privilege needed): the kernel's exact lookup asked without one misses it.
-    ...(device === undefined ? [] : [`s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, b'${device}')`]),
+    ...(device === undefined
+      ? []
+      : [
+          `s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, b'${device}')`,
+          // And its port open to a listener of anyone else's with SO_REUSEADDR too.
+          's.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)',
+        ]),
     `s.connect(('127.0.0.1', ${port}))`,
+    ...beforeCork,
     's.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)',
     's.sendall(head + body)',
   ];
@@ -296,6 +303,7 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
       ['its socket', 'itself', undefined],
       ['its socket bound to lo', 'itself', 'lo'],
       ['its socket', 'another server of the machine', undefined],
+      ['its socket bound to lo, another user listening on its port,', 'itself', 'lo+listener'],
     ])(
       'cannot get a request in through a process outside that keeps %s while %s looks',
       async (_, target, device) => {
@@ -328,8 +336,16 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
         started.push(parker.pid!);
         await outputOf(parker, /LISTENING/);
         const answer = outputOf(parker, /ANSWER|NO_ANSWER/);
+        // With a listener outside on the socket's own port, the kernel's lookup of a socket bound to a device (asked
+        // without one) answers that listener, made by another user outside every sandbox: a ninth probe.
+        const listener = device === 'lo+listener';
+        const waitForListener = [
+          'import os, time',
+          `open(${JSON.stringify(join(ws, 'port'))}, 'w').write(str(s.getsockname()[1]))`,
+          `while not os.path.exists(${JSON.stringify(join(ws, 'go'))}): time.sleep(0.05)`,
+        ];
         const park = [
-          ...corkedInitialize(judge.port, 'x', device),
+          ...corkedInitialize(judge.port, 'x', device && 'lo', listener ? waitForListener : []),
           'u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)',
           `u.connect(${JSON.stringify(parkerPath)})`,
           "socket.send_fds(u, [b'x'], [s.fileno()])",
@@ -337,9 +353,28 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
           'u.close()',
           "print('PARKED')",
         ];
-        expect(await person.run(python(park))).toContain('PARKED');
+        const parked = person.run(python(park));
+        if (listener) {
+          const port = await vi.waitFor(() => Number(readFileSync(join(ws, 'port'), 'utf8')), { timeout: 20_000 });
+          const other = spawn('setpriv', [
+            '--reuid=65534',
+            '--regid=65534',
+            '--clear-groups',
+            'python3',
+            '-c',
+            `import socket, time\nl = socket.socket()\nl.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\nl.bind(('0.0.0.0', ${port}))\nl.listen()\nprint('LISTENING', flush=True)\ntime.sleep(30)`,
+          ]);
+          started.push(other.pid!);
+          await outputOf(other, /LISTENING/);
+          writeFileSync(join(ws, 'go'), '');
+        }
+        expect(await parked).toContain('PARKED');
         expect(await answer).toMatch(/NO_ANSWER/);
-        expect(judge.stderr()).toMatch(/refused a connection: .* was made in a sandbox \(its cgroup\)/);
+        expect(judge.stderr()).toMatch(
+          listener
+            ? /refused a connection: .* the kernel's lookup answered another socket/
+            : /refused a connection: .* was made in a sandbox \(its cgroup\)/,
+        );
       },
       120_000,
     );
