@@ -184,7 +184,7 @@ describe.each(sandboxCases)('serve on :: run as $user, a command sandboxed on $b
       expect(out).toMatch(/^closed$/m);
       expect(out).not.toContain('HTTP/1.1 200');
       expect(server.stderr()).toMatch(
-        /refused a connection: fe80::1%v0:\d+ belongs to process \d+, which runs in a sandbox/,
+        /refused a connection: fe80::1%v0:\d+ (belongs to process \d+, which runs|was made) in a sandbox/,
       );
     },
     60_000,
