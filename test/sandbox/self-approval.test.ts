@@ -134,8 +134,10 @@ function corkedInitialize(port: number, name: string, device?: string, beforeCor
       ? []
       : [
           `s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, b'${device}')`,
-          // And its port open to a listener of anyone else's with SO_REUSEADDR too.
+          // And its port open to a listener of anyone else's with SO_REUSEADDR too: a port bind() picks, which no
+          // other socket uses (one connect() picks may be another connection's too, whose owner's bind would clash).
           's.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)',
+          "s.bind(('127.0.0.1', 0))",
         ]),
     `s.connect(('127.0.0.1', ${port}))`,
     ...beforeCork,
