@@ -29,7 +29,7 @@ export function peerOf(owner: SocketOwner, ownUid: number | undefined, sandboxed
       return 'other';
     case 'socket': {
       // Made in a sandbox of ours, whoever holds it now.
-      if (madeInSandbox(owner.cgroup)) return 'other';
+      if (madeInSandbox(owner.cgroup) !== false) return 'other';
       if (owner.uid !== ownUid) return 'other';
       // No process holds it any more: nobody waits on the connection.
       if (owner.inode === 0) return 'other';

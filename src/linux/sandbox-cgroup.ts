@@ -87,59 +87,59 @@ export function sandboxCgroup(launcher: string): SandboxCgroup | null {
   return made;
 }
 
-/** Cgroup ids known to be (true) or not to be (false) a sandboxes' cgroup of some server: ids are never reused. */
+/**
+ * Cgroup ids seen in the tree: a sandboxes' cgroup of some server (true) or another (false). Ids are never reused and
+ * cgroup folders cannot be renamed, so a verdict once seen holds.
+ */
 const known = new Map<bigint, boolean>();
 const KNOWN_LIMIT = 4096;
 
 /**
  * Whether a socket's cgroup id (sock_diag's) is a sandboxes' cgroup: this server's, or any other server's on this
  * machine (a second `serve`, an exec-server running this server's sessions), wherever it lies in the hierarchy, or a
- * cgroup beneath one. An id not seen before is looked for in the whole cgroup v2 tree once (a few hundred folders on
- * a desktop: about a millisecond); what is found is kept.
+ * cgroup beneath one; `gone` for a cgroup no longer in the tree (a socket keeps its cgroup after the folder is
+ * removed: a stopped server's sandboxes' cgroup among them), which is no one's to be told. An id not seen before is
+ * looked for in the whole cgroup v2 tree once (a few hundred folders on a desktop: about a millisecond).
  */
-export function madeInSandbox(cgroup: bigint | undefined): boolean {
+export function madeInSandbox(cgroup: bigint | undefined): boolean | 'gone' {
   if (cgroup === undefined) return false;
   if (made !== undefined && made !== null && cgroup === made.id) return true;
   const seen = known.get(cgroup);
   if (seen !== undefined) return seen;
   if (known.size > KNOWN_LIMIT) known.clear();
-  for (const id of sandboxCgroupIds()) known.set(id, true);
-  if (!known.has(cgroup)) known.set(cgroup, false);
-  return known.get(cgroup)!;
+  for (const [id, sandbox] of cgroupTree()) known.set(id, sandbox);
+  return known.get(cgroup) ?? 'gone';
 }
 
-/** The ids of every sandboxes' cgroup in this machine's cgroup v2 tree (as this process sees it), and those beneath. */
-function sandboxCgroupIds(): bigint[] {
+/**
+ * Every cgroup in this machine's cgroup v2 tree (as this process sees it, its top included) by id, with whether it
+ * is a sandboxes' cgroup or beneath one.
+ */
+function cgroupTree(): Map<bigint, boolean> {
+  const tree = new Map<bigint, boolean>();
   let root: string | undefined;
   try {
     root = ownCgroupFolder('0::/\n', readFileSync('/proc/self/mountinfo', 'latin1'));
   } catch {
-    return [];
+    return tree;
   }
-  const ids: bigint[] = [];
-  const walk = (dir: string, inside: boolean) => {
+  const walk = (dir: string, sandbox: boolean) => {
+    try {
+      tree.set(statSync(dir, { bigint: true }).ino, sandbox);
+    } catch {
+      return; // removed meanwhile
+    }
     let entries;
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
-    for (const entry of entries) {
-      if (!entry.isDirectory()) continue;
-      const path = join(dir, entry.name);
-      const sandbox = inside || entry.name.startsWith(PREFIX);
-      if (sandbox) {
-        try {
-          ids.push(statSync(path, { bigint: true }).ino);
-        } catch {
-          // removed meanwhile
-        }
-      }
-      walk(path, sandbox);
-    }
+    for (const entry of entries)
+      if (entry.isDirectory()) walk(join(dir, entry.name), sandbox || entry.name.startsWith(PREFIX));
   };
   if (root !== undefined) walk(root, false);
-  return ids;
+  return tree;
 }
 
 /** Removes the sandboxes' cgroups of servers that are gone (only empty ones can be removed). */

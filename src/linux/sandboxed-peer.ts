@@ -170,8 +170,10 @@ function judgePeer(connection: AcceptedConnection, own: Confinement | undefined 
   // answer about it.
   if (owner.found === 'socket' && owner.inode !== peer.inode)
     return { refused: true, reason: `${from}: the kernel's lookup answered another socket than its own` };
-  if (owner.found === 'socket' && madeInSandbox(owner.cgroup))
-    return { refused: true, reason: `${from} was made in a sandbox (its cgroup), whoever holds it now` };
+  const made = owner.found === 'socket' ? madeInSandbox(owner.cgroup) : false;
+  if (made === 'gone')
+    return { refused: true, reason: `${from} was made in a cgroup that is gone (a stopped server's sandboxes'?)` };
+  if (made) return { refused: true, reason: `${from} was made in a sandbox (its cgroup), whoever holds it now` };
   // A sandbox runs as the server's user (bubblewrap maps it to itself; Landlock keeps it, with no capability to
   // change it): another user's socket is no sandbox of ours.
   if (peer.uid !== process.getuid?.()) return { refused: false };
