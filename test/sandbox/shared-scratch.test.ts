@@ -133,15 +133,16 @@ describe.skipIf(NO_SANDBOX ?? CANNOT_SWITCH_USER)(
       const bwrap = ['--sandbox-backend', 'bwrap'];
       const nobody = await startMcp('nobody', wsNobody, bwrap, { TMPDIR: tmp, XDG_RUNTIME_DIR: runNobody });
       servers.push(nobody);
-      const root = await startMcp('root', wsRoot, bwrap, { TMPDIR: tmp });
-      servers.push(root);
       // nobody's sandbox makes the mount point for the missing .git: nobody's.
-      const first = await nobody.call('sleep 2; echo FIRST_DONE', { yield_time_ms: 300 });
+      const first = await nobody.call('sleep 4; echo FIRST_DONE', { yield_time_ms: 300 });
       const id = Number(/Process running with session ID (\d+)/.exec(first)?.[1]);
       expect(statSync(join(tmp, '.git')).uid, first).toBe(NOBODY);
+      // Root's server only now: its own first sandbox (a start-up snapshot) would otherwise make the mount point first.
+      const root = await startMcp('root', wsRoot, bwrap, { TMPDIR: tmp });
+      servers.push(root);
       // root's sandbox masks it as it is, and tries to make .git there until nobody's session is over and past.
       const attack = root.call(
-        `for i in $(seq 1 60); do mkdir "$TMPDIR/.git" 2>/dev/null && { echo MADE_GIT; break; }; sleep 0.1; done; echo TRIED`,
+        `for i in $(seq 1 100); do mkdir "$TMPDIR/.git" 2>/dev/null && { echo MADE_GIT; break; }; sleep 0.1; done; echo TRIED`,
         { yield_time_ms: 30_000 },
       );
       await vi.waitFor(async () => expect(await nobody.write(id, '')).toContain('Process exited with code 0'), {
