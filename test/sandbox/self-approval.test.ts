@@ -111,11 +111,8 @@ const inCgroup =
     return { command: 'sh', args: ['-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'sh', command, ...args] };
   };
 
-/**
- * Python lines that connect to the server at `port`, cork, and write an `initialize` (client name `name`) with the
- * token, held back until the cork's 200 ms are up or the socket closes: `s` is the socket, bound to `device` if given.
- */
-function corkedInitialize(port: number, name: string, device?: string, beforeCork: string[] = []): string[] {
+/** The raw HTTP request of an MCP `initialize` (client name `name`) with the token, to the server at `port`. */
+function initializeRequest(port: number, name: string): string {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -123,11 +120,25 @@ function corkedInitialize(port: number, name: string, device?: string, beforeCor
     params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name, version: '1' } },
   });
   return [
+    'POST /mcp HTTP/1.1',
+    `Host: 127.0.0.1:${port}`,
+    `Authorization: Bearer ${TOKEN}`,
+    'Content-Type: application/json',
+    'Accept: application/json, text/event-stream',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/**
+ * Python lines that connect to the server at `port`, cork, and write an `initialize` (client name `name`) with the
+ * token, held back until the cork's 200 ms are up or the socket closes: `s` is the socket, bound to `device` if given.
+ */
+function corkedInitialize(port: number, name: string, device?: string, beforeCork: string[] = []): string[] {
+  return [
     'import socket',
-    `body = ${JSON.stringify(body)}.encode()`,
-    `head = ('POST /mcp HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\nAuthorization: Bearer ${TOKEN}\\r\\n'`,
-    "        'Content-Type: application/json\\r\\nAccept: application/json, text/event-stream\\r\\n'",
-    "        'Content-Length: %d\\r\\n\\r\\n' % len(body)).encode()",
+    `request = ${JSON.stringify(initializeRequest(port, name))}.encode()`,
     's = socket.socket()',
     // Bound to a device (no privilege needed): the kernel's exact lookup asked without one misses it.
     ...(device === undefined
@@ -142,8 +153,22 @@ function corkedInitialize(port: number, name: string, device?: string, beforeCor
     `s.connect(('127.0.0.1', ${port}))`,
     ...beforeCork,
     's.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)',
-    's.sendall(head + body)',
+    's.sendall(request)',
   ];
+}
+
+/** The parker (test/fixtures/fd-parker.py) as the server's user, outside every sandbox, once it listens. */
+async function startParker(user: ServerUser, args: string[]) {
+  const asUser = user === 'root' ? [] : ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
+  const parker = spawn(asUser[0] ?? 'python3', [
+    ...asUser.slice(1),
+    ...(asUser.length > 0 ? ['python3'] : []),
+    join(ROOT, 'test/fixtures/fd-parker.py'),
+    ...args,
+  ]);
+  started.push(parker.pid!);
+  await outputOf(parker, /LISTENING/);
+  return parker;
 }
 
 /** `python3 -c script`, quoted for the shell. */
@@ -205,6 +230,26 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
       const person = await personClient(server.url);
       clients.push(person.client);
       return { server, person };
+    };
+
+    /**
+     * A server with the network on whose sandboxes' cgroup can be made: root's in the test's own cgroup, nobody's in a
+     * cgroup delegated to it (`cgroup`, undefined for root); `another` starts a second server of the same user with
+     * the same flags, outside that cgroup, with no sandbox of its own yet.
+     */
+    const servedWithCgroup = async (ws: string, tokenFile: string) => {
+      const cgroup = user === 'nobody' ? delegatedCgroup() : undefined;
+      const env: Record<string, string> = user === 'nobody' ? { HOME: '/nonexistent' } : {};
+      const args = ['--sandbox-backend', backend, '--sandbox', 'workspace-write', '--token-file', tokenFile];
+      args.push('--cwd', ws, '--network', 'on');
+      const launch = launcherFor(user);
+      const start = async (launcher: CliLauncher | undefined) => {
+        const server = await startServe(args, env, launcher);
+        servers.push(server);
+        return server;
+      };
+      const server = await start(cgroup === undefined || launch === undefined ? launch : inCgroup(cgroup, launch));
+      return { server, cgroup, another: () => start(launch) };
     };
 
     it.skipIf(skip !== undefined && !process.env.CI).each(['::', '0.0.0.0', '::1'])(
@@ -310,33 +355,13 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
       'cannot get a request in through a process outside that keeps %s while %s looks',
       async (_, target, device) => {
         const { dir, ws, tokenFile } = setUp(user);
-        const cgroup = user === 'nobody' ? delegatedCgroup() : undefined;
-        const env: Record<string, string> = user === 'nobody' ? { HOME: '/nonexistent' } : {};
-        const args = ['--sandbox', 'workspace-write', '--token-file', tokenFile, '--cwd', ws, '--network', 'on'];
-        const launch = launcherFor(user);
-        const server = await startServe(
-          ['--sandbox-backend', backend, ...args],
-          env,
-          cgroup === undefined || launch === undefined ? launch : inCgroup(cgroup, launch),
-        );
-        servers.push(server);
+        const { server, another } = await servedWithCgroup(ws, tokenFile);
         const person = await personClient(server.url);
         clients.push(person.client);
         // The other server: the same user's, with no sandbox of its own yet.
-        const judge =
-          target === 'itself' ? server : await startServe(['--sandbox-backend', backend, ...args], env, launch);
-        if (judge !== server) servers.push(judge);
+        const judge = target === 'itself' ? server : await another();
         const parkerPath = join(dir, 'parker.sock');
-        const asUser = user === 'root' ? [] : ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
-        const parker = spawn(asUser[0] ?? 'python3', [
-          ...asUser.slice(1),
-          ...(asUser.length > 0 ? ['python3'] : []),
-          join(ROOT, 'test/fixtures/fd-parker.py'),
-          parkerPath,
-          '1.5',
-        ]);
-        started.push(parker.pid!);
-        await outputOf(parker, /LISTENING/);
+        const parker = await startParker(user, [parkerPath, '1.5']);
         const answer = outputOf(parker, /ANSWER|NO_ANSWER/);
         // With a listener outside on the socket's own port, the kernel's lookup of a socket bound to a device (asked
         // without one) answers that listener, made by another user outside every sandbox: a ninth probe.
@@ -377,6 +402,50 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
             ? /refused a connection: .* the kernel's lookup answered another socket/
             : /refused a connection: .* was made in a sandbox \(its cgroup\)/,
         );
+      },
+      120_000,
+    );
+
+    // A socket keeps its cgroup after the folder is removed. A tenth probe made sockets in one server's sandbox, handed
+    // them out, and stopped that server (its sandboxes' cgroup removed with it): a second server's walk of the cgroup
+    // tree no longer found the socket's cgroup, took it for no sandbox's, and the holders alone let the parked
+    // connection in. Here the socket, made unconnected in the first server's sandbox, goes to the parker outside,
+    // which connects it to the second server once the first has stopped.
+    it.skipIf(skip !== undefined && !process.env.CI)(
+      "cannot get a request in with a socket made in a stopped server's sandbox",
+      async () => {
+        const { dir, ws, tokenFile } = setUp(user);
+        const { server: first, cgroup, another } = await servedWithCgroup(ws, tokenFile);
+        const judge = await another();
+        const person = await personClient(first.url);
+        const request = join(dir, 'request');
+        writeFileSync(request, initializeRequest(judge.port, 'x'));
+        const parkerPath = join(dir, 'parker.sock');
+        const parker = await startParker(user, [parkerPath, '0', String(judge.port), request]);
+        const got = outputOf(parker, /GOT/);
+        const answer = outputOf(parker, /ANSWER|NO_ANSWER/);
+        const handOver = [
+          'import socket',
+          's = socket.socket()',
+          'u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)',
+          `u.connect(${JSON.stringify(parkerPath)})`,
+          "socket.send_fds(u, [b'x'], [s.fileno()])",
+          "print('HANDED')",
+        ];
+        expect(await person.run(python(handOver))).toContain('HANDED');
+        await got;
+        // The first server stops, and its sandboxes' cgroup goes with it.
+        const parent =
+          cgroup ??
+          ownCgroupFolder(readFileSync('/proc/self/cgroup', 'latin1'), readFileSync('/proc/self/mountinfo', 'latin1'))!;
+        const sandboxes = join(parent, `unified-exec-sandboxes-${first.child.pid}`);
+        expect(existsSync(sandboxes), sandboxes).toBe(true);
+        await person.client.close();
+        await first.stop();
+        await vi.waitFor(() => expect(existsSync(sandboxes)).toBe(false), { timeout: 10_000 });
+        parker.stdin!.write('go\n');
+        expect(await answer).toMatch(/NO_ANSWER/);
+        expect(judge.stderr()).toMatch(/refused a connection: .* was made in a cgroup that is gone/);
       },
       120_000,
     );
