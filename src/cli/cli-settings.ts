@@ -64,6 +64,15 @@ const stateLinesSetting = off().meta(
   }),
 );
 
+/** `mcp` and `serve`: whether Claude Code may defer exec_command and write_stdin behind its tool search. */
+const deferToolsSetting = off().meta(
+  meta({
+    description:
+      'leave exec_command and write_stdin without `_meta["anthropic/alwaysLoad"]`, so Claude Code may defer them behind its tool search (the model then sees only their names until it searches); without it they are loaded from the first turn',
+    flag: 'defer-tools',
+  }),
+);
+
 /** `serve` and `exec-server`: the cap on open connections, against a flood of them (src/net/connection-limits.ts). */
 const maxConnectionsSetting = count(DEFAULT_MAX_CONNECTIONS).meta(
   meta({
@@ -88,6 +97,7 @@ export const mcpSettingsSchema = z.strictObject({
   tools: toolsSetting,
   structuredOutput: structuredOutputSetting,
   stateLines: stateLinesSetting,
+  deferTools: deferToolsSetting,
 });
 export type McpSettings = z.output<typeof mcpSettingsSchema>;
 
@@ -96,6 +106,7 @@ export const serveSettingsSchema = z.strictObject({
   tools: toolsSetting,
   structuredOutput: structuredOutputSetting,
   stateLines: stateLinesSetting,
+  deferTools: deferToolsSetting,
   host: z
     .string(expected('an address'))
     .min(1, expected('an address'))

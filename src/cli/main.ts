@@ -65,6 +65,7 @@ export async function main(argv: string[], self: string): Promise<void> {
         tools: command.tools,
         structuredOutput: command.structuredOutput,
         stateLines: command.stateLines,
+        alwaysLoad: !command.deferTools,
       });
     }
     case 'serve': {

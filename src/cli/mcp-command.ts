@@ -13,6 +13,7 @@ export async function serveStdio(options: {
   tools: readonly ToolName[];
   structuredOutput: boolean;
   stateLines: boolean;
+  alwaysLoad: boolean;
 }): Promise<void> {
   hideTokenFiles(undefined, options.managerOptions.cwd ?? process.cwd());
   // Said before the first answer: a client that has its answer to initialize finds the line there.
@@ -23,6 +24,7 @@ export async function serveStdio(options: {
     tools: options.tools,
     structuredOutput: options.structuredOutput,
     stateLines: options.stateLines,
+    alwaysLoad: options.alwaysLoad,
   });
   // From the start: a signal while the manager still loads (the server answers before it) ends the server cleanly.
   exitOnSignals(async () => (await starting).close(), log, 0);

@@ -42,6 +42,7 @@ export async function serve(
     tools: options.tools,
     structuredOutput: options.structuredOutput,
     stateLines: options.stateLines,
+    alwaysLoad: !options.deferTools,
     managerOptions: options.managerOptions,
     clientIdleTimeoutMs: options.idleTimeoutS * 1000,
     clientDisconnectGraceMs: options.disconnectGraceS * 1000,

@@ -1,5 +1,5 @@
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { OpenCalls, shutdownError } from './open-calls.js';
 import { waitAtMost } from '../util/delay.js';
 

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
+import type { RequestId } from '@modelcontextprotocol/server';
 import { SessionBudget } from '../manager/budget.js';
 import { UnifiedExecManager } from '../manager/manager.js';
 import { resolveSettings } from '../manager/settings.js';
@@ -19,6 +18,7 @@ import { OpenCalls, requestIdsOf, shutdownError } from './open-calls.js';
 import { elicitApproval } from './elicit-approval.js';
 import { offeredTools } from '../tools/definitions.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
+import { sendWebResponse, webRequestOf } from './web-exchange.js';
 
 export interface ClientRegistryOptions {
   managerOptions?: ManagerOptions;
@@ -47,7 +47,7 @@ export interface ClientListing {
 export type OpenOutcome = 'opened' | 'full' | 'closing';
 
 interface Entry {
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   server: McpServer;
   manager: UnifiedExecManager;
   /** Date.now() of the client's latest request, of the latest answer it was sent, or of its stream's closing. */
@@ -175,7 +175,7 @@ export class ClientRegistry {
       openStreams: 0,
       hadStream: false,
       calls: new OpenCalls(),
-      transport: new StreamableHTTPServerTransport({
+      transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           this.pending.delete(entry);
@@ -215,7 +215,7 @@ export class ClientRegistry {
         if (!res.writableFinished) for (const id of ids) cancelCall(entry, id);
       });
     }
-    await entry.transport.handleRequest(req, res, body);
+    await sendWebResponse(res, await entry.transport.handleRequest(webRequestOf(req), { parsedBody: body }));
   }
 
   private activity(): Array<ClientActivity<string>> {

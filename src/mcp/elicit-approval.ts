@@ -1,4 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 import { quoteArgv } from '../approval/command-safety.js';
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../approval/policy.js';
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/server';
 import { invalidArgument } from '../manager/errors.js';
 import type { ManagerOptions } from '../manager/types.js';
 import { connectionTimeouts, limitConnections } from '../net/connection-limits.js';
@@ -89,6 +89,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       tools: options.tools,
       structuredOutput: options.structuredOutput,
       stateLines: options.stateLines,
+      alwaysLoad: options.alwaysLoad,
     },
     log,
     ...(options.clientIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.clientIdleTimeoutMs }),

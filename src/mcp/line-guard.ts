@@ -1,9 +1,4 @@
-import {
-  ErrorCode,
-  JSONRPCMessageSchema,
-  RequestIdSchema,
-  type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, isSpecType, specTypeSchemas, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { scanTopLevelId } from '../util/json-id-scanner.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../util/json-depth.js';
 import { JsonLineFramer } from '../util/json-lines.js';
@@ -21,8 +16,7 @@ const example = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
 export const TOO_DEEP = `the message nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`;
 
 function errorReply(code: number, message: string, id?: unknown): string {
-  const valid = RequestIdSchema.safeParse(id);
-  return JSON.stringify({ jsonrpc: '2.0', ...(valid.success ? { id: valid.data } : {}), error: { code, message } });
+  return JSON.stringify({ jsonrpc: '2.0', ...(isSpecType.RequestId(id) ? { id } : {}), error: { code, message } });
 }
 
 /**
@@ -37,7 +31,7 @@ export function findRequestId(text: string): unknown {
 export function checkLine(line: string): LineVerdict {
   if (line.trim() === '') return { pass: false }; // blank lines between messages are harmless: skip them
   if (nestsDeeperThan(line)) {
-    return { pass: false, reply: errorReply(ErrorCode.ParseError, `Parse error: ${TOO_DEEP}`, scanTopLevelId(line)) };
+    return { pass: false, reply: errorReply(ProtocolErrorCode.ParseError, `Parse error: ${TOO_DEEP}`, scanTopLevelId(line)) };
   }
   let value: unknown;
   try {
@@ -46,18 +40,18 @@ export function checkLine(line: string): LineVerdict {
     return {
       pass: false,
       reply: errorReply(
-        ErrorCode.ParseError,
+        ProtocolErrorCode.ParseError,
         `Parse error: ${(error as Error).message}; send one JSON-RPC 2.0 message per line, e.g. ${example}`,
       ),
     };
   }
-  const checked = JSONRPCMessageSchema.safeParse(value);
-  if (checked.success) return { pass: true, message: checked.data };
+  const checked = specTypeSchemas.JSONRPCMessage['~standard'].validate(value);
+  if (!checked.issues) return { pass: true, message: checked.value };
   const id = typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : undefined;
   return {
     pass: false,
     reply: errorReply(
-      ErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
       `Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc":"2.0" and a string "method", e.g. ${example}`,
       id,
     ),
@@ -106,7 +100,7 @@ export class JsonRpcLineGuard {
   private oversized(id: unknown): void {
     this.handlers.reply(
       errorReply(
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         `Message dropped: longer than ${this.maxMessageBytes} bytes; send smaller messages`,
         id,
       ),

@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 
 /**
  * Calls received and not yet answered, each under a key (an HTTP response, a JSON-RPC id) with the JSON-RPC ids it

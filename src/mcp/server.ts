@@ -1,14 +1,13 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
-  CallToolRequestSchema,
+  McpServer,
   type CallToolResult,
   type ProgressToken,
   type ServerNotification,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+  type Tool,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { callTool, type ExecSessions, type ToolOutcome } from '../tools/run-tool.js';
-import { TOOL_NAMES, offeredTools, toolDefinitions, type ToolName } from '../tools/definitions.js';
+import { TOOL_NAMES, offeredTools, toolDefinitions, type ToolDefinition, type ToolName } from '../tools/definitions.js';
 
 export const SERVER_NAME = 'unified-exec';
 
@@ -38,18 +37,39 @@ export interface McpServerOptions {
   structuredOutput?: boolean;
   /** Add our lines about a session's state to the text (FormatOptions.stateLines). Off: the text is Codex's. */
   stateLines?: boolean;
+  /**
+   * Mark exec_command and write_stdin `_meta["anthropic/alwaysLoad"]`, so Claude Code loads their schemas from the
+   * first turn instead of deferring them behind its tool search. Default true.
+   */
+  alwaysLoad?: boolean;
 }
 
+/** Claude Code never defers a tool whose `_meta` says so behind its tool search: the model sees its schema at once. */
+export const ALWAYS_LOAD_META = 'anthropic/alwaysLoad';
+/** The tools a model needs from its first turn; the others it may look up. */
+const ALWAYS_LOADED: readonly ToolName[] = ['exec_command', 'write_stdin'];
+
 /**
- * The SDK's JSON Schema validator (it checks a client's answer to an elicitation: here, an approval form), made on its
- * first use rather than with the server: making one compiles ajv's meta-schemas, which stood before the first answers.
+ * A tool as `tools/list` gives it. The schemas are JSON Schema draft-07, `$schema` first, as clients have always read
+ * them: Claude Code hands a tool's schema on to the model as it is. Arguments are checked by callTool, not against
+ * these; results are checked against `outputSchema` by clients only.
  */
-function validatorOnFirstUse(): jsonSchemaValidator {
-  let made: AjvJsonSchemaValidator | undefined;
+function listedTool(definition: ToolDefinition, structured: boolean, alwaysLoad: boolean): Tool {
+  const schema = (of: z.ZodObject, io: 'input' | 'output') =>
+    z.toJSONSchema(of, { target: 'draft-7', io }) as Tool['inputSchema'];
   return {
-    getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
-      return (made ??= new AjvJsonSchemaValidator()).getValidator<T>(schema);
-    },
+    name: definition.name,
+    description: definition.description,
+    inputSchema: schema(definition.input, 'input'),
+    // Declared only with structured results, so clients can rely on them.
+    ...(structured ? { outputSchema: schema(definition.output, 'output') } : {}),
+    annotations:
+      definition.name === 'list_sessions'
+        ? { readOnlyHint: true, openWorldHint: false }
+        : { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+    // Calls are answered in the call itself, never as a task.
+    execution: { taskSupport: 'forbidden' },
+    ...(alwaysLoad && ALWAYS_LOADED.includes(definition.name) ? { _meta: { [ALWAYS_LOAD_META]: true } } : {}),
   };
 }
 
@@ -90,36 +110,26 @@ export function createMcpServer(sessions: ExecSessions, options: McpServerOption
   const format = options.stateLines ? { stateLines: true } : {};
   const server = new McpServer(
     { name: SERVER_NAME, version: options.version ?? '0.0.0' },
-    { instructions: instructionsFor(tools), jsonSchemaValidator: validatorOnFirstUse() },
+    { instructions: instructionsFor(tools) },
   );
-  for (const definition of toolDefinitions(tools, sessions.settings)) {
-    server.registerTool(
-      definition.name,
-      {
-        description: definition.description,
-        inputSchema: definition.input,
-        // Declared only with structured results, so clients can rely on them; the SDK checks each result against it.
-        ...(structured ? { outputSchema: definition.output } : {}),
-        annotations:
-          definition.name === 'list_sessions'
-            ? { readOnlyHint: true, openWorldHint: false }
-            : { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
-      },
-      async (args: unknown) =>
-        toCallToolResult(await callTool(sessions, definition.name, args, tools, format), structured),
-    );
-  }
+  // The SDK's own listing would give the schemas in its dialect (2020-12), and its keys in another order: the list
+  // is ours, as clients have always read it.
+  server.server.registerCapabilities({ tools: { listChanged: true } });
+  const listing = toolDefinitions(tools, sessions.settings).map((definition) =>
+    listedTool(definition, structured, options.alwaysLoad ?? true),
+  );
+  server.server.setRequestHandler('tools/list', () => ({ tools: listing }));
   // tools/call goes straight to callTool, the one validation path: the SDK would check arguments first and answer
   // in its own words (`MCP error -32602: Input validation error: …`) instead of Codex's `exec_command failed …`.
   // A client that sent a progressToken gets the output as progress notifications while the call waits.
-  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.server.setRequestHandler('tools/call', async (request, ctx) => {
     const progressToken = request.params._meta?.progressToken;
-    // extra.signal aborts on the client's notifications/cancelled (and, under serve, when the call's connection
+    // The signal aborts on the client's notifications/cancelled (and, under serve, when the call's connection
     // drops): the call stops waiting and its output stays for the session's next call; the SDK sends no answer.
     const options = {
       ...format,
-      signal: extra.signal,
-      ...(progressToken === undefined ? {} : { onOutput: progressNotifier(progressToken, extra.sendNotification) }),
+      signal: ctx.mcpReq.signal,
+      ...(progressToken === undefined ? {} : { onOutput: progressNotifier(progressToken, ctx.mcpReq.notify) }),
     };
     const outcome = await callTool(sessions, request.params.name, request.params.arguments, tools, options);
     return toCallToolResult(outcome, structured);

@@ -65,6 +65,10 @@ describe('parseCli', () => {
     expect(parseCli(['mcp'])).toMatchObject({ stateLines: false });
     expect(parseCli(['mcp', '--state-lines'])).toMatchObject({ stateLines: true });
     expect(parseCli(['serve', '--state-lines'])).toMatchObject({ kind: 'serve', stateLines: true });
+    // exec_command and write_stdin are loaded from Claude Code's first turn unless --defer-tools.
+    expect(parseCli(['mcp'])).toMatchObject({ deferTools: false });
+    expect(parseCli(['mcp', '--defer-tools'])).toMatchObject({ deferTools: true });
+    expect(parseCli(['serve', '--defer-tools'])).toMatchObject({ kind: 'serve', deferTools: true });
   });
 
   it('serves the live view read-only by default; --view-input lets it type, --no-view turns it off', () => {
@@ -182,6 +186,7 @@ describe('parseCli', () => {
       tools: ['exec_command', 'write_stdin', 'list_sessions', 'close_session'],
       structuredOutput: false,
       stateLines: false,
+      deferTools: false,
       manager: {
         config: 'ue.json',
         settings: {

@@ -9,6 +9,9 @@ import type { ClientRun } from './codex-client.js';
 import { startFakeMessagesApi } from './fake-messages-api.js';
 import { type ClientLines, fillPlaceholders } from './readme-lines.js';
 
+/** The second MCP server every run connects: unified-exec again, with `--defer-tools`. */
+export const OTHER_SERVER = 'other';
+
 /**
  * Runs the README's `claude mcp add` line (`transport`; for HTTP, `url` and its token in UNIFIED_EXEC_TOKEN, as the
  * README's line reads it), then its `claude -p` line plays the script. Throws with Claude Code's output on failure.
@@ -36,13 +39,21 @@ export async function runClaudeClient(
     const add = fillPlaceholders(lines.claudeAdd[server.transport], checkout, url);
     const added = await runToEnd('bash', ['-c', add], { cwd: home.work, env, timeoutMs: 60_000 });
     if (added.code !== 0) throw new Error(`${add} failed (${added.code}): ${added.stdout}${added.stderr}`);
+    // A second server, whose tools do not ask to be loaded: with more than one server, tool search is surely on.
+    const other = ['mcp', 'add', OTHER_SERVER, '--', process.execPath, join(checkout, 'dist/cli/index.js')];
+    const addedOther = await runToEnd('claude', [...other, 'mcp', '--defer-tools'], {
+      cwd: home.work,
+      env,
+      timeoutMs: 60_000,
+    });
+    if (addedOther.code !== 0) throw new Error(`claude ${other.join(' ')} failed: ${addedOther.stderr}`);
     // The README's settings with its Elicitation hook, where it says to put them.
     mkdirSync(join(home.home, '.claude'), { recursive: true });
     writeFileSync(join(home.home, '.claude', 'settings.json'), lines.claudeSettings);
     const run = await runToEnd('bash', ['-c', lines.claudeHeadless], { cwd: home.work, env, timeoutMs: 120_000 });
     const log = `exit ${run.code ?? run.signal}\n${run.stdout}\n${run.stderr}`;
     if (run.code !== 0) throw new Error(`${lines.claudeHeadless} failed: ${log}`);
-    return { results: model.results, offered: model.offered, searched: model.searched, log };
+    return { results: model.results, offered: model.offered, searched: model.searched, tools: model.loaded, log };
   } finally {
     await model.close();
   }

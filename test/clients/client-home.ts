@@ -15,7 +15,8 @@ export interface ClientHome {
   remove(): void;
 }
 
-export function makeClientHome(): ClientHome {
+/** A fresh home whose PATH finds the pinned Codex and the Claude Code build at `claude` (default the pinned one). */
+export function makeClientHome(claude: string = CLIENT_BINARIES.claude): ClientHome {
   // Under /var/tmp: Codex refuses to make its helper links under the temp dir.
   const dir = makeStateDir('client-run-');
   const [home, codexHome, work, bin] = ['home', 'codex-home', 'work', 'bin'].map((sub) => join(dir, sub)) as [
@@ -26,7 +27,7 @@ export function makeClientHome(): ClientHome {
   ];
   for (const folder of [home, codexHome, work, bin]) mkdirSync(folder);
   symlinkSync(CLIENT_BINARIES.codex, join(bin, 'codex'));
-  symlinkSync(CLIENT_BINARIES.claude, join(bin, 'claude'));
+  symlinkSync(claude, join(bin, 'claude'));
   return {
     dir,
     home,

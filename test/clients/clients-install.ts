@@ -9,10 +9,23 @@ const CLIENTS_DIR = fileURLToPath(new URL('.', import.meta.url));
 const MODULES = join(CLIENTS_DIR, 'node_modules');
 
 const readManifest = (file: string) =>
-  JSON.parse(readFileSync(file, 'utf8')) as { version?: string; dependencies?: Record<string, string> };
+  JSON.parse(readFileSync(file, 'utf8')) as {
+    version?: string;
+    dependencies?: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
+  };
 
-/** The clients' packages and the exact versions test/clients/package.json pins them to. */
-const PINNED: Readonly<Record<string, string>> = readManifest(join(CLIENTS_DIR, 'package.json')).dependencies ?? {};
+const manifest = readManifest(join(CLIENTS_DIR, 'package.json'));
+/**
+ * The clients' packages and the exact versions test/clients/package.json pins them to; the optional ones are one
+ * package per architecture, of which npm installs the one that fits.
+ */
+const PINNED: Readonly<Record<string, string>> = { ...manifest.dependencies, ...manifest.optionalDependencies };
+/** The packages that must be installed here: the required ones, and this architecture's optional one. */
+const NEEDED = [
+  ...Object.keys(manifest.dependencies ?? {}),
+  ...Object.keys(manifest.optionalDependencies ?? {}).filter((name) => name.endsWith(`-linux-${process.arch}`)),
+];
 
 /** The Codex CLI release the tests run (and whose observed behaviour they compare against). */
 export const PINNED_CODEX_VERSION = PINNED['@openai/codex'] ?? 'unpinned';
@@ -37,12 +50,24 @@ const CODEX_TARGETS: Readonly<Record<string, string>> = {
 
 /**
  * The clients' native binaries, not node_modules/.bin's node wrappers: a test ends what it started by pid, and a
- * wrapper's pid is not the client's. Claude Code's postinstall copies its native binary over bin/claude.exe.
+ * wrapper's pid is not the client's. Claude Code's postinstall copies its native binary over bin/claude.exe; its
+ * newest build ships only inside the Agent SDK's platform package.
  */
 export const CLIENT_BINARIES = {
   codex: join(MODULES, CODEX_TARGETS[process.arch] ?? 'no-codex-for-this-arch'),
   claude: join(MODULES, '@anthropic-ai/claude-code/bin/claude.exe'),
+  claudeNewest: join(MODULES, `@anthropic-ai/claude-agent-sdk-linux-${process.arch}/claude`),
 } as const;
+
+/** The Claude Code builds the tests run, each by its binary and the version it reports. */
+export const CLAUDE_CODE_BUILDS = [
+  { version: PINNED['@anthropic-ai/claude-code'] ?? 'unpinned', binary: CLIENT_BINARIES.claude },
+  {
+    // The Agent SDK's 0.3.N carries Claude Code 2.1.N.
+    version: `2.1.${(PINNED[`@anthropic-ai/claude-agent-sdk-linux-${process.arch}`] ?? '0.3.unpinned').split('.')[2]}`,
+    binary: CLIENT_BINARIES.claudeNewest,
+  },
+] as const;
 
 /** Undefined when both clients are installed here, else why the interop tests cannot run. */
 export function clientsAvailability(): string | undefined {
@@ -53,7 +78,7 @@ export function clientsAvailability(): string | undefined {
   for (const [name, binary] of Object.entries(CLIENT_BINARIES)) {
     if (!existsSync(binary)) return `no ${name} binary at ${binary} (npm run clients:install)`;
   }
-  for (const name of Object.keys(PINNED)) {
+  for (const name of NEEDED) {
     const stale = staleClient(name);
     if (stale) return stale;
   }

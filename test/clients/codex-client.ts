@@ -19,6 +19,8 @@ export interface ClientRun {
   readonly offered: string[][];
   /** What the client answered the model's tool search with. */
   readonly searched: unknown;
+  /** The server's tools as the model was given them (Codex: the searched namespace; Claude Code: the tools). */
+  readonly tools: unknown;
   /** The client's own output, for a failing test to show. */
   readonly log: string;
 }
@@ -68,7 +70,7 @@ export async function runCodexClient(
     const run = await runToEnd('codex', args, { cwd: home.work, env, timeoutMs: 120_000 });
     const log = `exit ${run.code ?? run.signal}\n${run.stdout}\n${run.stderr}`;
     if (run.code !== 0) throw new Error(`codex exec failed: ${log}`);
-    return { results: model.results, offered: model.offered, searched: model.searched, log };
+    return { results: model.results, offered: model.offered, searched: model.searched, tools: model.searched, log };
   } finally {
     await model.close();
   }

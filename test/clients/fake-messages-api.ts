@@ -1,5 +1,5 @@
 // A fake Anthropic Messages API for Claude Code (ANTHROPIC_BASE_URL). Claude Code defers MCP tools behind its
-// ToolSearch tool: the model selects them by name first, then calls them. Requests without tools are Claude Code's
+// ToolSearch tool unless they ask to be loaded: the model selects deferred ones by name first, then calls them. Requests without tools are Claude Code's
 // side calls (titles, summaries): they get a short answer and do not move the script on.
 import type { ServerResponse } from 'node:http';
 import { type RecordedResult, scriptCall } from './model-script.js';
@@ -15,6 +15,8 @@ export interface FakeMessagesApi extends FakeModelServer {
   readonly offered: string[][];
   /** What Claude Code answered the ToolSearch call with (the `tool_result` content), once it did. */
   readonly searched: unknown;
+  /** The server's tools as the model was given them (name, description, input_schema), each as first offered. */
+  readonly loaded: Block[];
 }
 
 type Block = Record<string, unknown>;
@@ -45,6 +47,7 @@ export async function startFakeMessagesApi(server: string): Promise<FakeMessages
   const results: RecordedResult[] = [];
   const offered: string[][] = [];
   let searched: unknown;
+  const loaded = new Map<string, Block>();
   const toolName = (name: string) => `mcp__${server}__${name}`;
   const fake = await startFakeModelServer((request, res) => {
     const body = request.body;
@@ -55,6 +58,9 @@ export async function startFakeMessagesApi(server: string): Promise<FakeMessages
     const tools = Array.isArray(body.tools) ? (body.tools as Block[]) : [];
     if (tools.length === 0) return reply(res, stream, body.model, { type: 'text', text: 'ok' });
     offered.push(tools.map((tool) => String(tool.name)));
+    for (const tool of tools)
+      if (String(tool.name).startsWith(toolName('')) && !loaded.has(String(tool.name)))
+        loaded.set(String(tool.name), tool);
     const blocks = ((body.messages ?? []) as { content: unknown }[]).flatMap((message) =>
       Array.isArray(message.content) ? (message.content as Block[]) : [],
     );
@@ -66,8 +72,10 @@ export async function startFakeMessagesApi(server: string): Promise<FakeMessages
     }
     const search = blocks.find((block) => block.type === 'tool_result' && block.tool_use_id === SEARCH_ID);
     searched ??= search?.content;
-    const next = search ? scriptCall(results.length, results) : undefined;
-    if (!search) {
+    // Tools loaded from the first turn need no search: the model calls them at once.
+    const loadedNow = tools.some((tool) => tool.name === toolName('exec_command'));
+    const next = search || loadedNow ? scriptCall(results.length, results) : undefined;
+    if (!search && !loadedNow) {
       const query = `select:${toolName('exec_command')},${toolName('write_stdin')}`;
       return reply(res, stream, body.model, {
         type: 'tool_use',
@@ -86,6 +94,9 @@ export async function startFakeMessagesApi(server: string): Promise<FakeMessages
     offered,
     get searched() {
       return searched;
+    },
+    get loaded() {
+      return [...loaded.values()];
     },
   };
 }

@@ -1,13 +1,15 @@
 // The README's client instructions, followed literally with the real Codex CLI and Claude Code driven offline by
 // fake model servers: the model reads Codex's own text for exec_command and write_stdin, over stdio and over HTTP.
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../codex/codex-install.js';
 import { normalizeCodexText } from '../codex/normalize.js';
 import { killLeftoverServes, startServe } from '../mcp/cli-process.js';
-import { runClaudeClient } from './claude-client.js';
+import { OTHER_SERVER, runClaudeClient } from './claude-client.js';
 import { makeClientHome } from './client-home.js';
-import { clientsAvailability } from './clients-install.js';
+import { CLAUDE_CODE_BUILDS, clientsAvailability } from './clients-install.js';
 import { type ClientRun, runCodexClient } from './codex-client.js';
 import type { RecordedResult } from './model-script.js';
 import { readmeClientLines } from './readme-lines.js';
@@ -49,17 +51,38 @@ function normalized(results: readonly RecordedResult[]): unknown[] {
   return results.map((result) => text(result.content));
 }
 
+/**
+ * Our tools as each client hands them to the model (Codex: its tool search's answer; Claude Code: the tools of its
+ * requests), as they were with the MCP SDK 1.x server: a server change must not change what the model reads.
+ */
+const SEEN_BY_MODEL = JSON.parse(readFileSync(new URL('tools-seen-by-model.json', import.meta.url), 'utf8')) as {
+  codex: unknown;
+  claude: unknown;
+};
+
+/** Claude Code's tools without its own `defer_loading` mark (set on a tool it deferred): what our server gave. */
+const withoutDeferMark = (tools: unknown) =>
+  (tools as Record<string, unknown>[]).map(({ defer_loading: _mark, ...tool }) => tool);
+
 type Server = { transport: 'stdio' } | { transport: 'http'; url: string; token: string };
 type Client = typeof runCodexClient;
 
-/** Runs `client` against unified-exec over `transport` (HTTP: `serve` with a token, in its default sandbox). */
-async function runOver(client: Client, transport: 'stdio' | 'http'): Promise<ClientRun> {
-  const home = makeClientHome();
+/**
+ * Runs `client` against unified-exec over `transport` (HTTP: `serve` with a token, in its default sandbox, and the
+ * flags `serveFlags`), with the Claude Code build at `claude`.
+ */
+async function runOver(
+  client: Client,
+  transport: 'stdio' | 'http',
+  claude?: string,
+  serveFlags: string[] = [],
+): Promise<ClientRun> {
+  const home = makeClientHome(claude);
   // The README's `npm start`: serve with its default sandbox (the shared helper turns it off unless one is named).
   const token = randomBytes(24).toString('hex');
   const serve =
     transport === 'http'
-      ? await startServe(['--sandbox', 'workspace-write'], { UNIFIED_EXEC_TOKEN: token })
+      ? await startServe(['--sandbox', 'workspace-write', ...serveFlags], { UNIFIED_EXEC_TOKEN: token })
       : undefined;
   try {
     const server: Server = serve ? { transport, url: serve.url, token } : { transport: 'stdio' };
@@ -98,27 +121,55 @@ describe.skipIf(missing !== undefined)('Codex CLI set up with the README lines',
         }),
       ]);
       expect(normalized(run.results), run.log).toEqual(expected);
+      expect(run.tools).toEqual(SEEN_BY_MODEL.codex);
     },
     180_000,
   );
 });
 
-describe.skipIf(missing !== undefined)('Claude Code set up with the README lines', () => {
-  const expected = [...CODEX_TEXTS, APPROVED_TEXT].map((text) => [{ type: 'text', text }]);
+describe.skipIf(missing !== undefined).each(CLAUDE_CODE_BUILDS)(
+  'Claude Code $version set up with the README lines',
+  ({ version, binary }) => {
+    const expected = [...CODEX_TEXTS, APPROVED_TEXT].map((text) => [{ type: 'text', text }]);
+    const ours = (name: string) => `mcp__unified-exec__${name}`;
 
-  it.each(['stdio', 'http'] as const)(
-    'shows the model Codex text over %s',
-    async (transport) => {
-      const run = await runOver(runClaudeClient, transport);
-      // The server's tools are deferred: first offered only through ToolSearch, which the model selects them with.
+    it('is the build it says', () => {
+      expect(execFileSync(binary, ['--version'], { encoding: 'utf8' })).toContain(`${version} (Claude Code)`);
+    });
+
+    it.each(['stdio', 'http'] as const)(
+      'loads exec_command and write_stdin from the first turn, tool search on, and shows the model Codex text over %s',
+      async (transport) => {
+        const run = await runOver(runClaudeClient, transport, binary);
+        // Tool search is on: the other server's tools and our other two are deferred behind ToolSearch; exec_command
+        // and write_stdin (`_meta["anthropic/alwaysLoad"]`) are offered with their schemas from the first request.
+        expect(run.offered[0]).toContain('ToolSearch');
+        expect(run.offered[0]?.filter((name) => name.startsWith('mcp__'))).toEqual([
+          ours('exec_command'),
+          ours('write_stdin'),
+        ]);
+        expect(run.offered[0]).not.toContain(`mcp__${OTHER_SERVER}__exec_command`);
+        expect(run.searched).toBeUndefined();
+        expect((run.tools as Record<string, unknown>[]).map((tool) => tool.defer_loading)).toEqual([
+          undefined,
+          undefined,
+        ]);
+        expect(withoutDeferMark(run.tools)).toEqual(SEEN_BY_MODEL.claude);
+        expect(normalized(run.results), run.log).toEqual(expected);
+      },
+      180_000,
+    );
+
+    it('defers them behind its tool search with --defer-tools, as before', async () => {
+      const run = await runOver(runClaudeClient, 'http', binary, ['--defer-tools']);
       expect(run.offered[0]).toContain('ToolSearch');
       expect(run.offered[0]?.filter((name) => name.startsWith('mcp__'))).toEqual([]);
       expect(run.searched).toEqual([
-        { type: 'tool_reference', tool_name: 'mcp__unified-exec__exec_command' },
-        { type: 'tool_reference', tool_name: 'mcp__unified-exec__write_stdin' },
+        { type: 'tool_reference', tool_name: ours('exec_command') },
+        { type: 'tool_reference', tool_name: ours('write_stdin') },
       ]);
+      expect(withoutDeferMark(run.tools)).toEqual(SEEN_BY_MODEL.claude);
       expect(normalized(run.results), run.log).toEqual(expected);
-    },
-    180_000,
-  );
-});
+    }, 180_000);
+  },
+);
