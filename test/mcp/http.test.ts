@@ -120,6 +120,66 @@ describe('unified-exec serve (Streamable HTTP) with the SDK client', () => {
     }
   });
 
+  // Claude Code 2.1.334 and 2.1.336 fixed a slow tool listing against servers that never acknowledge the
+  // notification stream, and a spin against servers that ask for a zero retry delay: neither may be us.
+  it('acknowledges the event stream at once, before any event, and never asks for a zero retry delay', async () => {
+    // A client of raw requests: the SDK's client holds the one event stream a session may have.
+    const post = (body: unknown, session?: string) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          ...(session === undefined ? {} : { 'mcp-session-id': session }),
+        },
+        body: JSON.stringify(body),
+      });
+    const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+    const initialized = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params });
+    const session = initialized.headers.get('mcp-session-id') ?? '';
+    expect(await initialized.text()).not.toMatch(/^retry:/m);
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+    const stream = new AbortController();
+    try {
+      // fetch resolves with the headers: the stream is open while the server has sent no event on it (its first,
+      // a keep-alive comment, comes after 15 s).
+      const opened = fetch(server.url, {
+        headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/event-stream', 'mcp-session-id': session },
+        signal: stream.signal,
+      });
+      const unacknowledged = new Promise<never>((_, reject) =>
+        setTimeout(
+          () => reject(new Error('no headers within 5 s: the stream waits for its first event')),
+          5_000,
+        ).unref(),
+      );
+      const res = await Promise.race([opened, unacknowledged]);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/event-stream');
+      // A call's own stream (with a progress token, the output comes as it runs) carries no retry field either.
+      const args = { cmd: 'echo hi', login: false };
+      const call = await post(
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'exec_command', arguments: args, _meta: { progressToken: 1 } },
+        },
+        session,
+      );
+      const text = await call.text();
+      expect(text).toContain('Process exited with code 0');
+      expect(text).not.toMatch(/^retry:/m);
+    } finally {
+      stream.abort();
+      await fetch(server.url, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${TOKEN}`, 'mcp-session-id': session },
+      });
+    }
+  });
+
   it('answers a request for an ended MCP session with 404', async () => {
     const c = await connect(server.url);
     await c.transport.terminateSession();
