@@ -115,10 +115,13 @@ export function createMcpServer(sessions: ExecSessions, options: McpServerOption
   // The SDK's own listing would give the schemas in its dialect (2020-12), and its keys in another order: the list
   // is ours, as clients have always read it.
   server.server.registerCapabilities({ tools: { listChanged: true } });
-  const listing = toolDefinitions(tools, sessions.settings).map((definition) =>
-    listedTool(definition, structured, options.alwaysLoad ?? true),
-  );
-  server.server.setRequestHandler('tools/list', () => ({ tools: listing }));
+  // Made on the first tools/list, not with the server: zod's conversions cost a few milliseconds per client.
+  let listing: Tool[] | undefined;
+  server.server.setRequestHandler('tools/list', () => ({
+    tools: (listing ??= toolDefinitions(tools, sessions.settings).map((definition) =>
+      listedTool(definition, structured, options.alwaysLoad ?? true),
+    )),
+  }));
   // tools/call goes straight to callTool, the one validation path: the SDK would check arguments first and answer
   // in its own words (`MCP error -32602: Input validation error: …`) instead of Codex's `exec_command failed …`.
   // A client that sent a progressToken gets the output as progress notifications while the call waits.

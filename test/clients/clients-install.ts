@@ -1,5 +1,5 @@
 // Where the real agent clients the interop tests drive live: a package of their own (test/clients/package.json,
-// installed by `npm run clients:install`), so the project's own install does not fetch them (about 800 MB). That
+// installed by `npm run clients:install`), so the project's own install does not fetch them (about 1.2 GB). That
 // package.json is the one place their versions are written: tests and docs name them through it.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,7 +73,7 @@ export const CLAUDE_CODE_BUILDS = [
 export function clientsAvailability(): string | undefined {
   if (process.platform !== 'linux') return `the client interop tests run on Linux only, not ${process.platform}`;
   if (!existsSync(MODULES)) {
-    return `no ${MODULES}: the real clients are not installed (npm run clients:install fetches them, about 800 MB)`;
+    return `no ${MODULES}: the real clients are not installed (npm run clients:install fetches them, about 1.2 GB)`;
   }
   for (const [name, binary] of Object.entries(CLIENT_BINARIES)) {
     if (!existsSync(binary)) return `no ${name} binary at ${binary} (npm run clients:install)`;
