@@ -9,7 +9,9 @@ describe('the client lines of the README and docs/clients.md', () => {
     expect(lines.codexAdd.http).toMatch(/^codex mcp add unified-exec --url \S+ --bearer-token-env-var \w+/);
     expect(lines.claudeAdd.stdio).toMatch(/^claude mcp add unified-exec -- node \/path\/to\/unified-exec\//);
     expect(lines.claudeAdd.http).toMatch(/^claude mcp add --transport http unified-exec \S+ \\\n\s+--header /);
-    expect(lines.claudeHeadless).toMatch(/^claude -p .* --allowedTools mcp__unified-exec$/);
+    expect(lines.claudeHeadless).toMatch(
+      /^MCP_CONNECTION_NONBLOCKING=false claude -p .* --allowedTools mcp__unified-exec$/,
+    );
     expect(lines.codexToml).toContain('default_tools_approval_mode = "approve"');
     // Else Codex gives the server a 1 s grace before the first turn, less than a cold start on a busy machine.
     expect(lines.codexToml).toContain('required = true');

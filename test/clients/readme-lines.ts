@@ -63,7 +63,7 @@ export function readmeClientLines(
       stdio: pick(claude, (l) => isAdd('claude')(l) && !l.includes('--transport http'), 'claude mcp add (stdio)'),
       http: pick(claude, (l) => isAdd('claude')(l) && l.includes('--transport http'), 'claude mcp add (HTTP)'),
     },
-    claudeHeadless: pick(claudeHeadless, (l) => l.startsWith('claude -p '), 'claude -p'),
+    claudeHeadless: pick(claudeHeadless, (l) => /^([A-Z_]+=\S+ )*claude -p /.test(l), 'claude -p'),
     claudeSettings: fencedAfter(clients, '## Claude Code headless', 'json'),
   };
 }
