@@ -214,6 +214,8 @@ export class UnifiedExecSandboxClient implements SandboxClient<
     workspaceOptions: UnixLocalSandboxClientOptions = {},
   ) {
     this.workspaces = new UnixLocalSandboxClient(workspaceOptions);
+    // A wrong setting fails here, where the client is made, not at the model's first command.
+    void new UnifiedExecManager(options).shutdown();
   }
 
   async create(
