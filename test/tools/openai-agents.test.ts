@@ -82,24 +82,20 @@ describe('UnifiedExecSandboxClient under the Agents SDK runner', () => {
   });
 
   it('ends every process a session started once the run is over, and removes its workspace', async () => {
-    const [reply] = await runScript([
-      () => ({
-        name: 'exec_command',
-        args: {
-          cmd: 'sleep 600 & echo PID=$!; pwd -P | tr / :; wait',
-          tty: true,
-          login: false,
-          yield_time_ms: 1_000,
-        },
-      }),
-    ]);
-    const text = readExecText(reply!);
-    const pid = printedPid(text.output);
-    started.push(pid);
-    expect(text.sessionId).toBeGreaterThan(0);
-    const workspace = /^(:\S+)\r?$/m.exec(text.output)![1]!.replaceAll(':', '/');
-    await waitUntilGone(pid);
-    expect(isAlive(pid)).toBe(false);
+    // A background child of a session on pipes and of one in a terminal; the SDK's own client leaves the first
+    // running (its shell alone gets SIGTERM), and its delete() waits until that child exits.
+    const sleeper = (tty: boolean) => () => ({
+      name: 'exec_command',
+      args: { cmd: 'sleep 600 & echo PID=$!; pwd -P | tr / :; wait', tty, login: false, yield_time_ms: 1_000 },
+    });
+    const outputs = await runScript([sleeper(false), sleeper(true)]);
+    const texts = outputs.map(readExecText);
+    const pids = texts.map((text) => printedPid(text.output));
+    started.push(...pids);
+    for (const text of texts) expect(text.sessionId).toBeGreaterThan(0);
+    const workspace = /^(:\S+)\r?$/m.exec(texts[0]!.output)![1]!.replaceAll(':', '/');
+    for (const pid of pids) await waitUntilGone(pid);
+    expect(pids.filter(isAlive)).toEqual([]);
     expect(existsSync(workspace)).toBe(false);
   });
 
