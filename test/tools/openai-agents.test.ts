@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { OpenAIProvider, Runner } from '@openai/agents';
-import { SandboxAgent, shell } from '@openai/agents/sandbox';
+import { SandboxAgent, shell, type SandboxAgentOptions } from '@openai/agents/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UnifiedExecSandboxClient, type UnifiedExecSandboxClientOptions } from '../../src/tools/openai-agents.js';
 import { readExecText } from '../helpers/exec-text.js';
@@ -26,13 +26,17 @@ afterEach(async () => {
 });
 
 /** Runs a sandbox agent on a scripted model through the SDK's runner; answers the model's tool outputs. */
-async function runScript(steps: ScriptStep[], options: UnifiedExecSandboxClientOptions = {}): Promise<string[]> {
+async function runScript(
+  steps: ScriptStep[],
+  options: UnifiedExecSandboxClientOptions = {},
+  agentOptions: Partial<SandboxAgentOptions> = { capabilities: [shell()] },
+): Promise<string[]> {
   api = await startScriptedResponsesApi(steps);
   const runner = new Runner({
     modelProvider: new OpenAIProvider({ apiKey: 'test', baseURL: `${api.url}/v1`, useResponses: true }),
     tracingDisabled: true,
   });
-  const agent = new SandboxAgent({ name: 'Engineer', instructions: 'Use the shell.', capabilities: [shell()] });
+  const agent = new SandboxAgent({ name: 'Engineer', instructions: 'Use the shell.', ...agentOptions });
   const result = await runner.run(agent, 'go', {
     sandbox: { client: new UnifiedExecSandboxClient({ defaultShell: '/bin/bash', ...options }) },
     maxTurns: steps.length + 2,
@@ -56,6 +60,20 @@ describe('UnifiedExecSandboxClient under the Agents SDK runner', () => {
     expect(reply).toMatch(
       /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: \d+\nOutput:\nhello\n\/workspace\n$/,
     );
+  });
+
+  it("shares the workspace with the SDK's file tools (the default capabilities)", async () => {
+    const [edited, read] = await runScript(
+      [
+        () => ({ patch: { type: 'create_file', path: 'notes/hello.txt', diff: '+written by apply_patch\n' } }),
+        () => ({ name: 'exec_command', args: { cmd: 'cat /workspace/notes/hello.txt', login: false } }),
+      ],
+      {},
+      {},
+    );
+    expect(api!.offered()).toEqual(expect.arrayContaining(['apply_patch', 'exec_command', 'write_stdin']));
+    expect(edited).toBe(''); // a successful edit has no output, only its status
+    expect(readExecText(read!)).toMatchObject({ exitCode: 0, output: 'written by apply_patch' });
   });
 
   it('keeps a python3 REPL state across calls, answering as soon as it waits for input', async () => {
