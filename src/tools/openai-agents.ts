@@ -26,7 +26,7 @@ import {
   type UnixLocalSandboxSession,
   type UnixLocalSandboxSessionState,
 } from '@openai/agents/sandbox/local';
-import { invalidArgument } from '../manager/errors.js';
+import { invalidArgument, shutDown } from '../manager/errors.js';
 import { UnifiedExecManager } from '../manager/manager.js';
 import type { ManagerOptions } from '../manager/types.js';
 import { callTool } from './run-tool.js';
@@ -66,10 +66,13 @@ function defined(fields: Record<string, unknown>): Record<string, unknown> {
 /**
  * One SDK sandbox session: its commands on a UnifiedExecManager made at the first command (in the workspace, with the
  * manifest's environment), the rest the UnixLocal session's. stop() ends every process the commands started; the
- * next command starts a fresh manager. close(), shutdown() and delete() end them too and remove the workspace.
+ * next command starts a fresh manager. close(), shutdown() and delete() end them too and remove the workspace; a
+ * command after them fails with SHUT_DOWN.
  */
 export class UnifiedExecSandboxSession implements SandboxSession<UnixLocalSandboxSessionState> {
   private manager: UnifiedExecManager | undefined;
+  /** Set by close(): the workspace is gone, so no command starts again (stop() leaves it open). */
+  private closed = false;
   private readonly paths: CommandPaths;
 
   constructor(
@@ -88,6 +91,7 @@ export class UnifiedExecSandboxSession implements SandboxSession<UnixLocalSandbo
   }
 
   async execCommand(args: ExecCommandArgs): Promise<string> {
+    if (this.closed) throw shutDown(); // before the workspace, which is gone, is asked about the path
     refuseOtherUser(args.runAs);
     // Resolved as the SDK resolves it: within the workspace (or a granted path), else an error for the model.
     const workdir = this.workspace.resolveSandboxPath(args.workdir);
@@ -118,6 +122,7 @@ export class UnifiedExecSandboxSession implements SandboxSession<UnixLocalSandbo
   }
 
   private sessions(): UnifiedExecManager {
+    if (this.closed) throw shutDown();
     this.manager ??= new UnifiedExecManager({
       ...this.options,
       cwd: this.workspace.state.workspaceRootPath,
@@ -138,6 +143,7 @@ export class UnifiedExecSandboxSession implements SandboxSession<UnixLocalSandbo
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.endCommands();
     await this.workspace.close();
   }

@@ -156,3 +156,32 @@ describe('UnifiedExecSandboxClient under the Agents SDK runner', () => {
     expect(reply).toMatch(/^exec_command failed for `touch made`: /);
   });
 });
+
+describe('UnifiedExecSandboxSession', () => {
+  it('runs commands again after stop(), and none after delete()', async () => {
+    const session = await new UnifiedExecSandboxClient({ defaultShell: '/bin/bash' }).create();
+    const opened = readExecText(
+      await session.execCommand({ cmd: 'echo PID=$$; exec sleep 600', login: false, tty: true, yieldTimeMs: 300 }),
+    );
+    started.push(printedPid(opened.output));
+    await session.stop();
+    await waitUntilGone(printedPid(opened.output));
+    expect(readExecText(await session.execCommand({ cmd: 'echo again', login: false }))).toMatchObject({
+      exitCode: 0,
+      output: 'again\n',
+    });
+    await session.delete();
+    await expect(session.execCommand({ cmd: 'echo late', login: false })).rejects.toMatchObject({ code: 'SHUT_DOWN' });
+  });
+
+  it('refuses a command to run as another user', async () => {
+    const session = await new UnifiedExecSandboxClient().create();
+    try {
+      await expect(session.execCommand({ cmd: 'id', runAs: 'nobody-else' })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+      });
+    } finally {
+      await session.delete();
+    }
+  });
+});
