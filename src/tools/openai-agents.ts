@@ -203,8 +203,9 @@ function refuseOtherUser(runAs: string | undefined): void {
 
 /**
  * A SandboxClient for the OpenAI Agents SDK whose sessions run commands on unified-exec:
- * `run(agent, input, { sandbox: { client: new UnifiedExecSandboxClient({ sandbox: 'workspace-write' }) } })`.
- * `options` go to each session's UnifiedExecManager; `workspaceOptions` to the UnixLocalSandboxClient that makes and
+ * `run(agent, input, { sandbox: { client: new UnifiedExecSandboxClient() } })`. `options` go to each session's
+ * UnifiedExecManager, `sandbox: 'workspace-write'` unless given (bubblewrap or Landlock: the session's workspace and
+ * the temp folders writable, the rest of the machine read-only); `workspaceOptions` to the UnixLocalSandboxClient that makes and
  * keeps the workspaces (`workspaceBaseDir`, `snapshot`, ...; its files need Python 3, as there).
  */
 export class UnifiedExecSandboxClient implements SandboxClient<
@@ -215,13 +216,14 @@ export class UnifiedExecSandboxClient implements SandboxClient<
   readonly supportsDefaultOptions = true;
   private readonly workspaces: UnixLocalSandboxClient;
 
-  constructor(
-    private readonly options: UnifiedExecSandboxClientOptions = {},
-    workspaceOptions: UnixLocalSandboxClientOptions = {},
-  ) {
+  private readonly options: UnifiedExecSandboxClientOptions;
+
+  constructor(options: UnifiedExecSandboxClientOptions = {}, workspaceOptions: UnixLocalSandboxClientOptions = {}) {
+    // A sandbox client sandboxes unless told otherwise: the workspace writable, the rest of the machine not.
+    this.options = { sandbox: 'workspace-write', ...options };
     this.workspaces = new UnixLocalSandboxClient(workspaceOptions);
     // A wrong setting fails here, where the client is made, not at the model's first command.
-    void new UnifiedExecManager(options).shutdown();
+    void new UnifiedExecManager(this.options).shutdown();
   }
 
   async create(

@@ -25,6 +25,12 @@ afterEach(async () => {
   for (const pid of started.splice(0)) killIfAlive(pid);
 });
 
+/**
+ * Host pids: tests that read the pids their commands print run them outside the sandbox, whose pid namespace
+ * (bubblewrap) would print its own.
+ */
+const UNSANDBOXED = { sandbox: 'danger-full-access' } as const;
+
 /** Runs a sandbox agent on a scripted model through the SDK's runner; answers the model's tool outputs. */
 async function runScript(
   steps: ScriptStep[],
@@ -77,17 +83,23 @@ describe('UnifiedExecSandboxClient under the Agents SDK runner', () => {
   });
 
   it('keeps a python3 REPL state across calls, answering as soon as it waits for input', async () => {
-    const outputs = await runScript([
-      () => ({ name: 'exec_command', args: { cmd: 'python3 -q -i', tty: true, login: false, yield_time_ms: 10_000 } }),
-      ([repl]) => ({
-        name: 'write_stdin',
-        args: { session_id: sessionOf(repl!), chars: 'import os; x = 41; print("PID=%d" % os.getpid())\n' },
-      }),
-      ([repl]) => ({
-        name: 'write_stdin',
-        args: { session_id: sessionOf(repl!), chars: 'print(x + 1)\n', yield_time_ms: 30_000 },
-      }),
-    ]);
+    const outputs = await runScript(
+      [
+        () => ({
+          name: 'exec_command',
+          args: { cmd: 'python3 -q -i', tty: true, login: false, yield_time_ms: 10_000 },
+        }),
+        ([repl]) => ({
+          name: 'write_stdin',
+          args: { session_id: sessionOf(repl!), chars: 'import os; x = 41; print("PID=%d" % os.getpid())\n' },
+        }),
+        ([repl]) => ({
+          name: 'write_stdin',
+          args: { session_id: sessionOf(repl!), chars: 'print(x + 1)\n', yield_time_ms: 30_000 },
+        }),
+      ],
+      UNSANDBOXED,
+    );
     const [opened, assigned, printed] = outputs as [string, string, string];
     started.push(printedPid(assigned));
     // Each at its prompt, far before its yield (10 s, then 250 ms clamped up to nothing, then 30 s).
@@ -106,7 +118,7 @@ describe('UnifiedExecSandboxClient under the Agents SDK runner', () => {
       name: 'exec_command',
       args: { cmd: 'sleep 600 & echo PID=$!; pwd -P | tr / :; wait', tty, login: false, yield_time_ms: 1_000 },
     });
-    const outputs = await runScript([sleeper(false), sleeper(true)]);
+    const outputs = await runScript([sleeper(false), sleeper(true)], UNSANDBOXED);
     const texts = outputs.map(readExecText);
     const pids = texts.map((text) => printedPid(text.output));
     started.push(...pids);
@@ -133,7 +145,7 @@ describe('UnifiedExecSandboxClient under the Agents SDK runner', () => {
             args: { cmd: `echo inside > made && cat made; echo outside > ${outside.dir}/made`, login: false },
           }),
         ],
-        { sandbox: 'workspace-write', sandboxBackend: backend },
+        { sandboxBackend: backend }, // the default policy: workspace-write
       );
       const text = readExecText(reply!);
       expect(text.output).toContain('inside\n');
@@ -159,7 +171,7 @@ describe('UnifiedExecSandboxClient under the Agents SDK runner', () => {
 
 describe('UnifiedExecSandboxSession', () => {
   it('runs commands again after stop(), and none after delete()', async () => {
-    const session = await new UnifiedExecSandboxClient({ defaultShell: '/bin/bash' }).create();
+    const session = await new UnifiedExecSandboxClient({ defaultShell: '/bin/bash', ...UNSANDBOXED }).create();
     const opened = readExecText(
       await session.execCommand({ cmd: 'echo PID=$$; exec sleep 600', login: false, tty: true, yieldTimeMs: 300 }),
     );
