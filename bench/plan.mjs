@@ -42,6 +42,9 @@ export const DRIVERS = {
   'ue-mcp': { module: 'mcp', label: 'unified-exec over MCP stdio', params: {} },
   // Figure 19's floor: the least MCP server the same SDK makes (lib/minimal-mcp-server.mjs).
   'mcp-minimal': { module: 'mcp', label: 'minimal MCP SDK server (one tool)', params: { server: 'minimal' } },
+  // The OpenAI Agents SDK's sandbox sessions (drivers/agents.mjs): ours, and the SDK's own local client beside it.
+  'agents-ue': { module: 'agents', label: 'Agents SDK: UnifiedExecSandboxClient', params: { client: 'unified' } },
+  'agents-local': { module: 'agents', label: 'Agents SDK: UnixLocalSandboxClient', params: { client: 'unix-local' } },
   // Screens turned off (the manager's `screens: false`, the CLI's --no-screens): the screen figures' baseline.
   'ue-no-screens': {
     module: 'unified',
@@ -311,6 +314,26 @@ const screenRssRow = (when) => (results) => {
         }
       : {}),
     notWaiting: sum(results, 'notWaiting'),
+  };
+};
+
+/**
+ * Figure 21f: the share of the waiting scenarios a sandbox session answered before its (capped) yield with all the
+ * scenario expects; how many came at the yield, and how many lacked what was expected.
+ */
+const agentScenarioRow = (results) => {
+  const runs = results.flatMap((r) => r.results).filter((r) => !r.skipped);
+  const answered = runs.filter((r) => r.complete && r.early);
+  return {
+    value: round((100 * answered.length) / Math.max(1, runs.length), 1),
+    unit: '%',
+    better: 'higher',
+    n: runs.length,
+    answered: answered.length,
+    atYield: runs.filter((r) => !r.early).length,
+    incomplete: runs.filter((r) => !r.complete).map((r) => r.name),
+    wallMedianMs: round(median(runs.map((r) => r.wallMs)), 1),
+    skipped: results[0].results.filter((r) => r.skipped).length,
   };
 };
 
@@ -959,7 +982,80 @@ export function figures(quick) {
       // Its yield, and the slack a call may take past it (the time to gather and send the reply).
       targets: [{ variant: 'ue-input-wait', op: '<=', value: FIRST_CALL_YIELD_MS + 100 }],
     },
+    ...agentsFigures(q, { exec, floodBytes }),
   ].map((f) => ({ ...f, variants: f.variants.filter((v) => !(quick && v.skipQuick)) }));
+}
+
+/**
+ * Figure 21: the Agents SDK's sandbox sessions, ours beside the SDK's UnixLocalSandboxClient, driven as its shell tools
+ * drive them, each beside raw node-pty's figure of the same kind. `BENCH_ONLY=21` runs them all.
+ */
+function agentsFigures(q, { exec, floodBytes }) {
+  const both = (params, more = {}) => [
+    { driver: 'agents-ue', params, ...more },
+    { driver: 'agents-local', params, ...more, compareTo: { key: 'agents-ue', label: 'UnifiedExecSandboxClient' } },
+  ];
+  const rt = (repl, letter) => ({
+    id: `agents-rt-${repl}`,
+    title: `21${letter}. Agents SDK sandbox session, round trip ${repl === 'bash' ? 'bash -i `echo hi`' : 'python3 -i `print(1)`'} (write_stdin yield 250 ms, the SDK's default)`,
+    figure: 'roundTrip',
+    valueLabel: 'median',
+    row: latencyRow,
+    variants: [
+      { driver: 'raw', params: { repl, iterations: q(200, 30), warmup: 5 } },
+      ...both({ repl, iterations: q(40, 10), warmup: 2 }),
+    ],
+    targets: [],
+  });
+  return [
+    rt('bash', 'a'),
+    rt('python', 'b'),
+    {
+      id: 'agents-exec',
+      title:
+        "21c. Agents SDK sandbox session, `bash -c 'echo hi'` spawn→exit, pipes (the SDK's default; calls 10 ms apart)",
+      figure: 'shortExec',
+      valueLabel: 'median',
+      row: latencyRow,
+      variants: [{ driver: 'raw', params: exec, reps: q(3, 1) }, ...both({ ...exec, tty: false }, { reps: q(3, 1) })],
+      targets: [],
+    },
+    {
+      id: 'agents-flood',
+      title: `21d. Agents SDK sandbox session, flood ${floodBytes / MB} MB through a tty: throughput (best run), peak RSS`,
+      figure: 'flood',
+      valueLabel: 'best MB/s',
+      row: floodRow,
+      variants: [
+        { driver: 'raw', params: { bytes: floodBytes }, reps: q(3, 1) },
+        ...both({ bytes: floodBytes }, { reps: q(3, 1) }),
+      ],
+      targets: [],
+    },
+    {
+      id: 'agents-open-64',
+      title: '21e. Agents SDK sandbox session, open 64 `bash -i` terminals at once until every prompt',
+      figure: 'openMany',
+      valueLabel: 'median',
+      row: openRow,
+      variants: [
+        { driver: 'raw', params: { count: 64, repeat: 1 }, reps: q(3, 1) },
+        ...both({ count: 64, repeat: 1 }, { reps: q(3, 1) }),
+      ],
+      targets: [],
+    },
+    {
+      id: 'agents-scenarios',
+      title:
+        '21f. Agents SDK sandbox session, input-wait scenarios that end waiting for input: answered with the expected output before the yield (capped at 1.5 s past any sleep of the program)',
+      figure: 'scenarios',
+      valueLabel: 'answered early',
+      row: agentScenarioRow,
+      noFloor: true,
+      variants: both({ capMs: 1_500, stepCapMs: 1_000, marginMs: 100 }),
+      targets: [],
+    },
+  ];
 }
 
 /**

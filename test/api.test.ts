@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 const names = (module: object) => Object.keys(module).sort();
 
 describe('the public API', () => {
-  it('has three entry points, built from the modules pinned below', () => {
+  it('has four entry points, built from the modules pinned below', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
       exports: Record<string, { import: string }>;
     };
@@ -16,6 +16,7 @@ describe('the public API', () => {
       '.': './dist/index.js',
       './mcp': './dist/mcp/index.js',
       './ai-sdk': './dist/tools/ai-sdk.js',
+      './openai-agents': './dist/tools/openai-agents.js',
     });
   });
 
@@ -62,5 +63,12 @@ describe('the public API', () => {
 
   it('unified-exec/ai-sdk exports the AI SDK tools alone', async () => {
     expect(names(await import('../src/tools/ai-sdk.js'))).toEqual(['aiSdkTools']);
+  });
+
+  it('unified-exec/openai-agents exports the Agents SDK sandbox client and its session', async () => {
+    expect(names(await import('../src/tools/openai-agents.js'))).toEqual([
+      'UnifiedExecSandboxClient',
+      'UnifiedExecSandboxSession',
+    ]);
   });
 });
