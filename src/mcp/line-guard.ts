@@ -31,7 +31,10 @@ export function findRequestId(text: string): unknown {
 export function checkLine(line: string): LineVerdict {
   if (line.trim() === '') return { pass: false }; // blank lines between messages are harmless: skip them
   if (nestsDeeperThan(line)) {
-    return { pass: false, reply: errorReply(ProtocolErrorCode.ParseError, `Parse error: ${TOO_DEEP}`, scanTopLevelId(line)) };
+    return {
+      pass: false,
+      reply: errorReply(ProtocolErrorCode.ParseError, `Parse error: ${TOO_DEEP}`, scanTopLevelId(line)),
+    };
   }
   let value: unknown;
   try {

@@ -45,7 +45,7 @@ export interface McpServerOptions {
 }
 
 /** Claude Code never defers a tool whose `_meta` says so behind its tool search: the model sees its schema at once. */
-export const ALWAYS_LOAD_META = 'anthropic/alwaysLoad';
+const ALWAYS_LOAD_META = 'anthropic/alwaysLoad';
 /** The tools a model needs from its first turn; the others it may look up. */
 const ALWAYS_LOADED: readonly ToolName[] = ['exec_command', 'write_stdin'];
 
