@@ -4,16 +4,17 @@
 // runs no install script of a dependency). Installing reaches the npm registry: one pack, one install each, every
 // case after.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execTextOf } from '../mcp/client-scenarios.js';
+import { readExecText } from '../helpers/exec-text.js';
 import { userHome } from '../helpers/suite-home.js';
 import { ROOT, cleanEnv, runToEnd } from '../mcp/cli-process.js';
-import { CJS_APP, ESM_APP, NO_DOCKERODE_APP, TS_APP, tsconfigFor } from './package-apps.js';
+import { AGENTS_APP, CJS_APP, ESM_APP, NO_DOCKERODE_APP, TS_APP, tsconfigFor } from './package-apps.js';
 
 const INSTALL_TIMEOUT_MS = 300_000;
 /** No compiler may run: a package that needs one fails to install here. */
@@ -168,6 +169,41 @@ describe('the package installed by npm as it comes (install scripts on), with no
     },
     180_000,
   );
+});
+
+describe('the package beside the OpenAI Agents SDK, installed by npm', () => {
+  let app: string;
+  beforeAll(() => {
+    // The version the repository's own tests run (an optional peer: installed by the app, not with the package).
+    const { devDependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
+    app = makeApp('agents-app', (dir) =>
+      execFileSync(
+        'npm',
+        ['install', tarball, `@openai/agents@${devDependencies['@openai/agents']}`, '--no-audit', '--no-fund'],
+        { cwd: dir, env: installEnv(), stdio: 'pipe' },
+      ),
+    );
+  }, INSTALL_TIMEOUT_MS);
+
+  it("runs a scripted agent on the README's lines, sandboxed, the model reading Codex's text, nothing left after", async () => {
+    const seen = (await runApp(app, 'agents.js', AGENTS_APP)) as { final: string; outputs: string[] };
+    expect(seen.final).toBe('done');
+    const [version, opened, answered] = seen.outputs.map(readExecText);
+    expect(version).toMatchObject({ exitCode: 0, output: expect.stringMatching(/^Python 3\.\d+\.\d+\nstarted\n$/) });
+    expect(opened?.output).toContain('>>> ');
+    expect(answered).toMatchObject({ sessionId: opened?.sessionId, output: 'print(40 + 2)\r\n42\r\n>>> ' });
+    // The run is over: the background child of its first command went with its session.
+    const marker = (pid: string) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'latin1') === 'sleep\u0000301.5\u0000';
+      } catch {
+        return false;
+      }
+    };
+    expect(readdirSync('/proc').filter((name) => /^\d+$/.test(name) && marker(name))).toEqual([]);
+  }, 120_000);
 });
 
 /** TypeScript 7.0 installed once, in a folder of its own beside the apps; its folder. */

@@ -71,3 +71,51 @@ export const tsconfigFor = (nodeTypesRoot: string) =>
     },
     files: ['typed.ts'],
   });
+
+/**
+ * The OpenAI Agents SDK's runner with the README's lines (`unified-exec/openai-agents`, default settings: sandboxed),
+ * on a model scripted by a stand-in for the Responses API on 127.0.0.1: a command that leaves a child in the
+ * background (`sleep 301.5`, a marker the test looks for after), a python3 REPL, a line typed into it.
+ */
+export const AGENTS_APP = `
+import { createServer } from 'node:http';
+import { run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled } from '@openai/agents';
+import { SandboxAgent } from '@openai/agents/sandbox';
+import OpenAI from 'openai';
+import { UnifiedExecSandboxClient } from 'unified-exec/openai-agents';
+
+const steps = [
+  { name: 'exec_command', args: { cmd: 'python3 --version; sleep 301.5 & echo started', login: false } },
+  { name: 'exec_command', args: { cmd: 'python3 -q -i', tty: true, login: false, yield_time_ms: 10000 } },
+  { name: 'write_stdin', args: { session_id: 'SESSION', chars: 'print(40 + 2)\\n', yield_time_ms: 10000 } },
+];
+const outputs = [];
+const server = createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk) => (body += chunk));
+  req.on('end', () => {
+    for (const item of JSON.parse(body).input ?? [])
+      if (item.type === 'function_call_output' && item.call_id === 'call_' + outputs.length) outputs.push(String(item.output));
+    const step = steps[outputs.length];
+    const session = /session ID (\\d+)/.exec(outputs.at(-1) ?? '')?.[1];
+    const item = step
+      ? { type: 'function_call', id: 'fc_' + outputs.length, call_id: 'call_' + outputs.length, name: step.name,
+          arguments: JSON.stringify(step.args).replace('"SESSION"', String(session)), status: 'completed' }
+      : { type: 'message', id: 'msg', role: 'assistant', status: 'completed',
+          content: [{ type: 'output_text', text: 'done', annotations: [] }] };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id: 'resp_' + outputs.length, object: 'response', status: 'completed', model: 'scripted',
+      output: [item], usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 } }));
+  });
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+setDefaultOpenAIClient(new OpenAI({ apiKey: 'scripted', baseURL: 'http://127.0.0.1:' + server.address().port + '/v1' }));
+setOpenAIAPI('responses');
+setTracingDisabled(true);
+
+const client = new UnifiedExecSandboxClient();
+const agent = new SandboxAgent({ name: 'Engineer', instructions: 'Answer from the workspace.' });
+const result = await run(agent, 'Which Python version is installed?', { sandbox: { client } });
+server.close();
+console.log(JSON.stringify({ final: result.finalOutput, outputs }));
+`;
