@@ -72,6 +72,9 @@ export function defineClientScenarios(client: () => Client): void {
     expect(byName.get('write_stdin')?.inputSchema.required).toEqual(['session_id']);
     expect(byName.get('close_session')?.inputSchema.required).toEqual(['session_id']);
     expect(byName.get('list_sessions')?.inputSchema.required ?? []).toEqual([]);
+    // Claude Code loads these two from the first turn, tool search or not; the other two it may defer.
+    const alwaysLoaded = tools.filter((t) => t._meta?.['anthropic/alwaysLoad'] === true).map((t) => t.name);
+    expect(alwaysLoaded).toEqual(['exec_command', 'write_stdin']);
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(40);
       // Declared, it would make clients show the model structured JSON instead of the text.

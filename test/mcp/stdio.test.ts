@@ -125,6 +125,19 @@ describe('unified-exec mcp (stdio) lifetime', () => {
   });
 });
 
+describe('unified-exec mcp --defer-tools', () => {
+  it('marks no tool to be loaded from the first turn: Claude Code may defer them all', async () => {
+    const connection = await connect(['--defer-tools']);
+    try {
+      const { tools } = await connection.client.listTools();
+      expect(tools).toHaveLength(4);
+      for (const tool of tools) expect(tool, tool.name).not.toHaveProperty('_meta');
+    } finally {
+      await connection.client.close();
+    }
+  });
+});
+
 describe('unified-exec mcp --structured-output', () => {
   let connection: Awaited<ReturnType<typeof connect>>;
   beforeAll(async () => {
