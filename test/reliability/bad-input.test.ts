@@ -359,12 +359,12 @@ describe('bad input through the MCP stdio server', () => {
       await expectError('{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600, /Invalid Request/);
       await expectError('{"jsonrpc":"2.0","id":7,"method":42}', -32600, /Invalid Request/, 7);
       await expectError('{"jsonrpc":"2.0","id":8,"method":"bogus/method"}', -32601, /Method not found/, 8);
-      // Valid JSON-RPC that tools/call cannot use: the SDK answers these itself (as -32603, naming the field).
-      await expectError('{"jsonrpc":"2.0","id":9,"method":"tools/call"}', -32603, /"params"/, 9);
-      await expectError('{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{}}', -32603, /"name"/, 10);
+      // Valid JSON-RPC that tools/call cannot use: the SDK answers these itself (Invalid params, naming the field).
+      await expectError('{"jsonrpc":"2.0","id":9,"method":"tools/call"}', -32602, /"params"/, 9);
+      await expectError('{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{}}', -32602, /"name"/, 10);
       await expectError(
         '{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"exec_command","arguments":"echo hi"}}',
-        -32603,
+        -32602,
         /"arguments"/,
         11,
       );
