@@ -2,7 +2,8 @@
 // earlier session's terminal (readable by it, and never hung up); reading termios lets us spot a password prompt
 // without spawning stty; and asking the kernel's socket diagnostics (sock_diag) which user owns a local TCP socket
 // tells a listener which local user is at the other end of a connection, in one lookup, where /proc/net/tcp would
-// be read whole.
+// be read whole. Reading /proc for input-wait's probes is here too: each probe reads a handful of small files, and one
+// call that reads them all costs a fraction of Node's open, read and close of each.
 #include <node_api.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -13,6 +14,8 @@
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <stdlib.h>
 #include <termios.h>
 #include <unistd.h>
 #include <errno.h>
@@ -193,6 +196,125 @@ static napi_value tcp_socket_owner(napi_env env, napi_callback_info info) {
   return object;
 }
 
+// A small file read whole into `*out` (malloc'ed, `*length` bytes), starting in `first` (size `first_size`): /proc
+// hands a single-record file (stat, syscall, schedstat) over in one read, so the heap is touched only past it (a long
+// children list). 1 read, 0 not (errno set).
+static int read_whole(const char* path, char* first, size_t first_size, char** out, size_t* length) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return 0;
+  char* heap = NULL; // once the text outgrows `first`
+  char* text = first;
+  size_t size = first_size, used = 0;
+  for (;;) {
+    ssize_t n = read(fd, text + used, size - used);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    used += (size_t)n;
+    if (n == 0 || used < size) {
+      close(fd);
+      *out = text;
+      *length = used;
+      return 1;
+    }
+    if (size >= (size_t)64 << 20) break; // no /proc record is this long
+    char* bigger = realloc(heap, size * 2);
+    if (bigger == NULL) break;
+    if (heap == NULL) memcpy(bigger, first, used);
+    heap = text = bigger;
+    size *= 2;
+  }
+  int saved = errno;
+  close(fd);
+  free(heap);
+  errno = saved;
+  return 0;
+}
+
+// readFiles(paths): each file's text (latin1: /proc's bytes as they are), or undefined where it cannot be read (a
+// process gone, a file missing), in the order given: the files are read one after the other, in that order.
+static napi_value read_files(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], result, undefined;
+  uint32_t count;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+      napi_get_array_length(env, argv[0], &count) != napi_ok) {
+    napi_throw_type_error(env, NULL, "expected an array of paths");
+    return NULL;
+  }
+  napi_get_undefined(env, &undefined);
+  napi_create_array_with_length(env, count, &result);
+  char path[4096], first[16384];
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value element, text = undefined;
+    if (napi_get_element(env, argv[0], i, &element) != napi_ok || !string_arg(env, element, path, sizeof path)) {
+      napi_throw_type_error(env, NULL, "expected an array of paths");
+      return NULL;
+    }
+    char* data;
+    size_t length;
+    if (read_whole(path, first, sizeof first, &data, &length)) {
+      napi_create_string_latin1(env, data, length, &text);
+      if (data != first) free(data);
+    }
+    napi_set_element(env, result, i, text);
+  }
+  return result;
+}
+
+// linkTarget(path): where a link points and which file it leads to, { target, id: "dev:ino" } (id left out when the
+// file cannot be stat'ed), or undefined when the link cannot be read: /proc/<pid>/fd/<n> in one call.
+static napi_value link_target(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], result, value;
+  char path[4096], target[4096];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+      !string_arg(env, argv[0], path, sizeof path)) {
+    napi_throw_type_error(env, NULL, "expected a path");
+    return NULL;
+  }
+  ssize_t n = readlink(path, target, sizeof target);
+  if (n < 0 || (size_t)n >= sizeof target) {
+    napi_get_undefined(env, &result);
+    return result;
+  }
+  napi_create_object(env, &result);
+  napi_create_string_latin1(env, target, (size_t)n, &value);
+  napi_set_named_property(env, result, "target", value);
+  struct stat file;
+  if (stat(path, &file) == 0) {
+    char id[48];
+    int length = snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)file.st_dev, (unsigned long long)file.st_ino);
+    napi_create_string_latin1(env, id, (size_t)length, &value);
+    napi_set_named_property(env, result, "id", value);
+  }
+  return result;
+}
+
+// readNow(fd, buffer): one read of what `fd` (non-blocking) holds now into `buffer`: the bytes read (0 at its end), or
+// -errno (-EAGAIN: nothing now). For a terminal's master the read first waits for the kernel's worker to hand over what
+// the other end wrote before the call: a drain barrier. Errors are numbers, not exceptions: EAGAIN is its usual answer.
+static napi_value read_now(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2], result;
+  int32_t fd;
+  void* data;
+  size_t size;
+  bool is_buffer = false;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2 ||
+      napi_get_value_int32(env, argv[0], &fd) != napi_ok || napi_is_buffer(env, argv[1], &is_buffer) != napi_ok ||
+      !is_buffer || napi_get_buffer_info(env, argv[1], &data, &size) != napi_ok) {
+    napi_throw_type_error(env, NULL, "expected an fd and a buffer");
+    return NULL;
+  }
+  ssize_t n;
+  do n = read(fd, data, size);
+  while (n < 0 && errno == EINTR);
+  napi_create_int32(env, n < 0 ? -errno : (int32_t)n, &result);
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "setCloexec", NAPI_AUTO_LENGTH, set_cloexec, NULL, &fn);
@@ -201,5 +323,11 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "localModes", fn);
   napi_create_function(env, "tcpSocketOwner", NAPI_AUTO_LENGTH, tcp_socket_owner, NULL, &fn);
   napi_set_named_property(env, exports, "tcpSocketOwner", fn);
+  napi_create_function(env, "readFiles", NAPI_AUTO_LENGTH, read_files, NULL, &fn);
+  napi_set_named_property(env, exports, "readFiles", fn);
+  napi_create_function(env, "linkTarget", NAPI_AUTO_LENGTH, link_target, NULL, &fn);
+  napi_set_named_property(env, exports, "linkTarget", fn);
+  napi_create_function(env, "readNow", NAPI_AUTO_LENGTH, read_now, NULL, &fn);
+  napi_set_named_property(env, exports, "readNow", fn);
   return exports;
 }

@@ -1,7 +1,7 @@
-import { decideInputWait, type LoopTimer, type SyscallTable } from './decide.js';
-import { runCounts, sampleForeground, syscallTable } from './sampler.js';
+import { decideInputWait, type ForegroundSample, type LoopTimer, type SyscallTable } from './decide.js';
+import { runCounts, sampleForeground, syscallTable, unchangedSince } from './sampler.js';
 import { ProbeBudget } from './probe-budget.js';
-import type { ExecProcess } from '../spawn/types.js';
+import type { ExecProcess, TerminalHandle } from '../spawn/types.js';
 import type { EarlyReturn, ReturnPolicy, WatchContext } from './return-policy.js';
 
 export interface InputWaitOptions {
@@ -128,6 +128,8 @@ export class InputWaitPolicy implements ReturnPolicy {
   private readonly maxIntervalMs: number;
   private readonly budget: ProbeBudget;
   private readonly loops = new WeakMap<ExecProcess, LoopTimers>();
+  /** Per session: the foreground group as last found waiting for input (see beforeInput). */
+  private readonly lastWaiting = new WeakMap<ExecProcess, ForegroundSample>();
 
   constructor(options: InputWaitOptions = {}, table: SyscallTable | undefined = syscallTable) {
     this.table = table;
@@ -144,6 +146,10 @@ export class InputWaitPolicy implements ReturnPolicy {
   beforeInput(process: ExecProcess): unknown {
     if (process.reportedInputWait) return process.reportedInputWait.mark();
     if (!this.table || !process.terminal || process.pid === undefined) return undefined;
+    // Where nothing of the group last seen waiting has run since, that group and its counts are the baseline: two
+    // small reads instead of a sample (the usual case: input typed at the prompt the last call answered at).
+    const last = this.lastWaiting.get(process);
+    if (last && singleThreaded(last) && unchangedSince(process.pid, last)) return runCounts(last);
     return runCounts(sampleForeground(process.pid, this.table, process.terminal));
   }
 
@@ -184,15 +190,13 @@ export class InputWaitPolicy implements ReturnPolicy {
         // worker. After the drain barrier it must still be waiting, and no process of the group may have run since:
         // a pipe reader sampled just before data reached its pipe (`cat | tr`) runs, prints and reads again between
         // the two looks, and its output can come after the barrier.
-        const runsBefore = new Map(sample.members.map((m) => [m.pid, m.runCount]));
         await terminal.flushOutput();
         if (signal.aborted) return undefined;
         // A tick just learned may have been a timer that printed (vim redrawing after an Esc), its output still on
         // the way: then the timer it let pass may print too (vim's wait for terminal replies before it exits).
         if (!confirmTicks(this.loopsOf(process), context.lastOutputAt())) continue;
-        const again = sampleForeground(pid, table, terminal);
-        const confirm = again && decideInputWait(again, terminal.path, table);
-        if (again && confirm?.kind === 'waiting' && again.members.every((m) => runsBefore.get(m.pid) === m.runCount)) {
+        if (stillWaiting(pid, table, terminal, sample)) {
+          this.lastWaiting.set(process, sample);
           const modes = terminal.localModes();
           return { state: 'waiting_for_input', ...(modes?.canonical && !modes.echo ? { secretPrompt: true } : {}) };
         }
@@ -235,6 +239,26 @@ export class InputWaitPolicy implements ReturnPolicy {
     }
     return loop;
   }
+}
+
+/** Whether every process of the group has one thread: then its run counts tell whether any of it has run. */
+const singleThreaded = (sample: ForegroundSample) => sample.members.every((m) => m.otherThreads.length === 0);
+
+/**
+ * After the drain barrier: whether the group `sample` saw waiting still waits, none of it having run since. Where
+ * every member has one thread, their run counts say it (unchangedSince: a process that has not run is where it was);
+ * another thread may run and print while its process's main thread sleeps on, so such a group is sampled again.
+ */
+function stillWaiting(pid: number, table: SyscallTable, terminal: TerminalHandle, sample: ForegroundSample): boolean {
+  if (singleThreaded(sample)) return unchangedSince(pid, sample);
+  const runsBefore = runCounts(sample);
+  const again = sampleForeground(pid, table, terminal);
+  const confirm = again && decideInputWait(again, terminal.path, table);
+  return (
+    again !== undefined &&
+    confirm?.kind === 'waiting' &&
+    again.members.every((m) => runsBefore.get(m.pid) === m.runCount)
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
 import {
   SYSCALLS,
   type ForegroundSample,
@@ -7,8 +7,8 @@ import {
   type ThreadSample,
   type WaitSample,
 } from './decide.js';
-import { readProcLink, readProcText } from '../linux/proc-read.js';
-import { parseProcStat, type ProcStat } from '../linux/process-tree.js';
+import { fileId, readProcFiles, readProcLinkTarget, readProcText } from '../linux/proc-read.js';
+import { parseProcStat, procStatThreads, type ProcStat } from '../linux/process-tree.js';
 import { ownWakeups, readEpollSet } from '../linux/epoll.js';
 
 /** The syscall table for this machine, or undefined where /proc cannot tell us (not Linux, unknown arch). */
@@ -136,16 +136,6 @@ export function terminalName(target: string, fdId: string | undefined, terminal:
 /** Whether a link target may be a terminal, and so is worth a stat to tell which. */
 const mayBeTerminal = (target: string) => target.startsWith('/dev/') && target !== '/dev/tty' && target !== '/dev/null';
 
-/** Which file a path is (its device and inode), or undefined when it cannot be read. */
-function fileId(path: string): string | undefined {
-  try {
-    const { dev, ino } = statSync(path);
-    return `${dev}:${ino}`;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * What a read, select, poll or epoll wait of `pid` (any of its threads: they share fds and memory) waits on, from
  * the text of the thread's /proc syscall file.
@@ -166,8 +156,10 @@ function sampleWait(
     fdTargets[fd] = mayBeTerminal(target) ? terminalName(target, fileId(`/proc/${pid}/fd/${fd}`), terminal) : target;
   };
   const link = (fd: number) => {
-    const target = readProcLink(`/proc/${pid}/fd/${fd}`);
-    if (target !== undefined) name(fd, target);
+    const found = readProcLinkTarget(`/proc/${pid}/fd/${fd}`);
+    if (found === undefined) return;
+    const { target, id } = found;
+    fdTargets[fd] = mayBeTerminal(target) ? terminalName(target, id, terminal) : target;
   };
   if (table.read.includes(syscall.nr)) {
     link(Number.parseInt(args[0] ?? '', 16));
@@ -224,8 +216,38 @@ function sampleRelay(pid: number, stat: ProcStat): MemberSample {
   };
 }
 
+/**
+ * What one process's files said, read in one go in this order: its run count, stat, its main thread's children (the
+ * walk goes on from there) and syscall (a member's sample begins with the run count and ends with its wait).
+ */
+interface ProcessFiles {
+  runsBefore: number;
+  statText: string | undefined;
+  stat: ProcStat | undefined;
+  syscallText: string | undefined;
+  children: string | undefined;
+}
+
+/** `relay`: a wrapper that only relays (see sampleRelay), whose wait is not read. */
+function readProcess(pid: number, relay = false): ProcessFiles {
+  const [schedstat, statText, children, syscallText] = readProcFiles([
+    `/proc/${pid}/schedstat`,
+    `/proc/${pid}/stat`,
+    `/proc/${pid}/task/${pid}/children`,
+    ...(relay ? [] : [`/proc/${pid}/syscall`]),
+  ]);
+  return {
+    runsBefore: runsOf(schedstat),
+    statText,
+    stat: statText === undefined ? undefined : parseProcStat(statText),
+    syscallText,
+    children,
+  };
+}
+
 function sampleMember(
   pid: number,
+  files: ProcessFiles,
   table: SyscallTable,
   terminal: SessionTerminal | undefined,
 ): MemberSample | undefined {
@@ -233,24 +255,28 @@ function sampleMember(
   // just written) can show the wait it was in before beside the count of after: a torn sample, which would pass for
   // a reader that has run since the input and waits again, while it is still at work on it (vim, 1 time in ~1 000
   // on a loaded machine, answered before it drew what was typed). Such a sample is of a running process.
-  const runsBefore = runs(pid);
-  const statText = readProcText(`/proc/${pid}/stat`);
-  const stat = statText ? parseProcStat(statText) : undefined;
-  if (!stat) return undefined;
-  const read = sampleWait(pid, readProcText(`/proc/${pid}/syscall`), table, terminal);
-  const runCount = runs(pid);
+  const { runsBefore, statText, stat } = files;
+  if (!stat || statText === undefined) return undefined;
+  const read = sampleWait(pid, files.syscallText, table, terminal);
+  // Only a timed wait can be a tick (see loopTimerAllows); -1 is no timeout.
+  const timed = read.timeoutMs !== undefined && read.timeoutMs >= 0;
+  const [schedstat, sched] = readProcFiles(
+    timed ? [`/proc/${pid}/schedstat`, `/proc/${pid}/sched`] : [`/proc/${pid}/schedstat`],
+  );
+  const runCount = runsOf(schedstat);
   const torn = Number.isFinite(runsBefore) && runCount !== runsBefore;
   const wait: WaitSample = torn ? { syscall: 'running', fdTargets: {} } : read;
-  // Only a timed wait can be a tick (see loopTimerAllows); -1 is no timeout.
-  const waitStartedMs = wait.timeoutMs !== undefined && wait.timeoutMs >= 0 ? lastRanAt(pid) : undefined;
+  const waitStartedMs = timed && !torn ? lastRanAt(sched) : undefined;
   const otherThreads: ThreadSample[] = [];
-  const threadCount = Number(statText?.slice(statText.lastIndexOf(')') + 2).split(' ')[17]);
-  if (threadCount > 1) {
+  if (procStatThreads(statText) > 1) {
     for (const tid of safeReaddir(`/proc/${pid}/task`)) {
       if (Number(tid) === pid) continue;
-      const t = parseProcStat(readProcText(`/proc/${pid}/task/${tid}/stat`) ?? '');
+      const [threadStat, syscallText] = readProcFiles([
+        `/proc/${pid}/task/${tid}/stat`,
+        `/proc/${pid}/task/${tid}/syscall`,
+      ]);
+      const t = parseProcStat(threadStat ?? '');
       if (!t) continue;
-      const syscallText = readProcText(`/proc/${pid}/task/${tid}/syscall`);
       const nr = Number.parseInt(syscallText ?? '', 10);
       const thread: ThreadSample = { tid: t.pid, state: t.state, ...(Number.isInteger(nr) ? { syscall: nr } : {}) };
       // A thread that may read the terminal for the loop (python -m asyncio's REPL): what it waits on.
@@ -271,12 +297,17 @@ function sampleMember(
 
 /** How many times the process has been put on a CPU (/proc/<pid>/schedstat), NaN when unreadable. */
 function runs(pid: number): number {
-  return Number(readProcText(`/proc/${pid}/schedstat`)?.split(' ')[2] ?? Number.NaN);
+  return runsOf(readProcText(`/proc/${pid}/schedstat`));
 }
 
-/** When the process last started to run (`se.exec_start`, ms), or undefined where /proc/<pid>/sched has no such line. */
-function lastRanAt(pid: number): number | undefined {
-  const text = readProcText(`/proc/${pid}/sched`);
+/** The run count in the text of a /proc/<pid>/schedstat; NaN when there is none. */
+const runsOf = (schedstat: string | undefined) => Number(schedstat?.split(' ')[2] ?? Number.NaN);
+
+/**
+ * When the process last started to run (`se.exec_start`, ms), from the text of its /proc/<pid>/sched; undefined where
+ * it has no such line.
+ */
+function lastRanAt(text: string | undefined): number | undefined {
   const match = text === undefined ? null : /^se\.exec_start\s*:\s*([\d.]+)$/m.exec(text);
   const value = match ? Number(match[1]) : Number.NaN;
   return Number.isFinite(value) ? value : undefined;
@@ -290,21 +321,26 @@ function safeReaddir(path: string): string[] {
   }
 }
 
-/** The leader's descendants (itself included, depth 0), walking /proc/<pid>/task/<tid>/children. */
-function descendants(leader: number): { pid: number; depth: number }[] {
-  const out: { pid: number; depth: number }[] = [];
-  const stack = [{ pid: leader, depth: 0 }];
-  while (stack.length > 0) {
-    const next = stack.pop()!;
-    out.push(next);
-    for (const tid of safeReaddir(`/proc/${next.pid}/task`)) {
-      const children = readProcText(`/proc/${next.pid}/task/${tid}/children`);
-      if (!children) continue;
-      for (const child of children.trim().split(' '))
-        if (child) stack.push({ pid: Number(child), depth: next.depth + 1 });
-    }
+/** The pids in a /proc/<pid>/task/<tid>/children text. */
+const childPids = (text: string | undefined) => (text ? text.trim().split(' ').filter(Boolean).map(Number) : []);
+
+/** The children of every thread of `pid` but its main one (whose list came with its files). */
+function otherThreadsChildren(pid: number): number[] {
+  const tids = safeReaddir(`/proc/${pid}/task`).filter((tid) => Number(tid) !== pid);
+  return readProcFiles(tids.map((tid) => `/proc/${pid}/task/${tid}/children`)).flatMap(childPids);
+}
+
+/** Which file each session terminal is, read once: a terminal's path names the same file as long as it is open. */
+const terminalIds = new WeakMap<object, string>();
+
+function sessionTerminal(terminal: { path?: string }): SessionTerminal | undefined {
+  if (terminal.path === undefined) return undefined;
+  let id = terminalIds.get(terminal);
+  if (id === undefined) {
+    id = fileId(terminal.path);
+    if (id !== undefined) terminalIds.set(terminal, id);
   }
-  return out;
+  return { path: terminal.path, id };
 }
 
 /**
@@ -312,6 +348,9 @@ function descendants(leader: number): { pid: number; depth: number }[] {
  * be read (the leader is gone, not Linux). Processes that vanish while we read are skipped, never fatal.
  * `terminal.path` is the session's terminal: an fd that is that file under another name counts as it (see
  * terminalName); without it, fds are taken by their names. `terminal.supervisorDepth`: see TerminalHandle.
+ *
+ * The leader's descendants are walked through /proc/<pid>/task/<tid>/children; each process's files are read in one
+ * go (readProcess), a member's sample beginning with them.
  */
 export function sampleForeground(
   leader: number,
@@ -319,17 +358,46 @@ export function sampleForeground(
   terminal: { path?: string; supervisorDepth?: number } = {},
 ): ForegroundSample | undefined {
   const supervisorDepth = terminal.supervisorDepth ?? 0;
-  const session = terminal.path === undefined ? undefined : { path: terminal.path, id: fileId(terminal.path) };
-  const leaderStat = parseProcStat(readProcText(`/proc/${leader}/stat`) ?? '');
-  if (!leaderStat || leaderStat.tpgid <= 0) return undefined;
+  const session = sessionTerminal(terminal);
+  const first = readProcess(leader, supervisorDepth > 0);
+  const tpgid = first.stat?.tpgid;
+  if (tpgid === undefined || tpgid <= 0) return undefined;
   const members: MemberSample[] = [];
-  for (const { pid, depth } of descendants(leader)) {
-    const stat = pid === leader ? leaderStat : parseProcStat(readProcText(`/proc/${pid}/stat`) ?? '');
-    if (stat?.pgid !== leaderStat.tpgid) continue;
-    const member = depth < supervisorDepth ? sampleRelay(pid, stat) : sampleMember(pid, table, session);
+  const stack: { pid: number; depth: number; files?: ProcessFiles }[] = [{ pid: leader, depth: 0, files: first }];
+  while (stack.length > 0) {
+    const { pid, depth, files = readProcess(pid, depth < supervisorDepth) } = stack.pop()!;
+    const { stat, statText } = files;
+    if (!stat || statText === undefined) continue; // gone
+    const children = childPids(files.children);
+    if (procStatThreads(statText) > 1) children.push(...otherThreadsChildren(pid));
+    for (const child of children) stack.push({ pid: child, depth: depth + 1 });
+    if (stat.pgid !== tpgid) continue;
+    const member = depth < supervisorDepth ? sampleRelay(pid, stat) : sampleMember(pid, files, table, session);
     if (member) members.push(member);
   }
-  return { tpgid: leaderStat.tpgid, members };
+  return { tpgid, members };
+}
+
+/**
+ * Whether no process of `sample`'s foreground group has run, or been woken, since it was taken, and the group is
+ * still the terminal's foreground: then each is where the sample saw it (a process that has not run has not changed
+ * its wait), and nothing has joined the group (a process joins by a fork or a setpgid, run by a member, or by the
+ * leader handing over the terminal). The state is read beside the run count: a process woken and not yet on a CPU
+ * (`tr` of `cat | tr` once `cat` has written to the pipe) shows R with its count as it was. Reads only the leader's
+ * stat and each member's stat and run count.
+ */
+export function unchangedSince(leader: number, sample: ForegroundSample): boolean {
+  const texts = readProcFiles([
+    `/proc/${leader}/stat`,
+    ...sample.members.flatMap((m) => [`/proc/${m.pid}/stat`, `/proc/${m.pid}/schedstat`]),
+  ]);
+  if (parseProcStat(texts[0] ?? '')?.tpgid !== sample.tpgid) return false;
+  return sample.members.every(
+    (m, i) =>
+      Number.isFinite(m.runCount) &&
+      parseProcStat(texts[2 * i + 1] ?? '')?.state === m.state &&
+      runsOf(texts[2 * i + 2]) === m.runCount,
+  );
 }
 
 /** Run counts of the foreground group now, to tell later whether a reader has run since. */

@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync, readSync, readlinkSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readlinkSync, statSync } from 'node:fs';
+import { optionalNativeHelpers } from '../util/native-addon.js';
 
 const buffer = Buffer.alloc(16 * 1024);
 
@@ -39,6 +40,38 @@ export function readProcLink(path: string): string | undefined {
 export function readProcTable(path: string): string | undefined {
   try {
     return readFileSync(path, 'latin1');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Small /proc files (see readProcText) read one after the other in the order given, each as text or undefined: in
+ * one call to our addon where it loads (a probe reads a handful at a time), else one by one.
+ */
+export function readProcFiles(paths: readonly string[]): (string | undefined)[] {
+  const native = optionalNativeHelpers();
+  return native ? native.readFiles(paths) : paths.map(readProcText);
+}
+
+/**
+ * Where a /proc link points and which file (`dev:ino`, as fileId says) it leads to, or undefined when it is gone:
+ * `/proc/<pid>/fd/<n>` in one call to our addon where it loads.
+ */
+export function readProcLinkTarget(path: string): { target: string; id?: string } | undefined {
+  const native = optionalNativeHelpers();
+  if (native) return native.linkTarget(path);
+  const target = readProcLink(path);
+  if (target === undefined) return undefined;
+  const id = fileId(path);
+  return id === undefined ? { target } : { target, id };
+}
+
+/** Which file a path is (its device and inode, `dev:ino`), or undefined when it cannot be read. */
+export function fileId(path: string): string | undefined {
+  try {
+    const { dev, ino } = statSync(path);
+    return `${dev}:${ino}`;
   } catch {
     return undefined;
   }

@@ -13,16 +13,38 @@ export interface ProcStat {
   state: string;
 }
 
-/** Parses /proc/<pid>/stat. The command name may hold spaces and parentheses, so split after the last `)`. */
+/**
+ * Parses /proc/<pid>/stat. The command name may hold spaces and parentheses, so the fields are read after the last
+ * `)`, only as far as needed (input-wait reads several of these per probe).
+ */
 export function parseProcStat(text: string): ProcStat | undefined {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) return undefined;
+  // state ppid pgrp session tty_nr tpgid: the six fields after the name.
+  const fields: string[] = [];
+  let at = close + 2;
+  while (fields.length < 6 && at <= text.length) {
+    const end = text.indexOf(' ', at);
+    fields.push(text.slice(at, end < 0 ? text.length : end));
+    if (end < 0) break;
+    at = end + 1;
+  }
+  if (fields.length < 6) return undefined;
+  const [state, ppid, pgid, sid, , tpgid] = fields as [string, string, string, string, string, string];
   const pid = Number(text.slice(0, open).trim());
-  const fields = text.slice(close + 2).split(' ');
-  const [state, ppid, pgid, sid, , tpgid] = fields;
-  if (state === undefined || tpgid === undefined) return undefined;
   return { pid, state, ppid: Number(ppid), pgid: Number(pgid), sid: Number(sid), tpgid: Number(tpgid) };
+}
+
+/** The number of threads in a /proc/<pid>/stat (its 20th field, the 18th after the name); NaN when there is none. */
+export function procStatThreads(text: string): number {
+  let at = text.lastIndexOf(')') + 2;
+  for (let field = 0; field < 17; field++) {
+    at = text.indexOf(' ', at) + 1;
+    if (at === 0) return Number.NaN;
+  }
+  const end = text.indexOf(' ', at);
+  return Number(text.slice(at, end < 0 ? text.length : end));
 }
 
 /** Undefined when the process is gone (between listing and reading) or this is not Linux. */

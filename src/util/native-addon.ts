@@ -19,6 +19,15 @@ export interface NativeHelpers {
     remotePort: number,
     interfaceIndex: number,
   ): { uid: number; inode: number; cgroup?: bigint } | null;
+  /** Each file's text (latin1), or undefined where it cannot be read, read one after the other in the order given. */
+  readFiles(paths: readonly string[]): (string | undefined)[];
+  /** Where a link points, and which file (`dev:ino`) it leads to when that can be stat'ed; undefined: unreadable. */
+  linkTarget(path: string): { target: string; id?: string } | undefined;
+  /**
+   * One read of what the non-blocking `fd` holds now into `buffer`: the bytes read (0 at its end) or -errno (-EAGAIN:
+   * nothing now). On a terminal's master it is a drain barrier: the kernel hands over first what was written before.
+   */
+  readNow(fd: number, buffer: Buffer): number;
 }
 
 const ADDON_FILE = 'unified_exec_native.node';

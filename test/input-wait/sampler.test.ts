@@ -1,7 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { sampleForeground, syscallTable, terminalName } from '../../src/input-wait/sampler.js';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { sampleForeground, syscallTable, terminalName, unchangedSince } from '../../src/input-wait/sampler.js';
+import { PATIENT } from '../helpers/processes.js';
 import { LocalExecutor } from '../../src/spawn/local-executor.js';
-import { decideInputWait, type MemberSample } from '../../src/input-wait/decide.js';
+import { decideInputWait, type ForegroundSample, type MemberSample } from '../../src/input-wait/decide.js';
 import type { ExecProcess } from '../../src/spawn/types.js';
 import { NO_SANDBOX, sandboxPolicy, useWorkspace } from '../sandbox/sandbox-helpers.js';
 import type { SandboxPolicy } from '../../src/sandbox/policy.js';
@@ -187,3 +190,73 @@ describe.skipIf(syscallTable === undefined || (NO_SANDBOX !== undefined && !proc
     });
   },
 );
+
+describe.skipIf(process.platform !== 'linux')('unchangedSince: whether nothing of a sampled group has run', () => {
+  it('holds while the group waits, and not once a member has run or another group has the terminal', async () => {
+    const table = syscallTable!;
+    // Reads a line, then waits for a child.
+    const { proc } = await sampled('', [...table.read, ...table.select], {
+      argv: ['bash', '--norc', '--noprofile', '-c', 'echo ready; read -r; sleep 1000 & wait'],
+    });
+    const pid = proc.pid!;
+    const sample = sampleForeground(pid, table, proc.terminal)!;
+    expect(unchangedSince(pid, sample)).toBe(true);
+    expect(unchangedSince(pid, sample)).toBe(true);
+    await proc.write('\n');
+    // The shell has run: it read the line and started its child.
+    await vi.waitFor(() => expect(unchangedSince(pid, sample)).toBe(false), PATIENT);
+    // A sample whose foreground group is not the terminal's now does not hold, whatever the run counts say.
+    const waiting = sampleForeground(pid, table, proc.terminal)!;
+    expect(unchangedSince(pid, { ...waiting, tpgid: waiting.tpgid + 1 })).toBe(false);
+  });
+});
+
+describe.skipIf(process.platform !== 'linux')('unchangedSince: a member woken but not yet run', () => {
+  it("does not hold for `tr` of `cat | tr` once cat's write has woken it, though its run count is as it was", async () => {
+    // The race a sample can meet: tr read before cat wrote to the pipe (asleep, count N), cat read after it went back
+    // to its read. tr is woken by then: R, its count still N until it gets a CPU. Here it cannot get one: it is pinned
+    // to CPU 1, where a real-time busy loop runs for 0.4 s.
+    const table = syscallTable!;
+    const proc = await new LocalExecutor({ watchdog: false }).spawn({
+      argv: ['bash', '--norc', '--noprofile', '-c', 'cat | tr a-z A-Z'],
+      cwd: '/tmp',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'dumb' },
+      tty: true,
+    });
+    live.push(proc);
+    const pid = proc.pid!;
+    const comm = (p: number) => readFileSync(`/proc/${p}/comm`, 'utf8').trim();
+    const member = (sample: ForegroundSample, name: string) => sample.members.find((m) => comm(m.pid) === name)!;
+    let before!: ForegroundSample;
+    await vi.waitFor(() => {
+      before = sampleForeground(pid, table, proc.terminal)!;
+      expect(before.members.map((m) => comm(m.pid)).sort()).toEqual(['bash', 'cat', 'tr']);
+      expect(decideInputWait(before, proc.terminal!.path, table).kind).toBe('waiting');
+    }, PATIENT);
+    const tr = member(before, 'tr');
+    execFileSync('taskset', ['-p', '-c', '1', String(tr.pid)], { stdio: 'ignore' });
+    const spinner = spawn('chrt', ['-f', '50', 'taskset', '-c', '1', 'python3', '-c', SPIN], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await proc.write('hello\n');
+      const cat = member(before, 'cat');
+      // cat has read the line, written it to the pipe and gone back to its read.
+      await vi.waitFor(() => {
+        const now = sampleForeground(pid, table, proc.terminal)!;
+        expect(member(now, 'cat').runCount).not.toBe(cat.runCount);
+        expect(member(now, 'cat').state).toBe('S');
+      }, PATIENT);
+      const after = sampleForeground(pid, table, proc.terminal)!;
+      const trNow = member(after, 'tr');
+      // Woken, not yet run: the precondition of the race.
+      expect({ state: trNow.state, runCount: trNow.runCount }).toEqual({ state: 'R', runCount: tr.runCount });
+      const torn = { ...after, members: after.members.map((m) => (m.pid === tr.pid ? tr : m)) };
+      expect(unchangedSince(pid, torn)).toBe(false);
+    } finally {
+      spinner.kill('SIGKILL');
+    }
+  });
+});
+
+/** Busy for 0.4 s: on CPU 1 under SCHED_FIFO it keeps a pinned process there from running. */
+const SPIN = 'import time\nend = time.time() + 0.4\nwhile time.time() < end:\n    pass';

@@ -10,7 +10,7 @@ import type { ExecProcess } from '../../src/spawn/types.js';
 // reader that has run since the input and waits again. Here the process is woken at the worst moment, on purpose:
 // right after its wait has been read, and the sampler goes on only once it has run.
 
-/** Called after each /proc read the sampler makes, with its path. */
+/** Called after each /proc read the sampler makes (after each call, for several read in one), with its path. */
 let afterRead: ((path: string) => void) | undefined;
 
 vi.mock('../../src/linux/proc-read.js', async (importOriginal) => {
@@ -21,6 +21,12 @@ vi.mock('../../src/linux/proc-read.js', async (importOriginal) => {
       const text = actual.readProcText(path);
       afterRead?.(path);
       return text;
+    },
+    // Several files in one call: the process is woken after the call, as it may be right after its last read.
+    readProcFiles: (paths: readonly string[]) => {
+      const texts = actual.readProcFiles(paths);
+      for (const path of paths) afterRead?.(path);
+      return texts;
     },
   };
 });

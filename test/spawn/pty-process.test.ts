@@ -3,7 +3,8 @@ import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync } fro
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { nativeHelpers } from '../../src/util/native-addon.js';
 import { PATIENT, busyWait, isAlive, printedPid, waitUntilGone } from '../helpers/processes.js';
 import { useProcesses } from '../helpers/spawn.js';
 
@@ -11,6 +12,20 @@ const spawn = useProcesses();
 const BURST = "head -c 1000000 /dev/zero | tr '\\0' a";
 /** The write(2) syscall number as /proc/<pid>/syscall shows it, where we know it. */
 const WRITE_SYSCALL = ({ x64: 1, arm64: 64 } as Record<string, number>)[process.arch];
+
+/**
+ * Starts a shell that prints `ready`, then `written` half a second later, and stops its output with ^S once `ready`
+ * came: resolves when the shell is blocked writing `written` to the stopped terminal.
+ */
+async function stoppedBeforeWritten() {
+  const started = spawn.pty('printf ready; sleep 0.5; printf written; exec sleep 1000');
+  const { proc, output } = started;
+  await vi.waitFor(() => expect(output()).toBe('ready'), PATIENT);
+  await proc.write('\u0013');
+  const syscall = () => readFileSync(`/proc/${proc.pid}/syscall`, 'utf8').split(' ')[0];
+  await vi.waitFor(() => expect(syscall()).toBe(String(WRITE_SYSCALL)), PATIENT);
+  return started;
+}
 
 describe('PtyProcess', () => {
   it('opens an 80x24 terminal by default', async () => {
@@ -88,13 +103,17 @@ describe('PtyProcess', () => {
   });
 
   it('never lets the drain marker into the output, even when flushing in the middle of a flood', async () => {
-    const { proc, output, exited } = spawn.pty("yes abc | head -c 200000; read -r; printf 'end'");
+    // 2 MB: more than a drain reads at once (256 KiB), so drains in the flood leave the rest to a marker.
+    const { proc, output, exited } = spawn.pty("yes abc | head -c 2000000; read -r; printf 'end'");
+    const drains = [];
+    for (let i = 0; i < 20; i++) drains.push(proc.flushOutput());
+    await Promise.all(drains);
     for (let i = 0; i < 20; i++) await proc.flushOutput();
-    await vi.waitFor(() => expect(output().length).toBe(250_000), PATIENT);
+    await vi.waitFor(() => expect(output().length).toBe(2_500_000), PATIENT);
     await proc.flushOutput();
     await proc.write('\n');
     const { output: all } = await exited;
-    expect(all).toBe(`${'abc\r\n'.repeat(50_000)}\r\nend`);
+    expect(all).toBe(`${'abc\r\n'.repeat(500_000)}\r\nend`);
     expect(all).not.toContain('ue-drain');
   });
 
@@ -112,25 +131,65 @@ describe('PtyProcess', () => {
   });
 
   it.runIf(WRITE_SYSCALL !== undefined)(
-    'keeps a drain open while output is stopped with ^S, and completes it after ^Q',
+    'completes a drain at once while output is stopped with ^S (a write blocked by it has not been written), and the write comes after ^Q',
     async () => {
-      const { proc, output } = spawn.pty('printf ready; sleep 0.5; printf written; exec sleep 1000');
-      await vi.waitFor(() => expect(output()).toBe('ready'), PATIENT);
-      await proc.write('\u0013');
-      // The shell now blocks writing "written" to the stopped terminal; the drain marker cannot get through either.
-      const syscall = () => readFileSync(`/proc/${proc.pid}/syscall`, 'utf8').split(' ')[0];
-      await vi.waitFor(() => expect(syscall()).toBe(String(WRITE_SYSCALL)), PATIENT);
-      let resolved = false;
-      const flushed = proc.flushOutput().then(() => (resolved = true));
-      // Waiting for something not to happen needs a window: 300 ms, well inside the 2 s drain timeout.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(resolved).toBe(false);
+      // The shell blocks writing "written" to the stopped terminal: none of it is in the terminal yet.
+      const { proc, output } = await stoppedBeforeWritten();
+      const started = performance.now();
+      await proc.flushOutput();
+      // The drain timeout is 2 s: well before it, the drain did not wait for the stopped output.
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(output()).toBe('ready');
       await proc.write('\u0011');
-      await flushed;
       await vi.waitFor(() => expect(output()).toBe('readywritten'), PATIENT);
-      expect(output()).not.toContain('ue-drain');
+      await proc.flushOutput();
+      expect(output()).toBe('readywritten');
     },
   );
+
+  describe('where the terminal cannot be read at once, by a marker through it', () => {
+    // A drain reads the master itself when it can; a stream with data not yet handed on, a drain already under way
+    // or a flood past what it reads at once leave it to a marker written through the terminal. Here every read
+    // answers EBADF, so every drain takes the marker's way.
+    beforeEach(() => {
+      vi.spyOn(nativeHelpers(), 'readNow').mockReturnValue(-9);
+    });
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    it('has delivered everything written before the call, and never lets the marker into the output', async () => {
+      const { proc, output, exited } = spawn.pty(
+        'printf ready; read -r; yes abc | head -c 200000; printf end; read -r',
+      );
+      await vi.waitFor(() => expect(output()).toBe('ready'), PATIENT);
+      await proc.write('\n');
+      for (let i = 0; i < 20; i++) await proc.flushOutput();
+      await vi.waitFor(() => expect(output().endsWith('end')).toBe(true), PATIENT);
+      await proc.flushOutput();
+      await proc.write('\n');
+      const { output: all } = await exited;
+      expect(all).toBe(`ready\r\n${'abc\r\n'.repeat(50_000)}end\r\n`);
+      expect(all).not.toContain('ue-drain');
+    });
+
+    it.runIf(WRITE_SYSCALL !== undefined)(
+      'keeps a drain open while output is stopped with ^S, and completes it after ^Q',
+      async () => {
+        // The shell blocks writing "written" to the stopped terminal; the marker cannot get through either.
+        const { proc, output } = await stoppedBeforeWritten();
+        let resolved = false;
+        const flushed = proc.flushOutput().then(() => (resolved = true));
+        // Waiting for something not to happen needs a window: 300 ms, well inside the 2 s drain timeout.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(resolved).toBe(false);
+        await proc.write('\u0011');
+        await flushed;
+        await vi.waitFor(() => expect(output()).toBe('readywritten'), PATIENT);
+        expect(output()).not.toContain('ue-drain');
+      },
+    );
+  });
 
   it('never lets a write meant for a terminated terminal reach the next one, even when fs threads are busy', async () => {
     // Occupy every libuv pool thread with an open() of a FIFO that blocks until we open its other end: a write
