@@ -13,5 +13,16 @@ export function sequentialIds(start = 1000): () => number {
   return () => next++;
 }
 
+/** Random bytes for chunk ids, drawn a few hundred replies at a time: one draw costs about what a reply does. */
+let pool = Buffer.alloc(0);
+let taken = 0;
+
 /** 6 random lowercase hex characters that name one response. */
-export const newChunkId = (): string => randomBytes(3).toString('hex');
+export function newChunkId(): string {
+  if (taken + 3 > pool.length) {
+    pool = randomBytes(768);
+    taken = 0;
+  }
+  taken += 3;
+  return pool.toString('hex', taken - 3, taken);
+}

@@ -274,6 +274,81 @@ export interface ShellResponse {
   timedOut: boolean;
 }
 
+/** write_stdin's usual fields under one shape's names: the library's, or the wire's. */
+interface PlainWriteNames {
+  sessionId: string;
+  chars: string;
+  yieldTimeMs: string;
+  maxOutputTokens: string;
+}
+
+/**
+ * The usual write_stdin call (a session id, text, a yield, a token limit: each a plain value), checked and filled in
+ * without zod, as `schema` would: a round trip is well under a millisecond, and zod's pass was a tenth of it. Anything
+ * else (a quoted id, keys, a resize, a wrong value, an unknown field) is undefined: zod checks it, and words the
+ * errors. test/manager/requests.test.ts holds the two to the same answers.
+ */
+function plainWriteStdin(args: object, names: PlainWriteNames): Record<string, unknown> | undefined {
+  let sessionId: number | undefined;
+  let chars = '';
+  let yieldTimeMs = DEFAULT_WRITE_YIELD_TIME_MS;
+  let maxOutputTokens = DEFAULT_MAX_OUTPUT_TOKENS;
+  const count = (value: unknown) =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : undefined;
+  for (const [name, value] of Object.entries(args)) {
+    // null is left out (see parseArguments); undefined too, but only under a known name: a strict schema refuses an
+    // unknown field whatever it holds.
+    if (value === null) continue;
+    if (value === undefined) {
+      if (Object.values(names).includes(name)) continue;
+      return undefined;
+    }
+    if (name === names.sessionId) {
+      if (!Number.isSafeInteger(value) || (value as number) <= 0) return undefined;
+      sessionId = value as number;
+    } else if (name === names.chars) {
+      if (typeof value !== 'string') return undefined;
+      chars = value;
+    } else if (name === names.yieldTimeMs) {
+      const checked = count(value);
+      if (checked === undefined) return undefined;
+      yieldTimeMs = checked;
+    } else if (name === names.maxOutputTokens) {
+      const checked = count(value);
+      if (checked === undefined) return undefined;
+      maxOutputTokens = checked;
+    } else {
+      return undefined;
+    }
+  }
+  if (sessionId === undefined) return undefined;
+  return {
+    [names.sessionId]: sessionId,
+    [names.chars]: chars,
+    [names.yieldTimeMs]: yieldTimeMs,
+    [names.maxOutputTokens]: maxOutputTokens,
+  };
+}
+
+const WIRE_WRITE_NAMES: PlainWriteNames = {
+  sessionId: 'session_id',
+  chars: 'chars',
+  yieldTimeMs: 'yield_time_ms',
+  maxOutputTokens: 'max_output_tokens',
+};
+const LIBRARY_WRITE_NAMES: PlainWriteNames = {
+  sessionId: 'sessionId',
+  chars: 'chars',
+  yieldTimeMs: 'yieldTimeMs',
+  maxOutputTokens: 'maxOutputTokens',
+};
+
+/** The schemas whose usual calls are checked without zod (see plainWriteStdin). */
+const plainCheckers = new Map<z.ZodObject, (args: object) => Record<string, unknown> | undefined>([
+  [writeStdinParams, (args) => plainWriteStdin(args, WIRE_WRITE_NAMES)],
+  [writeStdinRequest, (args) => plainWriteStdin(args, LIBRARY_WRITE_NAMES)],
+]);
+
 /**
  * Checks `args` against `schema` and fills in its defaults; `null` fields count as left out (JSON callers write
  * them). Throws one INVALID_ARGUMENT error naming every wrong field.
@@ -282,6 +357,8 @@ export function parseArguments<Schema extends z.ZodObject>(schema: Schema, args:
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     throw invalidArgument(`Invalid arguments: expected an object, got ${describeValue(args)}`);
   }
+  const plain = plainCheckers.get(schema)?.(args);
+  if (plain !== undefined) return plain as z.output<Schema>;
   const present = Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
   const result = schema.safeParse(present, { reportInput: true });
   if (!result.success) {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   closeSessionParams,
@@ -318,5 +319,61 @@ describe('the wire schemas (snake_case, what models send)', () => {
       max_output_tokens: 10_000,
       sandbox_permissions: 'use_default',
     });
+  });
+});
+
+describe('write_stdin checked without zod (the usual call), beside zod', () => {
+  // parseArguments answers the usual write_stdin call without zod; here both answer every kind of value, so the
+  // shortcut can never take or fill in what zod would not.
+  const value = fc.oneof(
+    fc.integer({ min: -5, max: 100_000 }),
+    fc.double({ noDefaultInfinity: false }),
+    fc.constantFrom(Number.NaN, Infinity, -0, 0.5, 2 ** 53, 2 ** 53 + 2, 12_345),
+    fc.string(),
+    fc.constantFrom('123', ' 42 ', '', '1e3'),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.boolean(),
+    fc.array(fc.string(), { maxLength: 2 }),
+  );
+  const asked = (names: string[]) => fc.dictionary(fc.constantFrom(...names), value, { maxKeys: names.length });
+  const answer = (schema: Parameters<typeof parseArguments>[0], args: object) => {
+    try {
+      return { ok: parseArguments(schema, args) };
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  };
+  const zodAnswer = (schema: Parameters<typeof parseArguments>[0], args: object) => {
+    const present = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null));
+    const result = schema.safeParse(present);
+    return result.success ? { ok: result.data } : undefined;
+  };
+
+  it.each([
+    [
+      'the library',
+      writeStdinRequest,
+      ['sessionId', 'chars', 'yieldTimeMs', 'maxOutputTokens', 'keys', 'screen', 'bogus'],
+    ],
+    ['the wire', writeStdinParams, ['session_id', 'chars', 'yield_time_ms', 'max_output_tokens', 'cols', 'extra']],
+  ] as const)('%s: the same answer for any call', (_, schema, names) => {
+    fc.assert(
+      fc.property(asked([...names]), (args) => {
+        const ours = answer(schema, args);
+        const zods = zodAnswer(schema, args);
+        if (zods === undefined) expect(ours).toHaveProperty('error');
+        else expect(ours).toEqual(zods);
+      }),
+      { numRuns: 10_000 },
+    );
+  });
+
+  it('answers the usual call as zod does, key for key', () => {
+    const args = { sessionId: 12_345, chars: 'echo hi\r', yieldTimeMs: 10_000.7 };
+    expect(parseArguments(writeStdinRequest, args)).toStrictEqual(writeStdinRequest.parse(args));
+    expect(Object.keys(parseArguments(writeStdinRequest, { sessionId: 1 }))).toEqual(
+      Object.keys(writeStdinRequest.parse({ sessionId: 1 })),
+    );
   });
 });
