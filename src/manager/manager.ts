@@ -91,6 +91,12 @@ interface Collect {
   signal?: AbortSignal | undefined;
 }
 
+/** What a command that waited for a login snapshot keeps of its yield, to run and answer. */
+const SNAPSHOT_WAIT_SLACK_MS = 50;
+
+/** Why a call's wait is aborted once it is over, while its policy still watches: a reason of our own, where abort() would build a DOMException. */
+const WAIT_OVER = Symbol('the wait is over');
+
 /** The caller's `onOutput` for one call: called at most MAX_OUTPUT_DELTAS times, and its throws are not the call's. */
 function boundedListener(options: CallOptions | undefined): ((text: string) => void) | undefined {
   const listener = options?.onOutput;
@@ -332,8 +338,8 @@ export class UnifiedExecManager {
   /**
    * Gets the default executor ready for the commands to come, in the background: takes the snapshot of the login
    * profile that an `exec_command` with the default shell and `login` will load, so the first one finds it ready. A
-   * server calls it once it is connected; a call that comes before it is done does not wait for it (it runs a real
-   * login shell). Resolves when done or given up; never rejects. Does nothing with `shellSnapshot: false`.
+   * server calls it once it is connected; a login call that comes before it is done waits for it while it can still
+   * answer within its yield, then runs a real login shell. Resolves when done or given up; never rejects. Does nothing with `shellSnapshot: false`.
    */
   async warmUp(): Promise<void> {
     if (this.shutdownPromise) return;
@@ -354,6 +360,9 @@ export class UnifiedExecManager {
       tty: req.tty,
       ...(req.tty ? terminalSize(req) : {}),
       shellSnapshot: this.settings.shellSnapshot,
+      // A login snapshot being taken (a fresh server's) is waited for while the command can still answer within its
+      // yield, which counts from before the wait (see start).
+      snapshotWaitMs: Math.max(0, clampYieldTime(req.yieldTimeMs) - SNAPSHOT_WAIT_SLACK_MS),
     };
   }
 
@@ -679,7 +688,8 @@ export class UnifiedExecManager {
       }
       // Subscribed in the same tick as the start, so not one byte of output is missed; stored before any wait, so
       // it is reachable (and shutdown finds it) even if the caller goes away.
-      const spawned = performance.now();
+      // A wait for a login snapshot stood in for the login shell's own start-up: the yield counts from before it.
+      const spawned = performance.now() - (begun.waitedMs ?? 0);
       const made = new ExecSession(id, req.command, begun.process, {
         outputMaxBytes: this.settings.outputMaxBytes,
         nowMs: this.clock(),
@@ -729,9 +739,13 @@ export class UnifiedExecManager {
     if (session.state !== 'running' || call.signal?.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const abort = new AbortController();
+      let over = false;
+      /** The policy is still at work: its signal tells it to stop. One that has answered needs no abort (and its event). */
+      let watching = false;
       const finish = (result: EarlyReturn | undefined) => {
-        if (abort.signal.aborted) return;
-        abort.abort();
+        if (over) return;
+        over = true;
+        if (watching) abort.abort(WAIT_OVER);
         clearTimeout(timer);
         sub.dispose();
         call.signal?.removeEventListener('abort', cancel);
@@ -749,9 +763,13 @@ export class UnifiedExecManager {
       });
       call.signal?.addEventListener('abort', cancel, { once: true });
       if (session.process.tty) {
+        watching = true;
         this.returnPolicy.watch(session.watchContext(abort.signal, call.trigger, call.beforeInput)).then(
-          (result) => result && finish(result),
-          () => undefined,
+          (result) => {
+            watching = false;
+            if (result) finish(result);
+          },
+          () => (watching = false),
         );
       }
     });

@@ -63,7 +63,10 @@ export class LocalExecutor implements Executor, ProcessSpawner {
   private snapshots: ShellSnapshots | undefined;
   private closed = false;
   /** What prepare worked out for a request, for its start. */
-  private readonly prepared = new WeakMap<CommandRequest, { plan: LocalPlan; login: LoginPlan | undefined }>();
+  private readonly prepared = new WeakMap<
+    CommandRequest,
+    { plan: LocalPlan; login: LoginPlan | undefined; waitedMs: number }
+  >();
 
   constructor(options: LocalExecutorOptions = {}) {
     this.launcher = options.sandbox ?? SandboxLauncher.shared();
@@ -86,13 +89,14 @@ export class LocalExecutor implements Executor, ProcessSpawner {
   async prepare(request: CommandRequest): Promise<void> {
     if (request.sandbox !== undefined) await this.launcher.ready(request.sandbox);
     const plan = this.plan(request);
-    const prepared = { plan, login: await this.loginPlan(request, plan) };
-    this.prepared.set(request, prepared);
+    const planning = performance.now();
+    const login = await this.loginPlan(request, plan);
+    this.prepared.set(request, { plan, login, waitedMs: performance.now() - planning });
   }
 
   /**
    * Takes the login snapshot a login command line like `request` will run through, and resolves once it is ready or
-   * could not be had (never rejects). Commands that start meanwhile do not wait for it: they run a real login shell.
+   * could not be had (never rejects). Commands that start meanwhile wait for it as long as their snapshotWaitMs allows.
    */
   async warmUp(request: CommandRequest): Promise<void> {
     try {
@@ -113,7 +117,9 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     const warnings: string[] = [];
     let { argv } = plan;
     // A login command line: through a snapshot of the login profile when one is ready, else a real login shell.
+    const planning = performance.now();
     const login = prepared ? prepared.login : await this.loginPlan(request, plan);
+    const waitedMs = prepared ? prepared.waitedMs : performance.now() - planning;
     // Leaving the sandbox: the PATH the profile left, cleaned like the one it started with (no relative entries, no
     // folders of the writable roots), so `./node_modules/.bin` a profile adds does not find the agent's programs.
     const roots = plan.writableRoots;
@@ -141,7 +147,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
       // The child has changed directory by now: node-pty and libuv chdir in the child before they return.
       if (dir !== undefined) closeSync(dir);
     }
-    return { process, sandbox, warnings };
+    return { process, sandbox, warnings, ...(waitedMs >= 1 ? { waitedMs } : {}) };
   }
 
   async prepareSpawn(options: SpawnOptions): Promise<void> {
@@ -207,14 +213,16 @@ export class LocalExecutor implements Executor, ProcessSpawner {
   }
 
   /**
-   * How a login command line of `request` runs: through the snapshot when it is ready, else at once as a real login
-   * shell (while the snapshot is taken in the background). A command leaving the sandbox waits for its snapshot:
-   * only through one is the PATH its profile leaves cleaned (see start), and it already waited for its approval.
+   * How a login command line of `request` runs: through the snapshot when it is ready or, while it is being taken,
+   * once it is (for up to `request.snapshotWaitMs`), else as a real login shell. A command leaving the sandbox waits
+   * for its snapshot however long: only through one is the PATH its profile leaves cleaned (see start), and it
+   * already waited for its approval.
    */
   private async loginPlan(request: CommandRequest, plan: LocalPlan): Promise<LoginPlan | undefined> {
     const snapshot = this.snapshotRequest(request, plan);
     if (!snapshot) return undefined;
-    return plan.writableRoots ? this.snapshots!.plan(snapshot) : this.snapshots!.planNow(snapshot);
+    if (plan.writableRoots) return this.snapshots!.plan(snapshot);
+    return this.snapshots!.planWithin(snapshot, request.snapshotWaitMs ?? 0);
   }
 
   /** What the snapshot of a login command line of `request` depends on; undefined when it runs without one. */

@@ -93,6 +93,15 @@ const nativePty = (): NativePty => (loadedPty ??= loadNativePty());
 
 /** How long to wait for the drain marker before giving up (output flow stopped by ^S, a wedged terminal). */
 const DRAIN_TIMEOUT_MS = 2000;
+/**
+ * The most a drain reads at once before it leaves the rest to a marker: a program still printing (a flood in the
+ * background) would keep a read loop going, and the event loop with it.
+ */
+const MAX_DRAIN_NOW_BYTES = 256 * 1024;
+/** Where drains read into; what they read is copied out. */
+const drainBuffer = Buffer.alloc(64 * 1024);
+const EAGAIN = 11;
+const EIO = 5;
 
 /**
  * node-pty's fork passes the file it executes as argv[0] (execvp(file, [file, ...args]), searching the PATH of the
@@ -232,6 +241,9 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
    * marker written through our own slave fd comes out of the master after them, and is removed from the stream.
    */
   flushOutput(timeoutMs = DRAIN_TIMEOUT_MS): Promise<void> {
+    // Most drains are done at once, by reading; a drain already under way, or one that cannot be done so, takes the
+    // marker's way, in turn.
+    if (this.drainNow()) return Promise.resolve();
     const run = () => this.drainOnce(timeoutMs);
     this.drainChain = this.drainChain.then(run, run);
     return this.drainChain;
@@ -245,6 +257,28 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
     this.reader.destroy();
     this.closeReader();
     this.lifetime?.ended(this.pid);
+  }
+
+  /**
+   * Drains by reading the master ourselves, now: a read of a terminal's master first waits for the kernel's worker to
+   * hand over everything the other end wrote before (n_tty_read flushes the port's buffer work before it says there
+   * is nothing), so reading until there is nothing is a drain barrier without the marker's trip through the terminal.
+   * What it reads goes to onChunk as the stream's own reads do. False, having read nothing, when the stream has data
+   * of its own not yet handed on (ours would overtake it) or a marker is under way; false too past
+   * MAX_DRAIN_NOW_BYTES (output still flowing), the rest for a marker.
+   */
+  private drainNow(): boolean {
+    if (this.readerClosed) return true;
+    if (this.scanner !== undefined || this.reader.readableLength > 0 || this.reader.isPaused()) return false;
+    const helpers = nativeHelpers();
+    for (let total = 0; total < MAX_DRAIN_NOW_BYTES;) {
+      const n = helpers.readNow(this.masterFd, drainBuffer);
+      // EIO: no slave is open any more, and nothing more will come; the stream reads it too and ends.
+      if (n <= 0) return n === 0 || n === -EAGAIN || n === -EIO;
+      this.onChunk(Buffer.from(drainBuffer.subarray(0, n)));
+      total += n;
+    }
+    return false;
   }
 
   private drainOnce(timeoutMs: number): Promise<void> {

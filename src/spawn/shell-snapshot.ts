@@ -4,9 +4,10 @@
  * once, captures what a command can observe of its profile (exported variables, functions, aliases, shell options)
  * and later runs each login command as a plain `-c` shell that loads the snapshot first.
  *
- * A command never waits for a capture: until the snapshot is ready (or when it cannot be had) it runs as a real login
- * shell, and the capture goes on in the background. A server starts the capture at start-up (`ShellSnapshots.plan`
- * through the manager's `warmUp`), so its first command usually finds it ready.
+ * A server starts the capture at start-up (`ShellSnapshots.plan` through the manager's `warmUp`), so its first command
+ * usually finds it ready. A command that comes while it is being taken waits for it, as long as its yield allows
+ * (`planWithin`): a login shell of its own would run the same profile beside the capture. Past that, or when the
+ * snapshot cannot be had, it runs as a real login shell, and the capture goes on in the background.
  *
  * The capture goes through the executor, in the session's sandbox: a profile the sandbox would stop is stopped
  * here too. Its output is parsed here and written by this process (0600 in a 0700 directory), after the environment
@@ -253,6 +254,26 @@ export class ShellSnapshots {
     const kind = snapshotShell(request.shell);
     if (!kind) return {};
     return this.planOf(kind, request.shell, this.current(kind, request));
+  }
+
+  /**
+   * Like planNow, but a capture under way (or started here) is waited for, at most `waitMs`: a real login shell
+   * started beside it would run the same profile on the same cores, and seldom end first (two pyenv or nvm inits
+   * racing for two cores each take longer than one). Past `waitMs`, a real login shell; the capture goes on.
+   */
+  async planWithin(request: SnapshotRequest, waitMs: number): Promise<LoginPlan> {
+    const kind = snapshotShell(request.shell);
+    if (!kind) return {};
+    const snapshot = this.current(kind, request);
+    if (snapshot.state !== 'taking' || waitMs <= 0) return this.planOf(kind, request.shell, snapshot);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)));
+    const settled = await Promise.race([snapshot.settled, late]);
+    clearTimeout(timer);
+    if (settled === undefined) return {};
+    // Gone as soon as it was made: a real login shell now, the snapshot taken again meanwhile.
+    if (settled.state === 'ready' && !existsSync(settled.file)) return this.planNow(request);
+    return this.planOf(kind, request.shell, settled);
   }
 
   /**

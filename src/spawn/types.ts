@@ -168,6 +168,11 @@ export interface CommandRequest {
   /** A login command line may run through a snapshot of the login profile, taken once (default false). */
   shellSnapshot?: boolean;
   /**
+   * How long a login command line may wait for a snapshot being taken (default 0: not at all; it runs a real login
+   * shell beside the capture). The wait is told back (StartedCommand.waitedMs).
+   */
+  snapshotWaitMs?: number;
+  /**
    * Set for a command let out of a sandbox (escalated): see CommandLeaving. Absent: it runs where `sandbox` says,
    * with the environment as built.
    */
@@ -219,6 +224,8 @@ export interface StartedCommand {
   sandbox: SandboxPolicy | undefined;
   /** Notes for the model (a login profile that could not be snapshotted). */
   warnings: string[];
+  /** How long it waited for a login snapshot being taken before it started (see snapshotWaitMs); absent: not at all. */
+  waitedMs?: number;
 }
 
 /** Starts processes on this machine from a complete spec: what LocalExecutor and an exec-server build on. */

@@ -167,15 +167,33 @@ describe('a shutdown while the snapshot is taken', () => {
 });
 
 describe('a call that comes before the snapshot is ready', () => {
-  it('does not wait for it: it runs a real login shell, answers by its yield, and later calls use the snapshot', async () => {
+  it('waits for the capture when it can still answer within its yield: the profile runs once, the call has its output', async () => {
+    const { line, value } = mark();
+    const home = homes({ '.profile': `${line}\n${COUNTED}sleep 0.4\nexport UE_SLOW=yes\n` });
+    const m = coldManagerIn(home);
+    const warming = m.warmUp();
+    const sent = performance.now();
+    const first = await m.execCommand({ command: 'echo "[$UE_SLOW]"', yieldTimeMs: 3_000 });
+    const took = performance.now() - sent;
+    expect(first).toMatchObject({ state: 'exited', exitCode: 0, output: '[yes]\n', warnings: [] });
+    // It waited for the capture (0.4 s of profile), not for its yield.
+    expect(took).toBeGreaterThan(300);
+    expect(took).toBeLessThan(2_500);
+    await warming;
+    expect(snapshotsContaining(value)).toHaveLength(1);
+    expect(profileRuns(home)).toBe(1);
+  });
+
+  it('waits only within its yield: then it runs a real login shell, answers by its yield counted from before the wait, and later calls use the snapshot', async () => {
     const { line, value } = mark();
     // The capture and the first call each run the profile; the calls after the snapshot is ready do not.
     const home = homes({ '.profile': `${line}\n${COUNTED}sleep 2\nexport UE_SLOW=yes\n` });
     const m = coldManagerIn(home);
     const warming = m.warmUp();
     const sent = performance.now();
-    const first = await m.execCommand({ command: 'echo "[$UE_SLOW]"', yieldTimeMs: 300 });
-    expect(performance.now() - sent).toBeLessThan(1_500);
+    const first = await m.execCommand({ command: 'echo "[$UE_SLOW]"', yieldTimeMs: 1_000 });
+    // Its yield counts from before its wait for the capture (950 ms of the 1 000): not 950 + 1 000 ms.
+    expect(performance.now() - sent).toBeLessThan(1_600);
     expect(first).toMatchObject({ state: 'running', warnings: [] });
     if (first.state === 'exited') throw new Error('the first call should still run its profile');
     let polled = await m.writeStdin({ sessionId: first.sessionId, yieldTimeMs: 5_000 });

@@ -493,6 +493,26 @@ describe('a profile that cannot be captured falls back to a real login shell', (
     expect(await run(plan.argv!('echo $UE_LATE'), request.env, home)).toEqual({ output: 'yes\n', exitCode: 0 });
   });
 
+  it('waits for a capture under way within a given time (planWithin), and past it runs a real login shell', async () => {
+    const home = homes({ '.profile': 'sleep 0.6\nexport UE_LATE=yes\n' });
+    const request = { shell: '/bin/bash', env: envFor(home), cwd: home, keep: policyKeeps({}) };
+    const { snapshots, spy } = newSnapshots();
+    let started = performance.now();
+    expect(await snapshots.planWithin(request, 100)).toEqual({});
+    const short = performance.now() - started;
+    expect(short).toBeGreaterThanOrEqual(95);
+    expect(short).toBeLessThan(500);
+    started = performance.now();
+    const plan = await snapshots.planWithin(request, 5_000);
+    expect(performance.now() - started).toBeLessThan(4_000);
+    // The capture the first call started is the one the second waited for.
+    expect(spy.spawned).toHaveLength(1);
+    expect(await run(plan.argv!('echo $UE_LATE'), request.env, home)).toEqual({ output: 'yes\n', exitCode: 0 });
+    started = performance.now();
+    expect((await snapshots.planWithin(request, 5_000)).argv).toBeDefined();
+    expect(performance.now() - started).toBeLessThan(100);
+  });
+
   it.each(['/bin/bash', '/bin/sh'])(
     '%s: a profile that prints garbage, fake section markers and stderr noise still snapshots correctly',
     async (shell) => {
