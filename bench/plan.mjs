@@ -40,6 +40,12 @@ export const DRIVERS = {
   'ue-container': { module: 'elsewhere', label: 'unified-exec → container', params: { where: 'container' } },
   // The built `mcp` CLI on stdio, driven by the MCP SDK's client (drivers/mcp.mjs).
   'ue-mcp': { module: 'mcp', label: 'unified-exec over MCP stdio', params: {} },
+  // Figure 22's rule beside ours: a real login shell per call, as Codex runs a command (drivers/mcp.mjs).
+  'mcp-login-shell': {
+    module: 'mcp',
+    label: 'real login shell per call (Codex)',
+    params: { rule: 'login-shell' },
+  },
   // Figure 19's floor: the least MCP server the same SDK makes (lib/minimal-mcp-server.mjs).
   'mcp-minimal': { module: 'mcp', label: 'minimal MCP SDK server (one tool)', params: { server: 'minimal' } },
   // The OpenAI Agents SDK's sandbox sessions (drivers/agents.mjs): ours, and the SDK's own local client beside it.
@@ -65,6 +71,10 @@ const MiB = 1024 * 1024;
 
 /** Figure 20's yield: an agent's usual short one. */
 const FIRST_CALL_YIELD_MS = 300;
+/** Figure 22's yield: what the issue's cold start was measured with. */
+const COLD_START_YIELD_MS = 500;
+/** How far past its yield a cold start's first call may answer (the time to gather and send the reply). */
+const COLD_START_SLACK_MS = 50;
 
 /** Per-figure row builders: a worker result (or several, one per repetition) → what the table shows. */
 const latencyRow = (results) => {
@@ -78,6 +88,24 @@ const latencyRow = (results) => {
     better: 'lower',
     wrong: sum(results, 'wrong'),
     notWaiting: sum(results, 'notWaiting'),
+  };
+};
+
+/**
+ * Figure 22: a fresh server's first call (the value: the slowest of them, as none may come past its yield) and its
+ * second; `wrong` counts calls that did not answer exited with the command's output.
+ */
+const coldStartRow = (results) => {
+  const first = results.flatMap((r) => r.samples);
+  const second = results.flatMap((r) => r.second ?? []);
+  return {
+    value: round(Math.max(...first), 1),
+    median: round(median(first), 1),
+    ...(second.length > 0 ? { secondMedian: round(median(second), 1), secondMax: round(Math.max(...second), 1) } : {}),
+    n: first.length,
+    unit: 'ms',
+    better: 'lower',
+    wrong: sum(results, 'wrong'),
   };
 };
 
@@ -759,8 +787,15 @@ export function figures(quick) {
           note: '`mcp` CLI, SDK client',
           compareTo: { key: 'ue-input-wait', label: 'in-process' },
         },
+        {
+          driver: 'mcp-minimal',
+          params: { ...rtMcp, server: 'minimal' },
+          reps: q(3, 1),
+          note: 'the floor of MCP: the same client, a minimal SDK server whose tool answers at once with a reply of the same shape',
+          compareTo: { key: 'ue-input-wait', label: 'in-process' },
+        },
       ],
-      targets: [{ variant: 'ue-mcp', op: '<=', value: 1 }],
+      targets: [{ variant: 'ue-mcp', field: 'compared', op: '<=', value: 1.5 }],
     },
     {
       id: 'open-many',
@@ -981,6 +1016,33 @@ export function figures(quick) {
       ],
       // Its yield, and the slack a call may take past it (the time to gather and send the reply).
       targets: [{ variant: 'ue-input-wait', op: '<=', value: FIRST_CALL_YIELD_MS + 100 }],
+    },
+    {
+      id: 'cold-start',
+      title:
+        '22. Cold start: a fresh `mcp` server (default: sandboxed), a profile that costs ~0.34 s of CPU; its first two login calls, `echo hello` with `yield_time_ms: 500`, each as soon as the one before answered (the slowest first call)',
+      figure: 'coldStart',
+      valueLabel: 'max',
+      row: coldStartRow,
+      noFloor: true,
+      variants: [
+        {
+          driver: 'mcp-login-shell',
+          params: { profile: 'cpu', iterations: q(5, 2) },
+          reps: q(2, 1),
+          note: "Codex's rule: each call a real login shell (`bash -lc`), alone",
+        },
+        {
+          driver: 'ue-mcp',
+          params: { profile: 'cpu', yieldMs: COLD_START_YIELD_MS, iterations: q(3, 1) },
+          reps: q(3, 2),
+          note: 'exited with `hello` within the yield: both calls',
+        },
+      ],
+      targets: [
+        { variant: 'ue-mcp', op: '<=', value: COLD_START_YIELD_MS + COLD_START_SLACK_MS },
+        { variant: 'ue-mcp', field: 'wrong', op: '==', value: 0, what: ' calls not exited with their output' },
+      ],
     },
     ...agentsFigures(q, { exec, floodBytes }),
   ].map((f) => ({ ...f, variants: f.variants.filter((v) => !(quick && v.skipQuick)) }));

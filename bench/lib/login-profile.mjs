@@ -3,6 +3,7 @@
  * ~300 ms (a `sleep 0.3`, an export, a function and an alias; ~/.bash_profile sources it, as a login bash reads it),
  * or this machine's own (the user's home from the password database, whatever HOME the bench was started with).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -30,8 +31,26 @@ const FIXTURE_PROBE = [
 /** A profile as slow as a conda or nvm init on a loaded machine: what a first call must not wait for. */
 const SLOW_BASH_PROFILE = '# unified-exec bench: a profile that takes 3 s\nsleep 3\nexport UE_BENCH_PROFILE=slow\n';
 
+/** How long the CPU-bound profile's work takes alone: this machine's profile (pyenv init) took 0.34 s. */
+const CPU_PROFILE_MS = 340;
+
 /**
- * The HOME of `profile` ('fixture', 'slow' or 'machine') and, for the fixture, a command that says what of its profile
+ * A ~/.bashrc that costs CPU as pyenv's, nvm's and conda's inits do (they run shell code and programs; a `sleep` would
+ * leave the cores free): a loop of shell arithmetic, its count measured here so that it takes CPU_PROFILE_MS alone.
+ * Two such shells on two busy cores each take longer, as two real inits do.
+ */
+function cpuBashrc() {
+  const loop = (n) => `i=0; while [ $i -lt ${n} ]; do i=$((i+1)); done`;
+  const trial = 100_000;
+  const started = performance.now();
+  execFileSync('/bin/bash', ['--norc', '--noprofile', '-c', loop(trial)]);
+  const perIteration = (performance.now() - started) / trial;
+  const count = Math.round(CPU_PROFILE_MS / perIteration);
+  return `# unified-exec bench: a profile that costs ~${CPU_PROFILE_MS} ms of CPU\n${loop(count)}\nexport UE_BENCH_PROFILE=cpu\n`;
+}
+
+/**
+ * The HOME of `profile` ('fixture', 'slow', 'cpu' or 'machine') and, for the fixture, a command that says what of its profile
  * a session sees. The fixture and slow homes are made fresh and removed at cleanup.
  */
 export function profileHome(profile) {
@@ -39,6 +58,12 @@ export function profileHome(profile) {
   if (profile === 'slow') {
     const home = trackFolder(mkdtempSync(join(tmpdir(), 'ue-bench-home-')));
     writeFileSync(join(home, '.bash_profile'), SLOW_BASH_PROFILE);
+    return { home, probe: undefined };
+  }
+  if (profile === 'cpu') {
+    const home = trackFolder(mkdtempSync(join(tmpdir(), 'ue-bench-home-')));
+    writeFileSync(join(home, '.bashrc'), cpuBashrc());
+    writeFileSync(join(home, '.bash_profile'), FIXTURE_BASH_PROFILE);
     return { home, probe: undefined };
   }
   if (profile !== 'fixture') throw new Error(`unknown login profile ${JSON.stringify(profile)}`);
