@@ -21,7 +21,16 @@ type SnakeCase<S extends string, Done extends string = ''> = S extends `${infer 
   ? SnakeCase<Tail, `${Done}${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}`>
   : Done;
 
-const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+/** Names already converted: a reply converts the same dozen on every call. */
+const snakeNames = new Map<string, string>();
+function snakeCase(name: string): string {
+  let snake = snakeNames.get(name);
+  if (snake === undefined) {
+    snake = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    snakeNames.set(name, snake);
+  }
+  return snake;
+}
 
 /** An optional field is left out of the wire when it says nothing: undefined, false (a flag not raised) or ''. */
 const saysNothing = (value: unknown) => value === undefined || value === false || value === '';

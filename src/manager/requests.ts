@@ -220,9 +220,19 @@ const LIBRARY_NAMES = { cmd: 'command', workdir: 'cwd' } as const;
 type LibraryName<K extends string> = K extends keyof typeof LIBRARY_NAMES ? (typeof LIBRARY_NAMES)[K] : CamelCase<K>;
 type LibraryShape<Shape> = { [K in keyof Shape as LibraryName<K & string>]: Shape[K] };
 
-const libraryName = (name: string): string =>
-  LIBRARY_NAMES[name as keyof typeof LIBRARY_NAMES] ??
-  name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+/** Wire names already converted: a call converts the same few every time. */
+const libraryNames = new Map<string, string>();
+function libraryName(name: string): string {
+  let converted = libraryNames.get(name);
+  if (converted === undefined) {
+    converted =
+      LIBRARY_NAMES[name as keyof typeof LIBRARY_NAMES] ??
+      name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    // Bounded, should names ever come from outside the schemas.
+    if (libraryNames.size < 256) libraryNames.set(name, converted);
+  }
+  return converted;
+}
 
 /**
  * Wire fields under the library's names, values untouched: `{ yield_time_ms: 5, cmd: 'ls' }` →
