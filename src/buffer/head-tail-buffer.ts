@@ -20,7 +20,8 @@ export interface DrainedOutput {
  * - headBytes <= headCapacity = floor(maxBytes / 2), tailBytes <= tailCapacity = maxBytes - headCapacity;
  * - the tail only receives bytes once the head is full;
  * - totalBytes = headBytes + tailBytes + omittedBytes;
- * - every stored chunk is a private copy, so callers may reuse the buffers they push.
+ * - stored chunks are the pushed bytes themselves (views, never copies: a flood would copy every byte it keeps), so
+ *   a caller must not change a buffer it has pushed; the streams that feed it hand over a new buffer each time.
  */
 export class HeadTailBuffer {
   readonly maxBytes: number;
@@ -45,7 +46,7 @@ export class HeadTailBuffer {
     this.tailCapacity = maxBytes - this.headCapacity;
   }
 
-  /** Appends bytes; copies at most the part that can be retained, so a flood costs O(chunk) per push. */
+  /** Appends bytes, keeping a view of the part that can be retained: a flood costs O(1) per push. */
   push(chunk: Buffer | Uint8Array): void {
     const length = chunk.byteLength;
     if (length === 0) return;
@@ -56,18 +57,18 @@ export class HeadTailBuffer {
     const headRoom = this.headCapacity - this.headBytes;
     if (headRoom > 0) {
       const take = Math.min(headRoom, length);
-      this.headChunks.push(Buffer.from(bytes.subarray(0, take)));
+      this.headChunks.push(bytes.subarray(0, take));
       this.headBytes += take;
       offset = take;
     }
     if (offset === length) return;
 
     const rest = length - offset;
-    // Bytes of this chunk that can never survive in the tail are counted now and never copied.
+    // Bytes of this chunk that can never survive in the tail are counted now and never kept.
     const keep = Math.min(rest, this.tailCapacity);
     this.omitted += rest - keep;
     if (keep === 0) return;
-    this.tailChunks.push(Buffer.from(bytes.subarray(length - keep)));
+    this.tailChunks.push(bytes.subarray(length - keep));
     this.tailBytes += keep;
     this.trimTail();
   }

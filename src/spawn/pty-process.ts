@@ -207,7 +207,7 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
     this.terminal = {
       path: term.pty,
       ...(options.supervisorDepth ? { supervisorDepth: options.supervisorDepth } : {}),
-      flushOutput: () => this.flushOutput(),
+      flushOutput: (drain) => this.flushOutput(DRAIN_TIMEOUT_MS, drain),
       localModes: () => {
         if (this.slaveFd === undefined) return undefined;
         try {
@@ -240,10 +240,10 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
    * Resolves once every byte written to the terminal before this call has been delivered to onData: a unique
    * marker written through our own slave fd comes out of the master after them, and is removed from the stream.
    */
-  flushOutput(timeoutMs = DRAIN_TIMEOUT_MS): Promise<void> {
-    // Most drains are done at once, by reading; a drain already under way, or one that cannot be done so, takes the
-    // marker's way, in turn.
-    if (this.drainNow()) return Promise.resolve();
+  flushOutput(timeoutMs = DRAIN_TIMEOUT_MS, options: { byMarker?: boolean } = {}): Promise<void> {
+    // Most drains are done at once, by reading; a drain already under way, or one that cannot be done so (or is not
+    // to be), takes the marker's way, in turn.
+    if (!options.byMarker && this.drainNow()) return Promise.resolve();
     const run = () => this.drainOnce(timeoutMs);
     this.drainChain = this.drainChain.then(run, run);
     return this.drainChain;

@@ -52,8 +52,11 @@ export interface SpawnOptions {
 export interface TerminalHandle {
   /** The slave side, e.g. /dev/pts/3: a program reading this is reading its terminal. */
   readonly path: string;
-  /** Resolves once every byte written to the terminal before the call has been delivered to onData. */
-  flushOutput(): Promise<void>;
+  /**
+   * Resolves once every byte written to the terminal before the call has been delivered to onData. `byMarker`: by a
+   * marker through the terminal, never by reading it at once (see PtyProcess.flushOutput).
+   */
+  flushOutput(options?: { byMarker?: boolean }): Promise<void>;
   /** Canonical mode and echo of the terminal now, or undefined when they cannot be read. */
   localModes(): { canonical: boolean; echo: boolean } | undefined;
   /**

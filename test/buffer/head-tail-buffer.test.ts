@@ -142,14 +142,16 @@ describe('HeadTailBuffer', () => {
     expect(content(buffer)).toBe('bcd');
   });
 
-  it('copies pushed bytes so callers may reuse their buffers', () => {
+  it('keeps views of the pushed bytes, not copies (a caller must not change a buffer it pushed)', () => {
     const buffer = new HeadTailBuffer(4);
-    const reused = Buffer.from('ab');
-    buffer.push(reused);
-    reused.write('xy');
-    buffer.push(reused);
-    reused.write('zz');
-    expect(content(buffer)).toBe('abxy');
+    const first = Buffer.from('ab');
+    const second = Buffer.from('cdef');
+    buffer.push(first);
+    buffer.push(second);
+    first.write('xy');
+    second.write('WXYZ');
+    // The head holds `first` itself; the tail the last two bytes of `second`.
+    expect(content(buffer)).toBe('xyYZ');
   });
 
   it('keeps exactly the first and last half-budget bytes of a large push in many chunks', () => {
