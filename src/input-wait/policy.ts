@@ -192,7 +192,7 @@ export class InputWaitPolicy implements ReturnPolicy {
         // the two looks, and its output can come after the barrier.
         // A group of one thread each drains at once; a group with more threads (event loops, REPLs on a thread of
         // their own) by the marker's round trip through the terminal and the event loop, as it always did: the
-        // drain at once was seen to leave `python -m asyncio` unanswered at its start twice in four runs of the
+        // drain at once was seen to leave `python -m asyncio` unanswered at its start in two of three runs of the
         // whole suite, under load, not yet explained.
         await terminal.flushOutput(singleThreaded(sample) ? {} : { byMarker: true });
         if (signal.aborted) return undefined;

@@ -152,14 +152,14 @@ function sampleWait(
   const [nr, ...args] = raw.split(' ');
   const syscall = { nr: Number(nr), args };
   const fdTargets: Record<number, string> = {};
-  const name = (fd: number, target: string) => {
-    fdTargets[fd] = mayBeTerminal(target) ? terminalName(target, fileId(`/proc/${pid}/fd/${fd}`), terminal) : target;
+  // `id`: which file the fd is, when already read with its link; else read here, and only for a possible terminal.
+  const name = (fd: number, target: string, id?: string) => {
+    if (!mayBeTerminal(target)) fdTargets[fd] = target;
+    else fdTargets[fd] = terminalName(target, id ?? fileId(`/proc/${pid}/fd/${fd}`), terminal);
   };
   const link = (fd: number) => {
     const found = readProcLinkTarget(`/proc/${pid}/fd/${fd}`);
-    if (found === undefined) return;
-    const { target, id } = found;
-    fdTargets[fd] = mayBeTerminal(target) ? terminalName(target, id, terminal) : target;
+    if (found !== undefined) name(fd, found.target, found.id);
   };
   if (table.read.includes(syscall.nr)) {
     link(Number.parseInt(args[0] ?? '', 16));
@@ -383,20 +383,23 @@ export function sampleForeground(
  * still the terminal's foreground: then each is where the sample saw it (a process that has not run has not changed
  * its wait), and nothing has joined the group (a process joins by a fork or a setpgid, run by a member, or by the
  * leader handing over the terminal). The state is read beside the run count: a process woken and not yet on a CPU
- * (`tr` of `cat | tr` once `cat` has written to the pipe) shows R with its count as it was. Reads only the leader's
- * stat and each member's stat and run count.
+ * (`tr` of `cat | tr` once `cat` has written to the pipe) shows R with its count as it was. Reads only each
+ * member's stat and run count, and the leader's stat.
  */
 export function unchangedSince(leader: number, sample: ForegroundSample): boolean {
+  // The leader's stat is read once: as a member's when it is one (a shell at its prompt), else on its own.
+  const leaderIsMember = sample.members.some((m) => m.pid === leader);
   const texts = readProcFiles([
-    `/proc/${leader}/stat`,
     ...sample.members.flatMap((m) => [`/proc/${m.pid}/stat`, `/proc/${m.pid}/schedstat`]),
+    ...(leaderIsMember ? [] : [`/proc/${leader}/stat`]),
   ]);
-  if (parseProcStat(texts[0] ?? '')?.tpgid !== sample.tpgid) return false;
+  const stats = sample.members.map((_, i) => parseProcStat(texts[2 * i] ?? ''));
+  const leaderStat = leaderIsMember
+    ? stats[sample.members.findIndex((m) => m.pid === leader)]
+    : parseProcStat(texts.at(-1) ?? '');
+  if (leaderStat?.tpgid !== sample.tpgid) return false;
   return sample.members.every(
-    (m, i) =>
-      Number.isFinite(m.runCount) &&
-      parseProcStat(texts[2 * i + 1] ?? '')?.state === m.state &&
-      runsOf(texts[2 * i + 2]) === m.runCount,
+    (m, i) => Number.isFinite(m.runCount) && stats[i]?.state === m.state && runsOf(texts[2 * i + 1]) === m.runCount,
   );
 }
 

@@ -346,12 +346,10 @@ const WIRE_WRITE_NAMES: PlainWriteNames = {
   yieldTimeMs: 'yield_time_ms',
   maxOutputTokens: 'max_output_tokens',
 };
-const LIBRARY_WRITE_NAMES: PlainWriteNames = {
-  sessionId: 'sessionId',
-  chars: 'chars',
-  yieldTimeMs: 'yieldTimeMs',
-  maxOutputTokens: 'maxOutputTokens',
-};
+/** The same under the library's names, as libraryKeys names the library's schema's fields. */
+const LIBRARY_WRITE_NAMES = Object.fromEntries(
+  Object.entries(WIRE_WRITE_NAMES).map(([field, name]) => [field, libraryName(name)]),
+) as unknown as PlainWriteNames;
 
 /** The schemas whose usual calls are checked without zod (see plainWriteStdin). */
 const plainCheckers = new Map<z.ZodObject, (args: object) => Record<string, unknown> | undefined>([
