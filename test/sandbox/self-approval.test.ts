@@ -163,7 +163,9 @@ async function startParker(user: ServerUser, args: string[]) {
   const parker = spawn(asUser[0] ?? 'python3', [
     ...asUser.slice(1),
     ...(asUser.length > 0 ? ['python3'] : []),
-    join(ROOT, 'test/fixtures/fd-parker.py'),
+    // The script's text, not its path: nobody may not enter the checkout (a clone into `mktemp -d` is 0700).
+    '-c',
+    readFileSync(join(ROOT, 'test/fixtures/fd-parker.py'), 'utf8'),
     ...args,
   ]);
   started.push(parker.pid!);
