@@ -30,6 +30,12 @@ export const DRIVERS = {
   // exec-servers on loopback, the real `codex exec-server` on loopback, or a running Podman container.
   'ue-local': { module: 'elsewhere', label: 'unified-exec local', params: { where: 'local' } },
   'ue-ours': { module: 'elsewhere', label: 'unified-exec → our exec-server', params: { where: 'ours' } },
+  // The same, its client asking for no binary output frames: every chunk base64 inside JSON, as Codex's clients.
+  'ue-ours-base64': {
+    module: 'elsewhere',
+    label: 'unified-exec → our exec-server, base64 JSON',
+    params: { where: 'ours', binaryOutput: false },
+  },
   'ue-codex': {
     module: 'elsewhere',
     label: 'unified-exec → codex exec-server',
@@ -732,15 +738,15 @@ export function figures(quick) {
       variants: [
         { driver: 'raw', params: { bytes: floodBytes }, reps: q(2, 1) },
         { driver: 'ue-local', params: { bytes: floodBytes }, reps: q(2, 1) },
-        {
-          driver: 'ue-ours',
+        ...['ue-ours', 'ue-ours-base64'].map((driver) => ({
+          driver,
           params: { bytes: floodBytes },
           reps: q(2, 1),
-          note: 'loopback',
+          note: driver === 'ue-ours' ? 'loopback, binary frames' : 'loopback, base64 JSON',
           compareTo: local('ue-local'),
-        },
+        })),
       ],
-      targets: [],
+      targets: [{ variant: 'ue-ours', field: 'compared', op: '>=', value: 0.9 }],
     },
     {
       id: 'open-spread',

@@ -13,8 +13,8 @@ import { BASH, REPLS, replyThenPrompt } from '../lib/workloads.mjs';
 import { timeFlood, timeShortExecs } from './unified.mjs';
 
 /** A manager whose only executor is `where` (so it is the default); `{ skipped }` when it cannot run here. */
-async function managerAt(where) {
-  const place = await executorsFor(where);
+async function managerAt(where, binaryOutput) {
+  const place = await executorsFor(where, { binaryOutput });
   if (place.skipped) return place;
   const manager = trackManager(
     new UnifiedExecManager({
@@ -88,8 +88,8 @@ export async function shortExec({ where, iterations, warmup, tty, gapMs = 0 }) {
   return timeShortExecs(place.manager, { iterations, warmup, tty, gapMs });
 }
 
-export async function flood({ where, bytes }) {
-  const place = await managerAt(where);
+export async function flood({ where, bytes, binaryOutput }) {
+  const place = await managerAt(where, binaryOutput);
   if (place.skipped) return place;
   const { manager, serverPid } = place;
   // The exec-server holds the output on its side too: its peak RSS, read before it is stopped.

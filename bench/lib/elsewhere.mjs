@@ -9,6 +9,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { DockerExecutor } from '../../dist/executors/docker.js';
+import { RemoteExecutor } from '../../dist/executors/remote.js';
 import { trackStop } from './cleanup.mjs';
 import { importTestModule } from './test-modules.mjs';
 
@@ -58,15 +59,20 @@ async function startContainer() {
 }
 
 /**
- * The `executors` setting of a manager whose sessions run at `where` (`local`, `ours`, `codex`, `container`), and
- * whether that place reports input-wait (else a live call answers at its deadline). `{ skipped }` when it cannot run.
+ * The `executors` setting of a manager whose sessions run at `where` (`local`, `ours`, `codex`, `container`; an
+ * exec-server's client with `binaryOutput` when given), and whether that place reports input-wait (else a live call answers at its deadline). `{ skipped }` when it cannot run.
  */
-export async function executorsFor(where) {
+export async function executorsFor(where, { binaryOutput } = {}) {
   if (where === 'local') return { executors: { local: 'local' }, inputWait: true };
   if (where === 'ours' || where === 'codex') {
     const server = await startExecServer(where);
-    // A URL: the manager makes the RemoteExecutor and closes it at shutdown.
-    return { executors: { [where]: server.executorUrl }, inputWait: where === 'ours', serverPid: server.pid };
+    // A URL: the manager makes the RemoteExecutor and closes it at shutdown; a client option needs one made here.
+    const executor =
+      binaryOutput === undefined
+        ? server.executorUrl
+        : new RemoteExecutor({ url: server.url, ...(server.token ? { token: server.token } : {}), binaryOutput });
+    if (typeof executor !== 'string') trackStop(() => executor.close());
+    return { executors: { [where]: executor }, inputWait: where === 'ours', serverPid: server.pid };
   }
   if (where === 'container') {
     const started = await startContainer();

@@ -2,8 +2,13 @@ import {
   INTERNAL_ERROR,
   INVALID_REQUEST,
   METHOD_NOT_FOUND,
+  NOTIFICATIONS,
+  OUTPUT_BATCH_BYTES,
   UNPARSABLE_MESSAGE_ID,
+  encodeOutputFrame,
+  fitsOutputFrame,
   type EnvironmentInfo,
+  type OutputFrame,
   type InitializeResult,
   type RequestId,
 } from './protocol.js';
@@ -17,6 +22,8 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../util/json-depth.js';
 export interface Transport {
   /** Sends one message (a JSON text); a no-op once the transport is closed. */
   send(text: string): void;
+  /** Sends one binary message (an OutputFrame); absent where the transport has none (stdio's lines). */
+  sendBinary?(bytes: Buffer): void;
   /** Ends the connection. */
   close(): void;
   /** Names the connection in messages and logs: `websocket 127.0.0.1:40312`, `stdio`. */
@@ -39,6 +46,10 @@ export interface ConnectionHost {
   log(line: string): void;
 }
 
+/** Output of FLOOD_BYTES or more within RATE_WINDOW_MS is a flood, whose frames are sent a millisecond apart. */
+const RATE_WINDOW_MS = 5;
+const FLOOD_BYTES = 64 * 1024;
+
 type Phase = 'new' | 'initializing' | 'initialized' | 'ready';
 
 /**
@@ -53,6 +64,17 @@ export class ClientConnection implements SessionSink {
   private closedAlready = false;
   private initializedEarly = false;
   inputWait = false;
+  /** The client asked for binary output frames and the transport has them; on from the initialize answer. */
+  private binaryAsked = false;
+  private binaryOutput = false;
+  /** Output chunks for the next binary frame (see output). */
+  private batch: OutputFrame[] = [];
+  private batchBytes = 0;
+  private batchTimer: NodeJS.Timeout | undefined;
+  /** Output bytes in this rate window and in the one before (see flooding). */
+  private windowStart = -Infinity;
+  private windowBytes = 0;
+  private lastWindowBytes = 0;
 
   constructor(
     private readonly transport: Transport,
@@ -66,6 +88,50 @@ export class ClientConnection implements SessionSink {
   notify(method: string, params: unknown): void {
     this.send({ method, params });
   }
+
+  output(chunks: readonly OutputFrame[]): void {
+    if (this.closedAlready) return;
+    if (!this.binaryOutput || !chunks.every(fitsOutputFrame)) {
+      for (const { processId, seq, stream, bytes } of chunks) {
+        this.notify(NOTIFICATIONS.processOutput, { processId, seq, stream, chunk: bytes.toString('base64') });
+      }
+      return;
+    }
+    // A read's chunks share a frame. In a flood, so do the reads of a millisecond: a terminal's 4 KiB reads then
+    // share a write instead of costing one each. Else a frame goes at once. Any other message sends the waiting frame
+    // first (an input-wait report, an exit, an answer), so no call's answer waits for it.
+    let bytes = 0;
+    for (const chunk of chunks) bytes += chunk.bytes.length;
+    this.batch.push(...chunks);
+    this.batchBytes += bytes;
+    if (!this.flooding(bytes) || this.batchBytes >= OUTPUT_BATCH_BYTES) return this.sendBatch();
+    this.batchTimer ??= setTimeout(this.sendBatch, 1);
+  }
+
+  /** Whether output comes at a flood's rate: FLOOD_BYTES or more in the last whole RATE_WINDOW_MS. */
+  private flooding(bytes: number): boolean {
+    const now = performance.now();
+    const elapsed = now - this.windowStart;
+    if (elapsed >= RATE_WINDOW_MS) {
+      // The window before this one, if it was the last: after a quiet spell output goes at once again.
+      this.lastWindowBytes = elapsed < 2 * RATE_WINDOW_MS ? this.windowBytes : 0;
+      this.windowStart = now;
+      this.windowBytes = 0;
+    }
+    this.windowBytes += bytes;
+    return this.lastWindowBytes >= FLOOD_BYTES;
+  }
+
+  /** The output chunks waiting, in one binary frame: before any other message, so the order stays the seq's. */
+  private readonly sendBatch = (): void => {
+    clearTimeout(this.batchTimer);
+    this.batchTimer = undefined;
+    if (this.batch.length === 0) return;
+    const chunks = this.batch;
+    this.batch = [];
+    this.batchBytes = 0;
+    if (!this.closedAlready) this.transport.sendBinary!(encodeOutputFrame(chunks));
+  };
 
   /** One incoming message (a WebSocket frame, a line on stdin). */
   receive(text: string): void {
@@ -170,6 +236,7 @@ export class ClientConnection implements SessionSink {
     let opened: ExecServerSession | Promise<ExecServerSession>;
     try {
       this.inputWait = params.unifiedExec?.inputWait === true && this.host.inputWaitSupported;
+      this.binaryAsked = params.unifiedExec?.binaryOutput === true && this.transport.sendBinary !== undefined;
       opened = this.host.openSession(this, params.resumeSessionId);
     } catch (error) {
       return failed(error);
@@ -181,6 +248,8 @@ export class ClientConnection implements SessionSink {
     this.session = session;
     this.phase = this.initializedEarly ? 'ready' : 'initialized';
     if (this.closedAlready) session.detach();
+    // Output sent before this goes as JSON; the answer goes out before any I/O can bring more.
+    this.binaryOutput = this.binaryAsked;
     return {
       sessionId: session.id,
       environmentInfo: this.host.environmentInfo(),
@@ -188,6 +257,7 @@ export class ClientConnection implements SessionSink {
         version: this.host.version,
         inputWait: this.host.inputWaitSupported,
         resize: true,
+        ...(this.binaryOutput ? { binaryOutput: true } : {}),
       },
     };
   }
@@ -203,6 +273,8 @@ export class ClientConnection implements SessionSink {
   }
 
   private send(message: object): void {
-    if (!this.closedAlready) this.transport.send(JSON.stringify(message));
+    if (this.closedAlready) return;
+    this.sendBatch();
+    this.transport.send(JSON.stringify(message));
   }
 }

@@ -6,7 +6,8 @@
  * are not here: they are written once, as the validators in schemas.ts, which their types are derived from.
  *
  * Framing: one JSON-RPC message per WebSocket frame (or per line on stdio). Messages from the server carry no
- * `"jsonrpc"` field; request ids are numbers or strings, echoed as sent. Byte payloads are standard base64.
+ * `"jsonrpc"` field; request ids are numbers or strings, echoed as sent. Byte payloads are standard base64, except
+ * where a unified-exec client and server agreed on binary output frames (see OutputFrame).
  */
 
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -100,6 +101,8 @@ interface UnifiedExecServerInfo {
   inputWait: boolean;
   /** It implements `process/resize` and `cols`/`rows` on `process/start`. */
   resize: boolean;
+  /** This connection's `process/output` comes as binary frames (OutputFrame): the client asked, and it is a WebSocket. */
+  binaryOutput?: boolean;
 }
 
 /** The shell the environment uses. */
@@ -187,6 +190,88 @@ export interface ProcessInputWaitNotification {
   inputSeq: number;
   /** Canonical mode with echo off: a password prompt. */
   secretPrompt: boolean;
+}
+
+/**
+ * Extension: `process/output` notifications as binary WebSocket frames, sent only on a connection whose client asked
+ * for them at `initialize` and whose `initialize` result said `binaryOutput: true`. A chunk's bytes travel as they
+ * are, not as base64 inside JSON, and the chunks that came together (one turn of the server's event loop, up to
+ * OUTPUT_BATCH_BYTES) travel in one frame: a flood costs a copy per chunk and a write per batch, instead of an
+ * encoding, a parse, a decoding and a write per chunk.
+ *
+ *     byte 0      OUTPUT_FRAME_TAG (0: no JSON text starts with it, so a binary frame holding JSON is told apart)
+ *     then, per chunk, in seq order:
+ *       1 byte    the stream: 0 stdout, 1 stderr, 2 pty
+ *       6 bytes   seq, unsigned big-endian
+ *       2 bytes   the processId's length in UTF-8 bytes, unsigned big-endian
+ *       4 bytes   the chunk's length, unsigned big-endian
+ *       then      the processId (UTF-8), then the chunk's bytes
+ */
+export interface OutputFrame {
+  processId: string;
+  seq: number;
+  stream: OutputStream;
+  bytes: Buffer;
+}
+
+/** A frame is sent once the chunks waiting for it hold this many bytes, without waiting for the turn's end. */
+export const OUTPUT_BATCH_BYTES = 1024 * 1024;
+
+const OUTPUT_FRAME_TAG = 0;
+const RECORD_HEADER_BYTES = 13;
+const FRAME_STREAMS: readonly OutputStream[] = ['stdout', 'stderr', 'pty'];
+/** The largest seq 48 bits hold. */
+const MAX_FRAME_SEQ = 2 ** 48 - 1;
+const MAX_FRAME_ID_BYTES = 0xffff;
+
+/** Whether a chunk can go in a binary frame (else it goes as JSON): a processId over 64 KiB or a seq past 48 bits. */
+export function fitsOutputFrame(chunk: OutputFrame): boolean {
+  return chunk.seq <= MAX_FRAME_SEQ && Buffer.byteLength(chunk.processId) <= MAX_FRAME_ID_BYTES;
+}
+
+/** One binary frame holding `chunks` (each one that fitsOutputFrame), in their order. */
+export function encodeOutputFrame(chunks: readonly OutputFrame[]): Buffer {
+  let size = 1;
+  for (const chunk of chunks) size += RECORD_HEADER_BYTES + Buffer.byteLength(chunk.processId) + chunk.bytes.length;
+  const out = Buffer.allocUnsafe(size);
+  out[0] = OUTPUT_FRAME_TAG;
+  let at = 1;
+  for (const { processId, seq, stream, bytes } of chunks) {
+    const idBytes = out.write(processId, at + RECORD_HEADER_BYTES, 'utf8');
+    out[at] = FRAME_STREAMS.indexOf(stream);
+    out.writeUIntBE(seq, at + 1, 6);
+    out.writeUInt16BE(idBytes, at + 7);
+    out.writeUInt32BE(bytes.length, at + 9);
+    at += RECORD_HEADER_BYTES + idBytes;
+    at += bytes.copy(out, at);
+  }
+  return out;
+}
+
+/**
+ * The output chunks a binary frame carries (their bytes views of `data`, not copies); undefined when `data` is not
+ * an output frame: another binary message (JSON), or one cut short or naming a stream we do not know.
+ */
+export function decodeOutputFrame(data: Buffer): OutputFrame[] | undefined {
+  if (data.length === 0 || data[0] !== OUTPUT_FRAME_TAG) return undefined;
+  const chunks: OutputFrame[] = [];
+  let at = 1;
+  while (at < data.length) {
+    if (at + RECORD_HEADER_BYTES > data.length) return undefined;
+    const stream = FRAME_STREAMS[data[at]!];
+    const idStart = at + RECORD_HEADER_BYTES;
+    const bytesStart = idStart + data.readUInt16BE(at + 7);
+    const end = bytesStart + data.readUInt32BE(at + 9);
+    if (stream === undefined || end > data.length) return undefined;
+    chunks.push({
+      processId: data.toString('utf8', idStart, bytesStart),
+      seq: data.readUIntBE(at + 1, 6),
+      stream,
+      bytes: data.subarray(bytesStart, end),
+    });
+    at = end;
+  }
+  return chunks.length > 0 ? chunks : undefined;
 }
 
 // ---- process/read ------------------------------------------------------------------------------------------------

@@ -59,6 +59,8 @@ export const initializeParams = struct('InitializeParams', {
     struct('UnifiedExecParams', {
       /** Send `process/inputWait` notifications on this connection. */
       inputWait: optional(boolean),
+      /** Send `process/output` as binary frames (protocol.ts's OutputFrame), where the transport has them. */
+      binaryOutput: optional(boolean),
     }),
   ),
 });

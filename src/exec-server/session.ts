@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ReturnPolicy } from '../input-wait/return-policy.js';
 import type { ProcessSpawner } from '../spawn/types.js';
-import type { ProcessStartResult } from './protocol.js';
+import type { OutputFrame, ProcessStartResult } from './protocol.js';
 import { invalidRequest } from './rpc-error.js';
 import type { StartParams } from './schemas.js';
 import { startProcess } from './start-process.js';
@@ -10,6 +10,8 @@ import { WireProcess, type WriteOutcome } from './wire-process.js';
 /** Where a session's notifications go while a connection is attached. */
 export interface SessionSink {
   notify(method: string, params: unknown): void;
+  /** The chunks of one read of a process's output, in seq order: each told as `process/output`. */
+  output(chunks: readonly OutputFrame[]): void;
   /** The connection asked for `process/inputWait` notifications. */
   readonly inputWait: boolean;
   /** Whether its client still answers (see Transport.isAlive). */
@@ -132,6 +134,7 @@ export class ExecServerSession {
       ...(this.host.inputWaitPolicy !== undefined ? { inputWaitPolicy: this.host.inputWaitPolicy } : {}),
       ...(this.host.retainedBytes !== undefined ? { retainedBytes: this.host.retainedBytes } : {}),
       emit: (event) => this.sink?.notify(event.method, event.params),
+      output: (chunks) => this.sink?.output(chunks),
       closed: () => this.retain(id),
     });
     this.processes.set(id, record);

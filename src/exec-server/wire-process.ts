@@ -20,15 +20,14 @@ import {
   type ProcessClosedNotification,
   type ProcessExitedNotification,
   type ProcessInputWaitNotification,
-  type ProcessOutputNotification,
+  type OutputFrame,
   type ProcessReadResult,
   type WriteStatus,
 } from './protocol.js';
 import { internalError, invalidParams } from './rpc-error.js';
 
-/** A notification about one process, for the session to pass to its connection. */
+/** A notification about one process but its output, for the session to pass to its connection. */
 type WireEvent =
-  | { method: typeof NOTIFICATIONS.processOutput; params: ProcessOutputNotification }
   | { method: typeof NOTIFICATIONS.processExited; params: ProcessExitedNotification }
   | { method: typeof NOTIFICATIONS.processClosed; params: ProcessClosedNotification }
   | { method: typeof NOTIFICATIONS.processInputWait; params: ProcessInputWaitNotification };
@@ -44,6 +43,8 @@ export interface WireProcessOptions {
   inputWaitPolicy?: ReturnPolicy;
   retainedBytes?: number;
   emit(event: WireEvent): void;
+  /** The chunks of one read of output, in seq order: the connection sends each as `process/output`. */
+  output(chunks: readonly OutputFrame[]): void;
   /** Called once, when the process reaches `closed`. */
   closed(): void;
 }
@@ -212,16 +213,18 @@ export class WireProcess {
   private onOutput(stream: OutputStream, data: Buffer): void {
     // After the close nothing more is told (a pty's background child printing late): Codex drops it too.
     if (this.state === 'closed' || this.disposed) return;
+    // A view into a much larger buffer is copied: retention would keep all of it alive. A terminal's or a pipe's
+    // read is a buffer of its own, kept as it is.
+    const own = data.length * 2 >= data.buffer.byteLength;
+    const chunks: OutputFrame[] = [];
     for (let offset = 0; offset < data.length; offset += MAX_CHUNK_BYTES) {
-      // A copy: the stream's buffer may be a slice of a much larger one, which retention would keep alive.
-      const bytes = Buffer.from(data.subarray(offset, offset + MAX_CHUNK_BYTES));
+      const piece = data.subarray(offset, offset + MAX_CHUNK_BYTES);
+      const bytes = own ? piece : Buffer.from(piece);
       const seq = this.nextSeq++;
       this.log.push({ seq, stream, bytes });
-      this.options.emit({
-        method: NOTIFICATIONS.processOutput,
-        params: { processId: this.id, seq, stream, chunk: bytes.toString('base64') },
-      });
+      chunks.push({ processId: this.id, seq, stream, bytes });
     }
+    this.options.output(chunks);
     this.lastOutputAt = performance.now();
     this.watch?.output();
     this.activity.emit();

@@ -5,6 +5,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { connectionTimeouts, limitConnections } from '../net/connection-limits.js';
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from '../net/defaults.js';
 import { sameToken } from '../net/same-token.js';
+import { messageBytes } from '../net/ws-data.js';
 import { EXEC_SERVER_MAX_MESSAGE_BYTES } from './protocol.js';
 import type { ExecServer } from './server.js';
 import { refuseSandboxedPeers } from '../linux/sandboxed-peer.js';
@@ -120,6 +121,9 @@ function attach(server: ExecServer, ws: WebSocket, request: IncomingMessage): vo
     send: (text) => {
       if (open && ws.readyState === ws.OPEN) ws.send(text);
     },
+    sendBinary: (bytes) => {
+      if (open && ws.readyState === ws.OPEN) ws.send(bytes, { binary: true });
+    },
     close: () => {
       open = false;
       ws.terminate();
@@ -140,8 +144,7 @@ function attach(server: ExecServer, ws: WebSocket, request: IncomingMessage): vo
       }),
   });
   ws.on('message', (data: RawData) => {
-    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-    connection.receive(bytes.toString('utf8'));
+    connection.receive(messageBytes(data).toString('utf8'));
   });
   ws.on('close', (code) => {
     open = false;

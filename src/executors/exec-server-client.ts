@@ -1,18 +1,23 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
-import WebSocket from 'ws';
+import WebSocket, { type RawData } from 'ws';
 import {
   INVALID_REQUEST,
   EXEC_SERVER_MAX_MESSAGE_BYTES,
   METHODS,
+  decodeOutputFrame,
   type InitializeResult,
   type JsonRpcErrorObject,
+  type OutputFrame,
 } from '../exec-server/protocol.js';
+import { messageBytes } from '../net/ws-data.js';
 import type { InitializeParams } from '../exec-server/schemas.js';
 
 /** What a process registered with the connection is told. */
 export interface ProcessSink {
   /** A notification for this process (`process/output`, `process/exited`, `process/closed`, `process/inputWait`). */
   notify(method: string, params: Record<string, unknown>): void;
+  /** A chunk of output that came as a binary frame (the same as a `process/output` notification). */
+  output(frame: OutputFrame): void;
   /**
    * The connection dropped: what the server says next (on the next connection) may come before what it said while
    * nobody listened, which `resumed` reads.
@@ -34,6 +39,11 @@ export interface ExecServerClientOptions {
   pingIntervalMs?: number;
   /** How long one connection attempt (TCP, WebSocket handshake, initialize) may take. Default 5 s. */
   connectTimeoutMs?: number;
+  /**
+   * Ask for output as binary WebSocket frames (default true): our exec-server then sends each chunk's bytes as they
+   * are, Codex's answers without the field and sends base64 JSON. false: every message JSON, as Codex's clients.
+   */
+  binaryOutput?: boolean;
 }
 
 /** A JSON-RPC error answered by the server. */
@@ -187,13 +197,12 @@ export class ExecServerClient {
       socket.once('unexpected-response', refused);
     });
     socket.on('error', () => undefined); // 'close' follows and does the work
-    const early: string[] = [];
+    const early: [RawData, boolean][] = [];
     let initialized: ((result: InitializeResult) => void) | undefined;
     let initFailed: ((error: Error) => void) | undefined;
-    socket.on('message', (data) => {
-      const text = data.toString();
-      if (initialized) return this.handleInitMessage(text, initialized, initFailed!, early);
-      this.handle(text);
+    socket.on('message', (data, isBinary) => {
+      if (initialized) return this.handleInitMessage(data, isBinary, initialized, initFailed!, early);
+      this.receive(data, isBinary);
     });
     const result = await new Promise<InitializeResult>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -217,7 +226,7 @@ export class ExecServerClient {
       const params: InitializeParams = {
         clientName: 'unified-exec',
         resumeSessionId: resumeSessionId ?? null,
-        unifiedExec: { inputWait: true },
+        unifiedExec: { inputWait: true, ...(this.options.binaryOutput === false ? {} : { binaryOutput: true }) },
       };
       socket.send(JSON.stringify({ id: 0, method: METHODS.initialize, params }));
     });
@@ -228,25 +237,38 @@ export class ExecServerClient {
     this.socket = socket;
     socket.on('close', () => this.dropped(socket));
     this.keepAlive(socket);
-    for (const text of early) this.handle(text);
+    for (const [data, isBinary] of early) this.receive(data, isBinary);
   }
 
   /** During initialize: its answer, or a notification to keep for after. */
   private handleInitMessage(
-    text: string,
+    data: RawData,
+    isBinary: boolean,
     initialized: (result: InitializeResult) => void,
     failed: (error: Error) => void,
-    early: string[],
+    early: [RawData, boolean][],
   ): void {
     let message: { id?: unknown; result?: unknown; error?: JsonRpcErrorObject };
     try {
-      message = JSON.parse(text) as typeof message;
+      message = JSON.parse(data.toString()) as typeof message;
     } catch {
       return;
     }
-    if (message.id !== 0) return void early.push(text);
+    if (message.id !== 0) return void early.push([data, isBinary]);
     if (message.error) return failed(new ExecServerError(message.error.code, message.error.message));
     initialized(message.result as InitializeResult);
+  }
+
+  /** One message: an output frame where the server said it sends them, else JSON (in a text or a binary frame). */
+  private receive(data: RawData, isBinary: boolean): void {
+    if (isBinary && this.info?.unifiedExec?.binaryOutput === true) {
+      const chunks = decodeOutputFrame(messageBytes(data));
+      if (chunks !== undefined) {
+        for (const chunk of chunks) this.processes.get(chunk.processId)?.output(chunk);
+        return;
+      }
+    }
+    this.handle(data.toString());
   }
 
   private handle(text: string): void {

@@ -3,6 +3,7 @@ import {
   METHODS,
   NOTIFICATIONS,
   type ProcessExitedNotification,
+  type OutputFrame,
   type ProcessInputWaitNotification,
   type ProcessOutputNotification,
   type ProcessReadResult,
@@ -64,7 +65,7 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
    * Notifications that came after a drop, kept until the catch-up read has what the server said while nobody
    * listened: a live chunk told first would move lastSeq past the gap, and the read's older chunks would be dropped.
    */
-  private held: { method: string; params: Record<string, unknown> }[] | undefined;
+  private held: (() => void)[] | undefined;
   /** A reconnection whose gap has not been read yet. */
   private behind = false;
 
@@ -80,8 +81,13 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
   }
 
   notify(method: string, params: Record<string, unknown>): void {
-    if (this.held) return void this.held.push({ method, params });
+    if (this.held) return void this.held.push(() => this.apply(method, params));
     this.apply(method, params);
+  }
+
+  output(frame: OutputFrame): void {
+    if (this.held) return void this.held.push(() => this.takeOutput(frame.seq, frame.bytes, frame.stream));
+    this.takeOutput(frame.seq, frame.bytes, frame.stream);
   }
 
   disconnected(): void {
@@ -97,7 +103,7 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
     switch (method) {
       case NOTIFICATIONS.processOutput: {
         const { seq, chunk, stream } = params as unknown as ProcessOutputNotification;
-        return this.output(seq, Buffer.from(chunk, 'base64'), stream);
+        return this.takeOutput(seq, Buffer.from(chunk, 'base64'), stream);
       }
       case NOTIFICATIONS.processExited:
         this.exited = params as unknown as ProcessExitedNotification;
@@ -174,7 +180,7 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
     this.reports.emit();
   }
 
-  private output(seq: number, bytes: Buffer, stream?: string): void {
+  private takeOutput(seq: number, bytes: Buffer, stream?: string): void {
     if (seq <= this.highestOutputSeq || this.closed) return; // already had it (a read after a reconnection)
     this.highestOutputSeq = seq;
     this.lastSeq = Math.max(this.lastSeq, seq);
@@ -189,7 +195,7 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
     }
     const held = this.held ?? [];
     this.held = undefined;
-    for (const { method, params } of held) this.apply(method, params);
+    for (const told of held) told();
   }
 
   /** Everything the server kept after the last seq seen, and how the process stands. */
@@ -210,7 +216,7 @@ export class RemoteProcess extends ProcessCore implements ExecProcess, ProcessSi
           lost: `The exec-server no longer knows this process: ${(err as Error).message}`,
         });
       }
-      for (const chunk of result.chunks) this.output(chunk.seq, Buffer.from(chunk.chunk, 'base64'), chunk.stream);
+      for (const chunk of result.chunks) this.takeOutput(chunk.seq, Buffer.from(chunk.chunk, 'base64'), chunk.stream);
       if (result.chunks.length > 0) {
         this.lastSeq = Math.max(this.lastSeq, result.nextSeq - 1);
         continue;

@@ -4,8 +4,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import WebSocket from 'ws';
+import { decodeOutputFrame } from '../../src/exec-server/protocol.js';
 import { ExecServer, type ExecServerOptions } from '../../src/exec-server/server.js';
 import { listenWebSocket, type WebSocketListener } from '../../src/exec-server/ws-transport.js';
+
+/**
+ * The messages of one WebSocket message: a binary output frame as the `process/output` notifications it stands for,
+ * each marked `binary: true` and with the count of chunks its frame held; anything else parsed as JSON.
+ */
+function parseMessages(data: Buffer, isBinary: boolean): Message[] {
+  const chunks = isBinary ? decodeOutputFrame(data) : undefined;
+  if (chunks === undefined) return [JSON.parse(data.toString('utf8')) as Message];
+  return chunks.map(({ processId, seq, stream, bytes }) => ({
+    method: 'process/output',
+    params: { processId, seq, stream, chunk: bytes.toString('base64') },
+    binary: true,
+    frameChunks: chunks.length,
+  }));
+}
 
 /** Any message the server sent. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -22,15 +38,16 @@ export class TestClient {
   readonly closed: Promise<number>;
 
   private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const message = JSON.parse(data.toString('utf8')) as Message;
-      this.received.push(message);
-      for (const listener of this.listeners) listener(message);
-      this.waiters = this.waiters.filter((w) => {
-        if (!w.match(message)) return true;
-        w.resolve(message);
-        return false;
-      });
+    ws.on('message', (data: Buffer, isBinary) => {
+      for (const message of parseMessages(data, isBinary)) {
+        this.received.push(message);
+        for (const listener of this.listeners) listener(message);
+        this.waiters = this.waiters.filter((w) => {
+          if (!w.match(message)) return true;
+          w.resolve(message);
+          return false;
+        });
+      }
     });
     this.closed = new Promise((resolve) =>
       ws.on('close', (code) => {

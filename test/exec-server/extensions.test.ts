@@ -134,4 +134,61 @@ describe('exec-server extensions', () => {
     expect((await c.waitForEvent('exited', 'kt')).params).toMatchObject({ exitCode: 1, signal: 'SIGKILL' });
     expect(await c.call('process/read', { processId: 'k' })).toMatchObject({ exitCode: 137, signal: 'SIGKILL' });
   });
+
+  it('sends output as binary frames to a client that asked: every byte intact, in seq order with the exit', async () => {
+    const { dir, client } = await start();
+    const binary = await client();
+    const init = await binary.initialize({ clientName: 'unified-exec-test', unifiedExec: { binaryOutput: true } });
+    expect(init.unifiedExec).toMatchObject({ binaryOutput: true });
+    const codex = await client();
+    expect((await codex.initialize({ clientName: 'codex-environment' })).unifiedExec).not.toHaveProperty(
+      'binaryOutput',
+    );
+    // Every byte value, many 8 KiB chunks' worth, on both streams; then a tty, whose stream is `pty`.
+    const script =
+      "python3 -c 'import sys; b = bytes(range(256)) * 1200; sys.stdout.buffer.write(b); sys.stdout.flush(); sys.stderr.buffer.write(b[::-1][:1000])'";
+    const expected = Buffer.from(Array.from({ length: 256 * 1200 }, (_, i) => i % 256));
+    for (const c of [binary, codex]) {
+      await c.call('process/start', bash('b', script, dir));
+      await c.call('process/start', bash('t', 'printf "a\\000b"', dir, { tty: true, env: TTY_ENV }));
+      await Promise.all([c.waitForEvent('closed', 'b'), c.waitForEvent('closed', 't')]);
+      const bytes = (id: string, stream: string) =>
+        Buffer.concat(
+          c
+            .events(id)
+            .filter((m) => m.method === 'process/output' && m.params.stream === stream)
+            .map((m) => Buffer.from(m.params.chunk, 'base64')),
+        );
+      expect(bytes('b', 'stdout').equals(expected)).toBe(true);
+      expect(bytes('b', 'stderr').equals(Buffer.from(expected).reverse().subarray(0, 1000))).toBe(true);
+      expect(bytes('t', 'pty').toString('latin1')).toBe('a\0b');
+      const events = c.events('b');
+      expect(events.map((m) => m.params.seq)).toEqual(events.map((_, i) => i + 1));
+      expect(events.slice(-2).map((m) => m.method)).toEqual(['process/exited', 'process/closed']);
+      const outputs = [...events, ...c.events('t')].filter((m) => m.method === 'process/output');
+      expect(outputs.length).toBeGreaterThan(38);
+      expect(outputs.every((m) => m.binary === (c === binary ? true : undefined))).toBe(true);
+      // The chunks one turn of the server's loop brings share a frame (a 64 KiB pipe read is 8 chunks).
+      if (c === binary) expect(Math.max(...outputs.map((m) => m.frameChunks))).toBeGreaterThan(1);
+    }
+  });
+
+  it("in a flood, the terminal's reads of a millisecond share a binary frame; its small output goes at once", async () => {
+    const { dir, client } = await start();
+    const c = await client();
+    await c.initialize({ clientName: 'unified-exec-test', unifiedExec: { binaryOutput: true } });
+    const size = 4_000_000;
+    // A terminal is read 4 KiB at a time: one chunk per read.
+    await c.call(
+      'process/start',
+      bash('f', `echo start; sleep 0.2; head -c ${size} /dev/zero | tr '\\0' a`, dir, { tty: true, env: TTY_ENV }),
+    );
+    await c.waitForEvent('closed', 'f', 30_000);
+    const outputs = c.events('f').filter((m) => m.method === 'process/output');
+    expect(outputs.map((m) => m.params.seq)).toEqual(outputs.map((_, i) => i + 1));
+    const text = outputs.map((m) => decode(m.params.chunk)).join('');
+    expect(text).toBe(`start\r\n${'a'.repeat(size)}`);
+    expect(outputs[0]).toMatchObject({ frameChunks: 1 }); // `start`, before the flood: sent alone, at once
+    expect(Math.max(...outputs.map((m) => m.frameChunks))).toBeGreaterThan(4);
+  });
 });

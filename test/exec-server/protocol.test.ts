@@ -1,8 +1,18 @@
-// The pure pieces under the server: file URIs, strict base64, the serde-style params validator, the chunk log.
+// The pure pieces under the server: file URIs, strict base64, the serde-style params validator, the chunk log, the
+// binary output frame.
+import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { decodeBase64Strict } from '../../src/exec-server/base64.js';
 import { ChunkLog } from '../../src/exec-server/chunk-log.js';
-import { fileUriToPath, pathToFileUri, type WireSandbox } from '../../src/exec-server/protocol.js';
+import {
+  decodeOutputFrame,
+  encodeOutputFrame,
+  fileUriToPath,
+  fitsOutputFrame,
+  pathToFileUri,
+  type OutputFrame,
+  type WireSandbox,
+} from '../../src/exec-server/protocol.js';
 import {
   readParams,
   signalParams,
@@ -98,7 +108,7 @@ describe('params validation', () => {
     expectTypeOf<InitializeParams>().toEqualTypeOf<{
       clientName: string;
       resumeSessionId?: string | null;
-      unifiedExec?: { inputWait?: boolean | null } | null;
+      unifiedExec?: { inputWait?: boolean | null; binaryOutput?: boolean | null } | null;
     }>();
   });
 });
@@ -169,5 +179,44 @@ describe('spawnError', () => {
       data: { kind },
       message,
     });
+  });
+});
+
+describe('the binary output frame', () => {
+  const chunks = fc.record({
+    processId: fc.string({ unit: 'binary', maxLength: 40 }),
+    seq: fc.oneof(fc.nat(), fc.constant(2 ** 48 - 1)),
+    stream: fc.constantFrom('stdout' as const, 'stderr' as const, 'pty' as const),
+    bytes: fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)),
+  });
+
+  it('decodes to the chunks encoded, in their order, for any ids, seqs, streams and bytes', () => {
+    fc.assert(
+      fc.property(fc.array(chunks, { minLength: 1, maxLength: 6 }), (sent: OutputFrame[]) => {
+        const decoded = decodeOutputFrame(encodeOutputFrame(sent));
+        expect(decoded).toEqual(sent.map((c) => ({ ...c, processId: Buffer.from(c.processId).toString() })));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('is not read from a binary frame holding JSON, nor from one cut short or naming an unknown stream', () => {
+    expect(decodeOutputFrame(Buffer.from('{"method":"process/output"}'))).toBeUndefined();
+    const hi = { processId: 'p-1', seq: 7, stream: 'pty' as const, bytes: Buffer.from('hi') };
+    const frame = encodeOutputFrame([hi, { ...hi, seq: 8, bytes: Buffer.from('there') }]);
+    expect(decodeOutputFrame(frame)).toEqual([hi, { ...hi, seq: 8, bytes: Buffer.from('there') }]);
+    for (const cut of [1, 10, 16, 18, frame.length - 1])
+      expect(decodeOutputFrame(frame.subarray(0, cut))).toBe(undefined);
+    const unknownStream = Buffer.from(frame);
+    unknownStream[1] = 3;
+    expect(decodeOutputFrame(unknownStream)).toBeUndefined();
+    expect(decodeOutputFrame(Buffer.from([0]))).toBeUndefined();
+  });
+
+  it('holds no chunk its header cannot: those go as JSON', () => {
+    const bytes = Buffer.from('x');
+    expect(fitsOutputFrame({ processId: 'p', seq: 2 ** 48 - 1, stream: 'stdout', bytes })).toBe(true);
+    expect(fitsOutputFrame({ processId: 'é'.repeat(40_000), seq: 1, stream: 'stdout', bytes })).toBe(false);
+    expect(fitsOutputFrame({ processId: 'p', seq: 2 ** 48, stream: 'stdout', bytes })).toBe(false);
   });
 });

@@ -158,4 +158,34 @@ describe('exec-server stdio transport', () => {
     await done;
     await server.close();
   });
+
+  it('keeps output in base64 JSON for a client that asks for binary frames: a line has no binary frame', async () => {
+    const server = new ExecServer({ log: () => undefined });
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let text = '';
+    output.on('data', (d: Buffer) => (text += d.toString()));
+    const lines = () =>
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Message);
+    const done = serveStdio(server, { input, output });
+    input.write('{"id":1,"method":"initialize","params":{"clientName":"s","unifiedExec":{"binaryOutput":true}}}\n');
+    input.write('{"method":"initialized"}\n');
+    input.write(
+      '{"id":2,"method":"process/start","params":{"processId":"p","argv":["printf","hi"],"cwd":"file:///","env":{"PATH":"/usr/bin:/bin"},"tty":false}}\n',
+    );
+    await vi.waitFor(() => expect(lines().some((l) => l.method === 'process/closed')).toBe(true), { timeout: 10_000 });
+    expect(lines().find((l) => l.id === 1)!.result.unifiedExec).not.toHaveProperty('binaryOutput');
+    expect(lines().find((l) => l.method === 'process/output')!.params).toEqual({
+      processId: 'p',
+      seq: 1,
+      stream: 'stdout',
+      chunk: Buffer.from('hi').toString('base64'),
+    });
+    input.end();
+    await done;
+    await server.close();
+  });
 });

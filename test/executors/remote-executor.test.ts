@@ -2,6 +2,7 @@
 // `codex exec-server`. Real servers, real processes, a real WebSocket; a TCP relay in between breaks the connection
 // on purpose.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExecServerClient } from '../../src/executors/exec-server-client.js';
 import { RemoteExecutor } from '../../src/executors/remote.js';
 import { codexSkipReason } from '../codex/codex-install.js';
 import { startOurExecServer } from '../codex/our-exec-server.js';
@@ -149,6 +150,37 @@ for (const kind of SERVERS) {
         await m.closeSession(r.sessionId!);
         await expect.poll(() => isRunning(background) || isRunning(leader), { timeout: 5_000 }).toBe(false);
       });
+
+      it.each([true, false])(
+        'carries every byte value a program prints, in order (binaryOutput %s: ours sends binary frames if asked)',
+        async (binaryOutput) => {
+          const executor = new RemoteExecutor({ url: server.url, ...auth(), binaryOutput });
+          try {
+            const size = 3 * 1024 * 1024 + 77;
+            const proc = await executor.spawn({
+              argv: [
+                'python3',
+                '-c',
+                `import sys; sys.stdout.buffer.write(bytes(range(256)) * ${size >> 8} + bytes(range(${size & 255})))`,
+              ],
+              cwd: '',
+              env: { PATH: '/usr/bin:/bin' },
+              tty: false,
+            });
+            const chunks: Buffer[] = [];
+            proc.onData((chunk) => chunks.push(chunk));
+            await proc.outputDone;
+            const got = Buffer.concat(chunks);
+            expect(got.length).toBe(size);
+            expect(got.equals(Buffer.from(Array.from({ length: size }, (_, i) => i % 256)))).toBe(true);
+            // Only our server says yes, and only when asked (the connection is private: read for this check).
+            const { connection } = executor as unknown as { connection: ExecServerClient };
+            expect(connection.serverInfo?.unifiedExec?.binaryOutput ?? false).toBe(kind.ours && binaryOutput);
+          } finally {
+            await executor.close();
+          }
+        },
+      );
 
       it('loses no output when the connection drops and comes back', async () => {
         const proxy = await TcpProxy.start(server.url);
