@@ -742,7 +742,7 @@ export function figures(quick) {
           driver,
           params: { bytes: floodBytes },
           reps: q(2, 1),
-          note: driver === 'ue-ours' ? 'loopback, binary frames' : 'loopback, base64 JSON',
+          note: driver === 'ue-ours' ? 'loopback, binary frames' : 'loopback',
           compareTo: local('ue-local'),
         })),
       ],
