@@ -55,6 +55,11 @@ export class ExecSession {
   lastUsedMs: number;
   /** performance.now() of the latest output byte. */
   lastOutputAt = performance.now();
+  /**
+   * The return policy's mark from before the latest input written to the program (a call's or sendInput's): a poll
+   * watches with it, so a program that has not yet woken to read what was typed is not taken for waiting.
+   */
+  inputMark: unknown;
   private current: SessionLifecycle = 'running';
   private readonly buffer: HeadTailBuffer;
   private readonly decoder = new Utf8StreamDecoder();

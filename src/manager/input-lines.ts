@@ -14,3 +14,17 @@ export function canonicalLineWarning(chars: string, canonical: boolean | undefin
   if (longest <= CANONICAL_LINE_MAX_BYTES) return undefined;
   return `Warning: a line of ${longest} bytes was written to a terminal in canonical mode; the kernel keeps only the first ${CANONICAL_LINE_MAX_BYTES} bytes of a line, so the program received it cut. Write long input to a file and pass the file instead`;
 }
+
+/**
+ * Whether writing `chars` wakes a program blocked reading the terminal. In canonical mode the kernel holds a partial
+ * line back: only a line's end, EOF or a character that sends a signal (^C, ^\, ^Z) reaches the reader.
+ */
+export function wakesReader(chars: string, canonical: boolean | undefined): boolean {
+  if (chars === '') return false;
+  if (!canonical) return true;
+  for (const ch of READER_WAKING) if (chars.includes(ch)) return true;
+  return false;
+}
+
+/** A line's ends, EOF (^D) and the characters that send a signal (^C, ^Z, ^\). */
+const READER_WAKING = ['\n', '\r', '\u0004', '\u0003', '\u001a', '\u001c'];

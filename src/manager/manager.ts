@@ -32,7 +32,7 @@ import { ExecSession } from './exec-session.js';
 import { ExecutorSet, type NamedExecutor } from './executor-set.js';
 import { killOnExit } from './exit-guard.js';
 import { newChunkId, randomSessionId } from './ids.js';
-import { canonicalLineWarning } from './input-lines.js';
+import { canonicalLineWarning, wakesReader } from './input-lines.js';
 import { runToEnd } from './one-shot.js';
 import { applyPatchCall, patchRequest } from './patch-call.js';
 import {
@@ -213,13 +213,14 @@ export class UnifiedExecManager {
    * `options.onOutput` streams the output while the call waits (see CallOptions).
    */
   async execCommand(request: ExecCommandRequest, options?: CallOptions): Promise<ExecResponse> {
-    const started = performance.now();
+    const waitedBefore = Math.max(0, options?.waitedMs ?? 0);
+    const started = performance.now() - waitedBefore;
     this.assertOpen();
     const onOutput = boundedListener(options);
     const req = parseArguments(execCommandRequest, request);
     checkTerminalFields(req, req.tty, this.settings.screens);
     const where = this.executors.get(req.executor);
-    const command = this.commandRequest(req);
+    const command = this.commandRequest(req, waitedBefore);
     // Planned for where it will run: a call that asks to leave the sandbox is checked as it would run outside.
     const leaving = this.leaving();
     const escalated = this.gate.escalates(req.sandboxPermissions);
@@ -258,7 +259,7 @@ export class UnifiedExecManager {
         executor: where.executor,
       });
     }
-    const run = { where, started, onOutput, signal: options?.signal };
+    const run = { where, started, onOutput, signal: options?.signal, waitedBefore };
     const response = await this.start(req, {
       ...run,
       request: sandbox ? { ...checked, sandbox } : outsideRequest,
@@ -269,7 +270,12 @@ export class UnifiedExecManager {
       response.warnings.push(next.note);
       return response;
     }
-    const retried = await this.start(req, { ...run, request: outsideRequest, started: performance.now() });
+    const retried = await this.start(req, {
+      ...run,
+      request: outsideRequest,
+      started: performance.now(),
+      waitedBefore: 0,
+    });
     retried.warnings.unshift(retriedNote(response.sandboxDenial));
     return retried;
   }
@@ -351,7 +357,7 @@ export class UnifiedExecManager {
   }
 
   /** The request of an `exec_command` as its executor gets it, before the gate adds the sandbox. */
-  private commandRequest(req: z.output<typeof execCommandRequest>): CommandRequest {
+  private commandRequest(req: z.output<typeof execCommandRequest>, waitedBefore = 0): CommandRequest {
     return {
       command: { script: req.command, shell: req.shell ?? this.settings.defaultShell, login: req.login },
       workdir: req.cwd,
@@ -362,7 +368,7 @@ export class UnifiedExecManager {
       shellSnapshot: this.settings.shellSnapshot,
       // A login snapshot being taken (a fresh server's) is waited for while the command can still answer within its
       // yield, which counts from before the wait (see start).
-      snapshotWaitMs: Math.max(0, clampYieldTime(req.yieldTimeMs) - SNAPSHOT_WAIT_SLACK_MS),
+      snapshotWaitMs: Math.max(0, clampYieldTime(req.yieldTimeMs) - SNAPSHOT_WAIT_SLACK_MS - waitedBefore),
     };
   }
 
@@ -415,6 +421,8 @@ export class UnifiedExecManager {
         maxOutputTokens: req.maxOutputTokens,
         warnings: [],
         trigger: acts ? 'input' : 'poll',
+        // A poll after input another call or sendInput wrote: the program must have run since to count as waiting.
+        ...(acts ? {} : { beforeInput: session.inputMark }),
         // From when this call has the session: a call queued behind another does not stream that one's output.
         output: onOutput && session.onOutput(onOutput),
         screen: req.screen ?? session.screenChoice,
@@ -424,9 +432,11 @@ export class UnifiedExecManager {
       // nothing.
       if (acts && session.state === 'running') {
         const typed = req.chars + keysToBytes(session, req.keys ?? []);
-        const cut = canonicalLineWarning(typed, session.process.terminal?.localModes()?.canonical);
+        const canonical = session.process.terminal?.localModes()?.canonical;
+        const cut = canonicalLineWarning(typed, canonical);
         if (cut) call.warnings.push(cut);
         call.beforeInput = this.returnPolicy.beforeInput?.(session.process);
+        session.inputMark = wakesReader(typed, canonical) ? call.beforeInput : undefined;
         resizeTerminal(session, req);
         if (interrupt) session.process.interrupt?.();
         else if (typed !== '') await this.type(session, typed, call.deadline, signal);
@@ -517,6 +527,8 @@ export class UnifiedExecManager {
       throw limitExceeded(`Input over the ${this.settings.maxWriteBytes}-byte limit of one write`);
     }
     if (session.state === 'running' && chars !== '') {
+      const canonical = session.process.terminal?.localModes()?.canonical;
+      session.inputMark = wakesReader(chars, canonical) ? this.returnPolicy.beforeInput?.(session.process) : undefined;
       await this.type(session, chars, performance.now() + SEND_INPUT_WAIT_MS);
     }
   }
@@ -533,7 +545,7 @@ export class UnifiedExecManager {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), STATE_PROBE_MS);
     try {
-      const early = await this.returnPolicy.watch(session.watchContext(abort.signal, 'poll'));
+      const early = await this.returnPolicy.watch(session.watchContext(abort.signal, 'poll', session.inputMark));
       return early?.state ?? 'running';
     } catch {
       return 'running';
@@ -660,6 +672,8 @@ export class UnifiedExecManager {
       started: number;
       onOutput: ((text: string) => void) | undefined;
       signal?: AbortSignal | undefined;
+      /** Counted in the yield: see CallOptions.waitedMs. */
+      waitedBefore?: number;
     },
   ): Promise<ExecResponse> {
     const { request, started, onOutput, where } = run;
@@ -709,7 +723,7 @@ export class UnifiedExecManager {
     try {
       response = await this.collect(session, {
         started,
-        deadline: spawned + clampYieldTime(req.yieldTimeMs),
+        deadline: spawned + clampYieldTime(req.yieldTimeMs) - (run.waitedBefore ?? 0),
         maxOutputTokens: req.maxOutputTokens,
         warnings,
         trigger: 'start',

@@ -33,6 +33,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** For the tools' text: add our lines about the session's state (see FormatOptions.stateLines). */
   stateLines?: boolean;
+  /**
+   * How long the call had already waited before it reached the manager (a server whose manager was still loading
+   * when the call came): an `exec_command`'s yield counts it, so the call answers within its yield of its arrival.
+   * Its wall time counts it too. Default 0.
+   */
+  waitedMs?: number;
 }
 
 /** Told about a watched session (see UnifiedExecManager.watchSession). */

@@ -39,7 +39,13 @@ export async function startStdioServer(options: StdioServerOptions = {}): Promis
   const manager = () => (loading ??= makeManager(options.managerOptions, () => server).then((m) => (loaded = m)));
   const sessions: Required<ExecSessions> = {
     settings: { maxBackgroundPollMs },
-    execCommand: async (request, callOptions) => (await manager()).execCommand(request, callOptions),
+    // A call that came while the manager loads has its yield counted from its arrival (see CallOptions.waitedMs).
+    execCommand: async (request, callOptions) => {
+      if (loaded) return loaded.execCommand(request, callOptions);
+      const arrived = performance.now();
+      const made = await manager();
+      return made.execCommand(request, { ...callOptions, waitedMs: performance.now() - arrived });
+    },
     writeStdin: async (request, callOptions) => (await manager()).writeStdin(request, callOptions),
     shell: async (request, callOptions) => (await manager()).shell(request, callOptions),
     closeSession: async (sessionId) => (await manager()).closeSession(sessionId),

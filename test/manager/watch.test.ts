@@ -1,12 +1,16 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ReturnPolicy, WatchContext } from '../../src/input-wait/return-policy.js';
+import { wakesReader } from '../../src/manager/input-lines.js';
 import { UnifiedExecManager } from '../../src/manager/manager.js';
+import type { ManagerOptions } from '../../src/manager/types.js';
+import { FakeExecutor } from '../helpers/fake-executor.js';
 
 // What the live view builds on: watching a session without taking the model's output, typing for a person, and
 // each session's state now.
 
 const managers: UnifiedExecManager[] = [];
-const newManager = () => {
-  const manager = new UnifiedExecManager();
+const newManager = (options?: ManagerOptions) => {
+  const manager = new UnifiedExecManager(options);
   managers.push(manager);
   return manager;
 };
@@ -90,5 +94,61 @@ describe('sendInput and sessionStates', () => {
     const manager = newManager();
     const pipes = await manager.execCommand({ command: 'sleep 60', login: false, yieldTimeMs: 250 });
     await expect(manager.sendInput(pipes.sessionId!, 'x')).rejects.toThrow(/stdin is closed/);
+  });
+});
+
+describe('input typed before a poll', () => {
+  /** A policy that hands out numbered marks and answers every watch at once, keeping what each watch was given. */
+  class RecordingPolicy implements ReturnPolicy {
+    private marks = 0;
+    readonly watched: Pick<WatchContext, 'trigger' | 'beforeInput'>[] = [];
+    beforeInput(): unknown {
+      return `mark-${++this.marks}`;
+    }
+    async watch({ trigger, beforeInput }: WatchContext) {
+      this.watched.push({ trigger, beforeInput });
+      return { state: 'waiting_for_input' as const };
+    }
+  }
+
+  it("is a poll's baseline, and sessionStates': the program must have run since to be waiting", async () => {
+    const policy = new RecordingPolicy();
+    const manager = newManager({ executor: new FakeExecutor(), returnPolicy: policy, shellSnapshot: false });
+    const id = (await manager.execCommand({ command: 'repl', tty: true }, {})).sessionId!;
+    await manager.sendInput(id, 'typed by a person\r');
+    await manager.sessionStates();
+    await manager.writeStdin({ sessionId: id, chars: '' });
+    expect(policy.watched.slice(-2)).toEqual([
+      { trigger: 'poll', beforeInput: 'mark-1' },
+      { trigger: 'poll', beforeInput: 'mark-1' },
+    ]);
+    await manager.writeStdin({ sessionId: id, chars: 'by the model\r' });
+    await manager.writeStdin({ sessionId: id, chars: '' });
+    expect(policy.watched.slice(-2)).toEqual([
+      { trigger: 'input', beforeInput: 'mark-2' },
+      { trigger: 'poll', beforeInput: 'mark-2' },
+    ]);
+  });
+
+  it('is not waited for when it cannot wake the reader: part of a line in canonical mode', async () => {
+    const manager = newManager();
+    const started = await manager.execCommand({ command: 'read line; echo "got $line"', tty: true, login: false });
+    expect(started.state).toBe('waiting_for_input');
+    const id = started.sessionId!;
+    await manager.sendInput(id, 'abc');
+    // `read` waits on for the rest of its line, and says so.
+    expect((await manager.sessionStates()).get(id)).toBe('waiting_for_input');
+    await manager.sendInput(id, 'def\r');
+    const reply = await manager.writeStdin({ sessionId: id, chars: '', yieldTimeMs: 5_000 });
+    expect(reply).toMatchObject({ state: 'exited', exitCode: 0 });
+    expect(reply.output).toContain('got abcdef');
+  });
+
+  it('wakes a reader in canonical mode only with the end of a line, EOF or a signal', () => {
+    expect(wakesReader('abc', false)).toBe(true);
+    expect(wakesReader('abc', undefined)).toBe(true);
+    expect(wakesReader('abc', true)).toBe(false);
+    for (const end of ['\n', '\r', '\x04', '\x03', '\x1a', '\x1c']) expect(wakesReader(`abc${end}`, true)).toBe(true);
+    expect(wakesReader('', false)).toBe(false);
   });
 });

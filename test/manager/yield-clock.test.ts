@@ -53,4 +53,24 @@ describe('the first yield of exec_command', () => {
     expect(reply.wallTimeSeconds * 1000).toBeGreaterThanOrEqual(SLOW_START_MS + MIN_YIELD_TIME_MS - 1);
     expect(reply.wallTimeSeconds * 1000).toBeLessThanOrEqual(answered - called);
   });
+
+  it('counts in its yield and its wall time what the call waited before the manager had it (a server loading)', async () => {
+    const executor = new FakeExecutor();
+    const manager = newManager({ executor, returnOn: 'deadline', shellSnapshot: false });
+    const called = performance.now();
+    const reply = await manager.execCommand({ command: 'runs on', yieldTimeMs: 1_000 }, { waitedMs: 600 });
+    const answered = performance.now();
+    expect(reply.state).toBe('running');
+    // 400 ms of its yield were left: answered well before the whole of it (load makes answers later, not earlier).
+    expect(answered - called).toBeGreaterThanOrEqual(400 - 1);
+    expect(answered - called).toBeLessThan(1_000);
+    expect(reply.wallTimeSeconds * 1000).toBeGreaterThanOrEqual(1_000 - 1);
+    // A login snapshot being taken is waited for only as long as the rest of the yield allows.
+    expect(executor.requests[0]!.snapshotWaitMs).toBe(1_000 - 50 - 600);
+    // Without it, the whole yield.
+    const t = performance.now();
+    await manager.execCommand({ command: 'runs on', yieldTimeMs: 1_000 });
+    expect(performance.now() - t).toBeGreaterThanOrEqual(1_000 - 1);
+    expect(executor.requests[1]!.snapshotWaitMs).toBe(1_000 - 50);
+  });
 });
