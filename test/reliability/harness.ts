@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { vi } from 'vitest';
 import type { ExecResult, SessionListResult } from '../../src/tools/output-schemas.js';
+import { nodeAsNobody } from '../helpers/nobody.js';
 import { CLI, ROOT, cleanEnv, unsandboxed } from '../mcp/cli-process.js';
 
 /** Full counts with SOAK=1 (`npm run test:soak`), small ones otherwise so the whole set stays quick in CI. */
@@ -45,21 +46,18 @@ export interface StartOptions {
   nodeArgs?: string[];
   /** Options for `mcp`, e.g. `['--max-sessions', '2']`. */
   cliArgs?: string[];
-  /** A command that runs node, e.g. `['setpriv', '--reuid=65534', …]` to serve as another user. */
-  launcher?: string[];
+  /** Serve as nobody (uid 65534), with the checkout bound where nobody may read it (test/helpers/nobody.ts). */
+  asNobody?: boolean;
 }
 
 export async function startServer(name: string, options: StartOptions = {}): Promise<ServerUnderTest> {
+  const mcp = ['mcp', '--structured-output', ...unsandboxed(options.cliArgs ?? [])];
+  const { command, args } = options.asNobody
+    ? nodeAsNobody('dist/cli/index.js', mcp)
+    : { command: process.execPath, args: [...(options.nodeArgs ?? []), CLI, ...mcp] };
   const transport = new StdioClientTransport({
-    command: options.launcher?.[0] ?? process.execPath,
-    args: [
-      ...(options.launcher ? [...options.launcher.slice(1), process.execPath] : []),
-      ...(options.nodeArgs ?? []),
-      CLI,
-      'mcp',
-      '--structured-output',
-      ...unsandboxed(options.cliArgs ?? []),
-    ],
+    command,
+    args,
     cwd: ROOT,
     env: cleanEnv() as Record<string, string>,
     stderr: 'pipe',

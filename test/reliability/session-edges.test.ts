@@ -1,19 +1,20 @@
 // Edges of a session found by trying the server as a careless client would, each through the real stdio server with
 // real processes: input a program never reads, a character cut off at exit, a short command at the session cap, and
 // a working directory the server's user may not enter.
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CLI } from '../mcp/cli-process.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startServer, textOf, writeUntil, type ServerUnderTest } from './harness.js';
 import { titled } from '../helpers/needs.js';
+import { CANNOT_SWITCH_USER, removeMountPoint } from '../helpers/nobody.js';
 
 const servers: ServerUnderTest[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
+// The folder nobody's servers see the checkout at (test/helpers/nobody.ts), once they are gone.
+afterAll(() => removeMountPoint());
 
 async function server(name: string, cliArgs: string[] = []): Promise<ServerUnderTest> {
   const started = await startServer(name, { cliArgs });
@@ -122,29 +123,14 @@ describe('the session cap', () => {
 });
 
 describe('a working directory the server may not enter', () => {
-  const NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
-  // Root with setpriv, and a checkout uid 65534 can read (a clone under a 0700 directory is not).
-  const canSwitchUser =
-    process.getuid?.() === 0 &&
-    spawnSync('setpriv', ['--version']).status === 0 &&
-    spawnSync(NOBODY[0]!, [
-      ...NOBODY.slice(1),
-      process.execPath,
-      '-e',
-      `require('fs').readFileSync(${JSON.stringify(CLI)})`,
-    ]).status === 0;
-
-  it.skipIf(!canSwitchUser)(
-    titled(
-      'says so the same way for tty and pipes',
-      canSwitchUser ? undefined : 'needs root, setpriv and a checkout uid 65534 can read',
-    ),
+  it.skipIf(CANNOT_SWITCH_USER !== undefined)(
+    titled('says so the same way for tty and pipes', CANNOT_SWITCH_USER),
     async () => {
       const dir = mkdtempSync(join(tmpdir(), 'ue-locked-'));
       chmodSync(dir, 0o700); // root's own; uid 65534 may not enter it
       try {
-        // The server runs as nobody, through setpriv, so the kernel refuses it the directory.
-        const nobody = await startServer('locked-workdir-nobody', { launcher: NOBODY });
+        // The server runs as nobody, so the kernel refuses it the directory.
+        const nobody = await startServer('locked-workdir-nobody', { asNobody: true });
         servers.push(nobody);
         for (const tty of [true, false]) {
           const reply = await nobody.call('exec_command', { ...BASH, cmd: 'pwd', workdir: dir, tty });
