@@ -388,15 +388,13 @@ export function sampleForeground(
  */
 export function unchangedSince(leader: number, sample: ForegroundSample): boolean {
   // The leader's stat is read once: as a member's when it is one (a shell at its prompt), else on its own.
-  const leaderIsMember = sample.members.some((m) => m.pid === leader);
+  const leaderAt = sample.members.findIndex((m) => m.pid === leader);
   const texts = readProcFiles([
     ...sample.members.flatMap((m) => [`/proc/${m.pid}/stat`, `/proc/${m.pid}/schedstat`]),
-    ...(leaderIsMember ? [] : [`/proc/${leader}/stat`]),
+    ...(leaderAt >= 0 ? [] : [`/proc/${leader}/stat`]),
   ]);
   const stats = sample.members.map((_, i) => parseProcStat(texts[2 * i] ?? ''));
-  const leaderStat = leaderIsMember
-    ? stats[sample.members.findIndex((m) => m.pid === leader)]
-    : parseProcStat(texts.at(-1) ?? '');
+  const leaderStat = leaderAt >= 0 ? stats[leaderAt] : parseProcStat(texts.at(-1) ?? '');
   if (leaderStat?.tpgid !== sample.tpgid) return false;
   return sample.members.every(
     (m, i) => Number.isFinite(m.runCount) && stats[i]?.state === m.state && runsOf(texts[2 * i + 1]) === m.runCount,
