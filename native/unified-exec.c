@@ -3,8 +3,12 @@
 // without spawning stty; and asking the kernel's socket diagnostics (sock_diag) which user owns a local TCP socket
 // tells a listener which local user is at the other end of a connection, in one lookup, where /proc/net/tcp would
 // be read whole. Reading /proc for input-wait's probes is here too: each probe reads a handful of small files, and one
-// call that reads them all costs a fraction of Node's open, read and close of each.
+// call that reads them all costs a fraction of Node's open, read and close of each. And a terminal's process is started
+// here: node-pty forks, and a fork copies this process's page tables, ~1 ms a session for a Node process of 70 MB,
+// while a vfork (clone with CLONE_VM | CLONE_VFORK, as posix_spawn does) costs a fraction of that whatever the size.
+#define _GNU_SOURCE
 #include <node_api.h>
+#include <uv.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -14,7 +18,12 @@
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <termios.h>
 #include <unistd.h>
@@ -282,10 +291,15 @@ static napi_value link_target(napi_env env, napi_callback_info info) {
   napi_create_object(env, &result);
   napi_create_string_latin1(env, target, (size_t)n, &value);
   napi_set_named_property(env, result, "target", value);
-  struct stat file;
-  if (stat(path, &file) == 0) {
+  // statx, not stat: glibc's stat symbol is 2.33's, and the addon loads on glibc 2.28 as node-pty does. The device
+  // number as stat's st_dev encodes it (glibc's makedev).
+  struct statx file;
+  if (statx(AT_FDCWD, path, 0, STATX_INO, &file) == 0) {
+    unsigned long long major = file.stx_dev_major, minor = file.stx_dev_minor;
+    unsigned long long dev = ((major & 0xfffff000ULL) << 32) | ((major & 0xfffULL) << 8) |
+                             ((minor & 0xffffff00ULL) << 12) | (minor & 0xffULL);
     char id[48];
-    int length = snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)file.st_dev, (unsigned long long)file.st_ino);
+    int length = snprintf(id, sizeof id, "%llu:%llu", dev, (unsigned long long)file.stx_ino);
     napi_create_string_latin1(env, id, (size_t)length, &value);
     napi_set_named_property(env, result, "id", value);
   }
@@ -315,6 +329,316 @@ static napi_value read_now(napi_env env, napi_callback_info info) {
   return result;
 }
 
+// A terminal's process whose exit is awaited: its pidfd polled on the event loop (no thread per session), reaped
+// once readable, and its exit told to `callback` through the environment's one threadsafe function (a libuv callback
+// has no JS context of its own to call in). Closed at exit, or by the environment's cleanup (a worker ending) untold.
+struct exit_watch {
+  uv_poll_t poll;
+  napi_ref callback;
+  pid_t pid;
+  int pidfd;
+  struct exit_watch* next;
+  struct exit_watch** prev;
+  struct addon_state* state;
+};
+
+// An exit to tell, queued to the threadsafe function.
+struct exit_told {
+  napi_ref callback;
+  int code, signal_number;
+};
+
+// Per environment (its instance data): the watches still open, and the function that tells exits.
+struct addon_state {
+  struct exit_watch* first;
+  napi_threadsafe_function tell;
+};
+
+static void watch_closed(uv_handle_t* handle) {
+  struct exit_watch* watch = handle->data;
+  close(watch->pidfd);
+  free(watch);
+}
+
+// Unlinks the watch; its handle and pidfd are closed after.
+static void watch_end(struct exit_watch* watch) {
+  if (watch->prev != NULL) {
+    *watch->prev = watch->next;
+    if (watch->next != NULL) watch->next->prev = watch->prev;
+    watch->prev = NULL;
+  }
+  uv_poll_stop(&watch->poll);
+  uv_close((uv_handle_t*)&watch->poll, watch_closed);
+}
+
+static void state_cleanup(void* data) {
+  struct addon_state* state = data;
+  while (state->first != NULL) watch_end(state->first);
+  if (state->tell != NULL) napi_release_threadsafe_function(state->tell, napi_tsfn_abort);
+  free(state);
+}
+
+// On the JS thread, in a JS context: onExit(code, signal), then the reference to it let go.
+static void tell_exit(napi_env env, napi_value unused, void* context, void* data) {
+  (void)unused;
+  (void)context;
+  struct exit_told* told = data;
+  if (env != NULL) {
+    napi_value callback, receiver, argv[2], ignored;
+    napi_get_reference_value(env, told->callback, &callback);
+    napi_delete_reference(env, told->callback);
+    napi_get_undefined(env, &receiver);
+    napi_create_int32(env, told->code, &argv[0]);
+    napi_create_int32(env, told->signal_number, &argv[1]);
+    if (callback != NULL) napi_call_function(env, receiver, callback, 2, argv, &ignored);
+  }
+  free(told);
+}
+
+// The pidfd is readable: the process has exited. Reaped here, and told as node-pty tells it: (code, signal).
+static void watch_fired(uv_poll_t* handle, int status, int events) {
+  (void)status;
+  (void)events;
+  struct exit_watch* watch = handle->data;
+  int wait_status = 0;
+  pid_t got;
+  do got = waitpid(watch->pid, &wait_status, WNOHANG);
+  while (got < 0 && errno == EINTR);
+  if (got == 0) return;  // not yet (a wakeup without the exit): keep watching
+  struct exit_told* told = malloc(sizeof *told);
+  if (told != NULL) {
+    // Reaped by someone else (ECHILD): told as an exit with 0, as node-pty does.
+    told->callback = watch->callback;
+    told->code = got == watch->pid && WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 0;
+    told->signal_number = got == watch->pid && WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
+    if (napi_call_threadsafe_function(watch->state->tell, told, napi_tsfn_nonblocking) != napi_ok) free(told);
+  }
+  watch_end(watch);
+}
+
+static void free_strings(char** strings, uint32_t count) {
+  if (strings == NULL) return;
+  for (uint32_t i = 0; i < count; i++) free(strings[i]);
+  free(strings);
+}
+
+// One JS string, malloc'ed; NULL when it is not a string.
+static char* string_copy(napi_env env, napi_value value) {
+  size_t length;
+  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) return NULL;
+  char* copy = malloc(length + 1);
+  if (copy != NULL && napi_get_value_string_utf8(env, value, copy, length + 1, &length) != napi_ok) {
+    free(copy);
+    copy = NULL;
+  }
+  return copy;
+}
+
+// The strings of a JS array, NULL-terminated, each malloc'ed; NULL when it is not an array of strings.
+static char** string_array(napi_env env, napi_value value, uint32_t* count) {
+  bool is_array = false;
+  if (napi_is_array(env, value, &is_array) != napi_ok || !is_array) return NULL;
+  if (napi_get_array_length(env, value, count) != napi_ok) return NULL;
+  char** strings = calloc((size_t)*count + 1, sizeof *strings);
+  if (strings == NULL) return NULL;
+  for (uint32_t i = 0; i < *count; i++) {
+    napi_value item;
+    if (napi_get_element(env, value, i, &item) != napi_ok || (strings[i] = string_copy(env, item)) == NULL) {
+      free_strings(strings, i);
+      return NULL;
+    }
+  }
+  return strings;
+}
+
+// The modes a new terminal starts in: node-pty's, so a session sees the terminal it always saw.
+static void initial_modes(struct termios* t) {
+  memset(t, 0, sizeof *t);
+  t->c_iflag = ICRNL | IXON | IXANY | IMAXBEL | BRKINT | IUTF8;
+  t->c_oflag = OPOST | ONLCR;
+  t->c_cflag = CREAD | CS8 | HUPCL;
+  t->c_lflag = ICANON | ISIG | IEXTEN | ECHO | ECHOE | ECHOK | ECHOKE | ECHOCTL;
+  t->c_cc[VEOF] = 4;
+  t->c_cc[VEOL] = 0xff;
+  t->c_cc[VEOL2] = 0xff;
+  t->c_cc[VERASE] = 0x7f;
+  t->c_cc[VWERASE] = 23;
+  t->c_cc[VKILL] = 21;
+  t->c_cc[VREPRINT] = 18;
+  t->c_cc[VINTR] = 3;
+  t->c_cc[VQUIT] = 0x1c;
+  t->c_cc[VSUSP] = 26;
+  t->c_cc[VSTART] = 17;
+  t->c_cc[VSTOP] = 19;
+  t->c_cc[VLNEXT] = 22;
+  t->c_cc[VDISCARD] = 15;
+  t->c_cc[VMIN] = 1;
+  t->c_cc[VTIME] = 0;
+  cfsetispeed(t, B38400);
+  cfsetospeed(t, B38400);
+}
+
+// Whether this kernel has pidfds (5.3+): without them a terminal's process is started by node-pty.
+static int have_pidfd(void) {
+  static int known = -1;
+  if (known < 0) {
+    int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    known = fd >= 0;
+    if (fd >= 0) close(fd);
+  }
+  return known;
+}
+
+
+// What the child of spawn_terminal does, on a stack of its own in this process's memory until it execs (this process
+// waits meanwhile): only system calls, nothing that locks or allocates. Its errno is left in `error` when it fails.
+struct terminal_child {
+  const char* file;
+  char** args;
+  char** vars;
+  const char* cwd;
+  const char* name;
+  sigset_t mask;
+  volatile int error;
+};
+
+static int terminal_child(void* data) {
+  struct terminal_child* child = data;
+  // Every handler to its default (node-pty's child does the same); glibc's own two signals refuse and are reset by
+  // exec, as a handled signal is. Then the mask this process had.
+  struct sigaction default_action;
+  memset(&default_action, 0, sizeof default_action);
+  default_action.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &default_action, NULL);
+  int fd;
+  // A new session, whose controlling terminal the slave becomes when opened without O_NOCTTY; on 0, 1 and 2.
+  if (setsid() < 0 || (fd = open(child->name, O_RDWR)) < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 ||
+      dup2(fd, 2) < 0 || (fd > 2 && close(fd) < 0) || (child->cwd[0] != '\0' && chdir(child->cwd) < 0)) {
+    child->error = errno;
+    _exit(127);
+  }
+  sigprocmask(SIG_SETMASK, &child->mask, NULL);
+  execve(child->file, child->args, child->vars);
+  child->error = errno;
+  _exit(127);
+}
+
+// spawnTerminal(file, argv, env, cwd, cols, rows, onExit): `file` (a path) started with `argv` and `env` in `cwd`, on a
+// new terminal of cols × rows in node-pty's modes, as the leader of a new session whose controlling terminal it is,
+// every signal at its default and none blocked. { pid, master, slave, pty }: the master non-blocking, and a slave fd
+// of our own (non-blocking), both close-on-exec. onExit(code, signal) once it exited and was reaped. A number (an
+// errno) when it could not be started so; nothing is left open then, and the caller starts it another way.
+static napi_value spawn_terminal(napi_env env, napi_callback_info info) {
+  size_t argc = 7;
+  napi_value argv[7], result;
+  char file[4096], cwd[4096], name[128];
+  int32_t cols, rows;
+  napi_valuetype callback_type;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 7 ||
+      !string_arg(env, argv[0], file, sizeof file) || !string_arg(env, argv[3], cwd, sizeof cwd) ||
+      napi_get_value_int32(env, argv[4], &cols) != napi_ok || napi_get_value_int32(env, argv[5], &rows) != napi_ok ||
+      napi_typeof(env, argv[6], &callback_type) != napi_ok || callback_type != napi_function) {
+    napi_throw_type_error(env, NULL, "expected file, argv, env, cwd, cols, rows, onExit");
+    return NULL;
+  }
+  if (!have_pidfd()) {
+    napi_create_int32(env, ENOSYS, &result);
+    return result;
+  }
+  uint32_t args_count = 0, env_count = 0;
+  char** args = string_array(env, argv[1], &args_count);
+  char** vars = string_array(env, argv[2], &env_count);
+  if (args == NULL || vars == NULL || args_count == 0) {
+    free_strings(args, args_count);
+    free_strings(vars, env_count);
+    napi_throw_type_error(env, NULL, "expected argv and env as arrays of strings, argv not empty");
+    return NULL;
+  }
+  int error = 0, master = -1, slave = -1, pidfd = -1;
+  pid_t pid = -1;
+  struct termios modes;
+  struct winsize size = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols};
+  struct terminal_child child = {.file = file, .args = args, .vars = vars, .cwd = cwd, .name = name, .error = 0};
+  const size_t stack_size = 64 * 1024;
+  char* stack = NULL;
+  sigset_t all;
+  initial_modes(&modes);
+  if ((master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 || grantpt(master) < 0 || unlockpt(master) < 0 ||
+      ptsname_r(master, name, sizeof name) != 0 ||
+      (slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)) < 0 || tcsetattr(slave, TCSANOW, &modes) < 0 ||
+      ioctl(slave, TIOCSWINSZ, &size) < 0 || fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK) < 0 ||
+      (stack = malloc(stack_size)) == NULL) {
+    error = errno;
+    goto done;
+  }
+  // No handler of this process may run in the child before it has reset them: every signal blocked around the clone.
+  sigfillset(&all);
+  sigprocmask(SIG_SETMASK, &all, &child.mask);
+  pid = clone(terminal_child, stack + stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, &child);
+  error = pid < 0 ? errno : child.error;
+  sigprocmask(SIG_SETMASK, &child.mask, NULL);
+  if (pid > 0 && error != 0) {
+    // It could not exec: reaped here, and started another way.
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) continue;
+  }
+  if (error != 0) goto done;
+  pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (pidfd < 0) {
+    // Started, but its exit could not be watched: ended and reaped here, and started another way.
+    error = errno;
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) continue;
+    goto done;
+  }
+done:
+  free(stack);
+  free_strings(args, args_count);
+  free_strings(vars, env_count);
+  if (error != 0) {
+    if (master >= 0) close(master);
+    if (slave >= 0) close(slave);
+    napi_create_int32(env, error, &result);
+    return result;
+  }
+  struct addon_state* state = NULL;
+  napi_get_instance_data(env, (void**)&state);
+  struct exit_watch* watch = calloc(1, sizeof *watch);
+  uv_loop_t* loop = NULL;
+  if (state == NULL || state->tell == NULL || watch == NULL || napi_get_uv_event_loop(env, &loop) != napi_ok ||
+      uv_poll_init(loop, &watch->poll, pidfd) != 0) {
+    // Nothing would tell its exit: ended, and the error thrown (there is no way to start it that would).
+    free(watch);
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) continue;
+    close(pidfd);
+    close(master);
+    close(slave);
+    napi_throw_error(env, NULL, "spawnTerminal: cannot watch the process's exit");
+    return NULL;
+  }
+  watch->poll.data = watch;
+  watch->state = state;
+  watch->pid = pid;
+  watch->pidfd = pidfd;
+  napi_create_reference(env, argv[6], 1, &watch->callback);
+  watch->next = state->first;
+  if (state->first != NULL) state->first->prev = &watch->next;
+  watch->prev = &state->first;
+  state->first = watch;
+  uv_poll_start(&watch->poll, UV_READABLE, watch_fired);
+  napi_value value;
+  napi_create_object(env, &result);
+  napi_create_int32(env, pid, &value);
+  napi_set_named_property(env, result, "pid", value);
+  napi_create_int32(env, master, &value);
+  napi_set_named_property(env, result, "master", value);
+  napi_create_int32(env, slave, &value);
+  napi_set_named_property(env, result, "slave", value);
+  napi_create_string_latin1(env, name, NAPI_AUTO_LENGTH, &value);
+  napi_set_named_property(env, result, "pty", value);
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "setCloexec", NAPI_AUTO_LENGTH, set_cloexec, NULL, &fn);
@@ -329,5 +653,21 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "linkTarget", fn);
   napi_create_function(env, "readNow", NAPI_AUTO_LENGTH, read_now, NULL, &fn);
   napi_set_named_property(env, exports, "readNow", fn);
+  napi_create_function(env, "spawnTerminal", NAPI_AUTO_LENGTH, spawn_terminal, NULL, &fn);
+  napi_set_named_property(env, exports, "spawnTerminal", fn);
+  struct addon_state* state = calloc(1, sizeof *state);
+  napi_value name;
+  napi_create_string_latin1(env, "unifiedExecTerminalExit", NAPI_AUTO_LENGTH, &name);
+  if (state != NULL) {
+    // Not keeping the loop alive: each watch's poll does, while its process lives.
+    if (napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, NULL, NULL, NULL, tell_exit, &state->tell) ==
+        napi_ok) {
+      napi_unref_threadsafe_function(env, state->tell);
+    } else {
+      state->tell = NULL;
+    }
+    napi_set_instance_data(env, state, NULL, NULL);
+    napi_add_env_cleanup_hook(env, state_cleanup, state);
+  }
   return exports;
 }

@@ -181,23 +181,23 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
       if (name === undefined) throw new Error('argv is empty');
       const { file, args } = withArg0(resolveProgram(name, options.env, options.cwd), rest, options);
       const env = Object.entries({ ...options.env, [PROCESS_TAG_VAR]: this.tag }).map(([k, v]) => `${k}=${v}`);
-      term = nativePty().fork(
-        file,
-        args,
-        env,
-        options.cwd,
-        options.cols ?? DEFAULT_COLS,
-        options.rows ?? DEFAULT_ROWS,
-        -1,
-        -1,
-        true,
-        '',
-        (code, signal) => void this.onChildExit(toExitInfo(code, signal)),
-      );
-      // Without this every later child (PTY or pipes) inherits this master: it could read this session's terminal,
-      // and the terminal would never hang up while any of them lives.
-      helpers.setCloexec(term.fd);
-      this.slaveFd = openSync(term.pty, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK);
+      const cols = options.cols ?? DEFAULT_COLS;
+      const rows = options.rows ?? DEFAULT_ROWS;
+      const onExit = (code: number, signal: number) => void this.onChildExit(toExitInfo(code, signal));
+      const pty = nativePty();
+      // Ours first: a vfork instead of node-pty's fork, which copies this process's page tables (see spawnTerminal).
+      const spawned = helpers.spawnTerminal(file, [file, ...args], env, options.cwd, cols, rows, onExit);
+      if (typeof spawned === 'object') {
+        term = { fd: spawned.master, pid: spawned.pid, pty: spawned.pty };
+        this.slaveFd = spawned.slave;
+      } else {
+        // Not started (an older kernel, a program exec refuses): node-pty's fork, whose child says why and exits 1.
+        term = pty.fork(file, args, env, options.cwd, cols, rows, -1, -1, true, '', onExit);
+        // Without this every later child (PTY or pipes) inherits this master: it could read this session's terminal,
+        // and the terminal would never hang up while any of them lives.
+        helpers.setCloexec(term.fd);
+        this.slaveFd = openSync(term.pty, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK);
+      }
     }
     this.pid = term.pid;
     lifetime?.started(term.pid, this.tag);

@@ -28,6 +28,22 @@ export interface NativeHelpers {
    * nothing now). On a terminal's master it is a drain barrier: the kernel hands over first what was written before.
    */
   readNow(fd: number, buffer: Buffer): number;
+  /**
+   * `file` (a path) started with `argv` and `env` (`NAME=value` strings) in `cwd` (none: ours), by posix_spawn, on a
+   * new terminal of `cols` × `rows` in node-pty's modes, as the leader of a new session whose controlling terminal it
+   * is, every signal at its default. The terminal's master (non-blocking) and a slave fd of ours (non-blocking), both
+   * close-on-exec; `onExit(code, signal)` once it exited and was reaped. An errno when it could not be started so
+   * (no pidfds before Linux 5.3, exec failed): nothing is left open, and the caller starts it another way.
+   */
+  spawnTerminal(
+    file: string,
+    argv: readonly string[],
+    env: readonly string[],
+    cwd: string,
+    cols: number,
+    rows: number,
+    onExit: (code: number, signal: number) => void,
+  ): { pid: number; master: number; slave: number; pty: string } | number;
 }
 
 const ADDON_FILE = 'unified_exec_native.node';

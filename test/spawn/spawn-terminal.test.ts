@@ -1,0 +1,180 @@
+import { createRequire } from 'node:module';
+import {
+  chmodSync,
+  closeSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import tty from 'node:tty';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { buildEnv } from '../../src/spawn/env.js';
+import { PtyProcess } from '../../src/spawn/pty-process.js';
+import type { NativePty, NodePtyBinaries } from '../../src/spawn/node-pty-native.js';
+import { nativeHelpers } from '../../src/util/native-addon.js';
+
+const helpers = nativeHelpers();
+const ENOENT = 2;
+const ENOEXEC = 8;
+const O_NONBLOCK = 0o4000;
+const O_CLOEXEC = 0o2000000;
+const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ue-spawn-terminal-')));
+const env = Object.entries(buildEnv()).map(([name, value]) => `${name}=${value}`);
+
+interface Started {
+  pid: number;
+  master: number;
+  slave: number;
+  pty: string;
+  /** Everything the terminal showed, once the process exited and the terminal hung up. */
+  output: Promise<string>;
+  /** onExit's (code, signal). */
+  exit: Promise<[number, number]>;
+}
+
+/** Processes a test started, ended (by pid) after it. */
+const live = new Set<number>();
+afterEach(() => {
+  for (const pid of live) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  live.clear();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** `/bin/sh -c script` through spawnTerminal; its output read from the master until the terminal hangs up. */
+function spawnScript(script: string, options: { cwd?: string; cols?: number; rows?: number } = {}): Started {
+  let told!: (exit: [number, number]) => void;
+  const exit = new Promise<[number, number]>((resolve) => (told = resolve));
+  const started = helpers.spawnTerminal(
+    '/bin/sh',
+    ['/bin/sh', '-c', script],
+    env,
+    options.cwd ?? dir,
+    options.cols ?? 80,
+    options.rows ?? 24,
+    (code, signal) => told([code, signal]),
+  );
+  if (typeof started === 'number') throw new Error(`spawnTerminal answered errno ${started}`);
+  live.add(started.pid);
+  void exit.then(() => live.delete(started.pid));
+  // The slave end of ours is closed once the process exited, so the master hangs up (EIO) when its output is read.
+  void exit.then(() => closeSync(started.slave));
+  const reader = new tty.ReadStream(started.master);
+  const chunks: Buffer[] = [];
+  reader.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const output = new Promise<string>((resolve) => {
+    const done = () => resolve(Buffer.concat(chunks).toString('utf8'));
+    reader.on('error', done);
+    reader.on('close', done);
+  });
+  return { ...started, output, exit };
+}
+
+/** Fields of /proc/<pid>/stat after the command name: state, ppid, pgrp, session, tty_nr, tpgid, ... */
+function statFields(text: string): string[] {
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The flags of one of this process's fds, from /proc/self/fdinfo. */
+function fdFlags(fd: number): number {
+  const line = readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('flags:'));
+  return parseInt(line!.split(/\s+/)[1]!, 8);
+}
+
+describe('spawnTerminal (our addon)', () => {
+  it('starts the program as the leader of a new session whose controlling terminal, in the foreground, is the new terminal', async () => {
+    const started = spawnScript('exec cat /proc/self/stat');
+    // Gone once the last fd of the terminal closes.
+    const terminal = statSync(started.pty).rdev;
+    const fields = statFields(await started.output);
+    const [, , pgrp, session, ttyNr, tpgid] = fields.map(Number);
+    expect(session).toBe(started.pid);
+    expect(pgrp).toBe(started.pid);
+    expect(tpgid).toBe(started.pid);
+    expect(ttyNr).toBe(terminal);
+  });
+
+  it('starts it in the directory given, with the environment given', async () => {
+    const started = spawnScript('pwd -P; printf "%s\\n" "$TERM"', { cwd: dir });
+    expect(await started.output).toBe(`${dir}\r\ndumb\r\n`);
+  });
+
+  it('starts it with every signal at its default and none blocked, though this process ignores SIGPIPE', async () => {
+    // Node ignores SIGPIPE; an ignored signal stays ignored across exec unless the child resets it.
+    const status = await spawnScript('exec cat /proc/self/status').output;
+    const mask = (name: string) => BigInt(`0x${new RegExp(`^${name}:\\s+([0-9a-f]+)`, 'm').exec(status)![1]}`);
+    expect(mask('SigIgn')).toBe(0n);
+    expect(mask('SigBlk')).toBe(0n);
+  });
+
+  it("opens the terminal in node-pty's modes, at the size given", async () => {
+    const ours = (await spawnScript('stty -g; stty size', { cols: 132, rows: 50 }).output).trim().split(/\r\n/);
+    const pty = (createRequire(import.meta.url)('@lydell/node-pty/requireBinary') as NodePtyBinaries).requireBinary(
+      'pty.node',
+    ) as NativePty;
+    const theirs = await new Promise<string>((resolve) => {
+      const term = pty.fork('/bin/sh', ['-c', 'stty -g'], env, dir, 80, 24, -1, -1, true, '', () => undefined);
+      live.add(term.pid);
+      const reader = new tty.ReadStream(term.fd);
+      let text = '';
+      reader.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      reader.on('error', () => resolve(text));
+      reader.on('close', () => resolve(text));
+    });
+    expect(ours).toEqual([theirs.trim(), '50 132']);
+  });
+
+  it('tells the exit code, and the signal that ended it', async () => {
+    expect(await spawnScript('exit 3').exit).toEqual([3, 0]);
+    expect(await spawnScript('kill -TERM $$').exit).toEqual([0, 15]);
+  });
+
+  it('gives a master and a slave end of ours that are non-blocking and close-on-exec', async () => {
+    const started = spawnScript('exit 0');
+    for (const fd of [started.master, started.slave]) {
+      expect(fdFlags(fd) & O_NONBLOCK).toBe(O_NONBLOCK);
+      expect(fdFlags(fd) & O_CLOEXEC).toBe(O_CLOEXEC);
+    }
+    await started.exit;
+  });
+
+  it('answers the errno, with nothing left open, when exec refuses the program', () => {
+    const noShebang = join(dir, 'no-shebang');
+    writeFileSync(noShebang, 'echo ran\n');
+    chmodSync(noShebang, 0o755);
+    const fds = readdirSync('/proc/self/fd').length;
+    const onExit = () => undefined;
+    expect(helpers.spawnTerminal(join(dir, 'missing'), ['missing'], env, dir, 80, 24, onExit)).toBe(ENOENT);
+    expect(helpers.spawnTerminal(noShebang, [noShebang], env, dir, 80, 24, onExit)).toBe(ENOEXEC);
+    expect(helpers.spawnTerminal('/bin/sh', ['sh'], env, join(dir, 'missing'), 80, 24, onExit)).toBe(ENOENT);
+    expect(readdirSync('/proc/self/fd').length).toBe(fds);
+  });
+});
+
+describe('PtyProcess where spawnTerminal cannot start the program', () => {
+  it('starts it through node-pty as before: a script without #! runs in sh', async () => {
+    const script = join(dir, 'plain-script');
+    writeFileSync(script, 'echo "ran as $0"\n');
+    chmodSync(script, 0o755);
+    const proc = new PtyProcess({ argv: [script], cwd: dir, env: buildEnv(), tty: true });
+    const chunks: Buffer[] = [];
+    proc.onData((chunk) => chunks.push(Buffer.from(chunk)));
+    const info = await new Promise((resolve) => proc.onExit(resolve));
+    expect(info).toEqual({ exitCode: 0 });
+    expect(Buffer.concat(chunks).toString()).toBe(`ran as ${script}\r\n`);
+    await proc.terminate();
+  });
+});
