@@ -112,8 +112,24 @@ const coldStartRow = (results) => {
     unit: 'ms',
     better: 'lower',
     wrong: sum(results, 'wrong'),
+    ...pairedWithCodex(results),
   };
 };
+
+/**
+ * Figure 22's servers beside Codex's rule run alone just before each (the same profile, at that moment): its median,
+ * how often it took longer than the yield itself, and how many first calls missed while it did not.
+ */
+function pairedWithCodex(results) {
+  const codex = results.flatMap((r) => r.codexBefore ?? []);
+  if (codex.length === 0) return {};
+  const exited = results.flatMap((r) => r.firstExited ?? []);
+  return {
+    codexBeforeMedian: round(median(codex), 1),
+    codexOverYield: codex.filter((ms) => ms > COLD_START_YIELD_MS).length,
+    missedWhileCodexInTime: codex.filter((ms, i) => ms <= COLD_START_YIELD_MS && exited[i] === false).length,
+  };
+}
 
 /** Figure 19: the median time to `initialize`'s answer (the value), and to `tools/list`'s. */
 const startupRow = (results) => ({

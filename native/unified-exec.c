@@ -534,12 +534,19 @@ static napi_value spawn_terminal(napi_env env, napi_callback_info info) {
   char file[4096], cwd[4096], name[128];
   int32_t cols, rows;
   napi_valuetype callback_type;
+  napi_valuetype file_type, cwd_type;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 7 ||
-      !string_arg(env, argv[0], file, sizeof file) || !string_arg(env, argv[3], cwd, sizeof cwd) ||
+      napi_typeof(env, argv[0], &file_type) != napi_ok || file_type != napi_string ||
+      napi_typeof(env, argv[3], &cwd_type) != napi_ok || cwd_type != napi_string ||
       napi_get_value_int32(env, argv[4], &cols) != napi_ok || napi_get_value_int32(env, argv[5], &rows) != napi_ok ||
       napi_typeof(env, argv[6], &callback_type) != napi_ok || callback_type != napi_function) {
     napi_throw_type_error(env, NULL, "expected file, argv, env, cwd, cols, rows, onExit");
     return NULL;
+  }
+  // A path longer than the kernel takes: told as exec and chdir would tell it, and started another way.
+  if (!string_arg(env, argv[0], file, sizeof file) || !string_arg(env, argv[3], cwd, sizeof cwd)) {
+    napi_create_int32(env, ENAMETOOLONG, &result);
+    return result;
   }
   if (!have_pidfd()) {
     napi_create_int32(env, ENOSYS, &result);

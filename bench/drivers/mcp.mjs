@@ -206,21 +206,27 @@ const exitedWithHello = (text) => /^Process exited with code 0$/m.test(text) && 
  * `notifications/initialized` and `tools/list` sent as a client sends them, then at once a login `exec_command` of
  * `echo hello` with `yieldMs`, and a second when the first has answered. Each call is timed from its send to its
  * answer, in raw JSON-RPC lines; `wrong` counts the calls that did not answer exited with `hello`. `iterations`
- * servers one after another. `rule: 'login-shell'`: Codex's rule instead (loginShell).
+ * servers one after another, each right after Codex's rule alone with the same HOME (`codexBefore`, its ms), so a
+ * first call that missed can be set beside what the profile cost just then (`firstExited`).
+ * `rule: 'login-shell'`: Codex's rule alone instead (loginShell).
  */
 export async function coldStart({ profile, yieldMs, iterations, rule }) {
   if (rule === 'login-shell') return loginShell({ profile, iterations });
   const { home } = profileHome(profile);
   const first = [];
   const second = [];
+  const codexBefore = [];
+  const firstExited = [];
   let wrong = 0;
   for (let i = 0; i < iterations; i++) {
+    codexBefore.push((await loginShellOnce(home)).ms);
     const calls = await coldServer(home, yieldMs);
     first.push(calls[0].ms);
     second.push(calls[1].ms);
+    firstExited.push(exitedWithHello(calls[0].text));
     wrong += calls.filter((c) => !exitedWithHello(c.text)).length;
   }
-  return { samples: first, second, wrong };
+  return { samples: first, second, wrong, codexBefore, firstExited };
 }
 
 function coldServer(home, yieldMs) {
@@ -265,17 +271,23 @@ async function loginShell({ profile, iterations }) {
   const samples = [];
   let wrong = 0;
   for (let i = 0; i < iterations; i++) {
-    const started = performance.now();
-    const output = await new Promise((resolve, reject) => {
-      const child = spawn('/bin/bash', ['-lc', 'echo hello'], { env: { ...process.env, HOME: home } });
-      trackStop(() => child.kill('SIGKILL'));
-      let out = '';
-      child.stdout.on('data', (chunk) => (out += chunk));
-      child.on('error', reject);
-      child.on('close', () => resolve(out));
-    });
-    samples.push(performance.now() - started);
+    const { ms, output } = await loginShellOnce(home);
+    samples.push(ms);
     if (output !== 'hello\n') wrong++;
   }
   return { samples, wrong };
+}
+
+/** One `bash -lc 'echo hello'` with HOME `home`, timed from spawn to exit, with what it printed. */
+async function loginShellOnce(home) {
+  const started = performance.now();
+  const output = await new Promise((resolve, reject) => {
+    const child = spawn('/bin/bash', ['-lc', 'echo hello'], { env: { ...process.env, HOME: home } });
+    trackStop(() => child.kill('SIGKILL'));
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    child.on('close', () => resolve(out));
+  });
+  return { ms: performance.now() - started, output };
 }

@@ -48,6 +48,14 @@ function notes(figureId, row) {
   if (figureId === 'lag' || figureId === 'idle-lag') {
     parts.push(`p50 ${row.p50} ms, max ${row.max} ms, ${row.seconds} s`);
   }
+  if (figureId === 'cold-start' && row.secondMedian !== undefined) {
+    parts.push(`second call median ${fmt(row.secondMedian, 'ms')}, max ${fmt(row.secondMax, 'ms')}`);
+  }
+  if (figureId === 'cold-start' && row.codexBeforeMedian !== undefined) {
+    parts.push(
+      `Codex's rule just before each server: median ${fmt(row.codexBeforeMedian, 'ms')}, ${row.codexOverYield} of ${row.n} over the yield; ${row.missedWhileCodexInTime} first calls not exited while it was within`,
+    );
+  }
   if (figureId === 'open-many') {
     parts.push(`${row.opened} sessions; closing them all took ${fmt(row.closeMs, 'ms')}`);
   }

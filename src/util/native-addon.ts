@@ -33,7 +33,8 @@ export interface NativeHelpers {
    * new terminal of `cols` × `rows` in node-pty's modes, as the leader of a new session whose controlling terminal it
    * is, every signal at its default. The terminal's master (non-blocking) and a slave fd of ours (non-blocking), both
    * close-on-exec; `onExit(code, signal)` once it exited and was reaped. An errno when it could not be started so
-   * (no pidfds before Linux 5.3, exec failed): nothing is left open, and the caller starts it another way.
+   * (no pidfds before Linux 5.3, exec or chdir failed, a path too long): nothing is left open, and the caller starts
+   * it another way.
    */
   spawnTerminal(
     file: string,

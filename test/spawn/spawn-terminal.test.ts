@@ -22,6 +22,7 @@ import { nativeHelpers } from '../../src/util/native-addon.js';
 const helpers = nativeHelpers();
 const ENOENT = 2;
 const ENOEXEC = 8;
+const ENAMETOOLONG = 36;
 const O_NONBLOCK = 0o4000;
 const O_CLOEXEC = 0o2000000;
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ue-spawn-terminal-')));
@@ -151,7 +152,7 @@ describe('spawnTerminal (our addon)', () => {
     await started.exit;
   });
 
-  it('answers the errno, with nothing left open, when exec refuses the program', () => {
+  it('answers the errno, with nothing left open, when the program cannot be started so', () => {
     const noShebang = join(dir, 'no-shebang');
     writeFileSync(noShebang, 'echo ran\n');
     chmodSync(noShebang, 0o755);
@@ -160,6 +161,7 @@ describe('spawnTerminal (our addon)', () => {
     expect(helpers.spawnTerminal(join(dir, 'missing'), ['missing'], env, dir, 80, 24, onExit)).toBe(ENOENT);
     expect(helpers.spawnTerminal(noShebang, [noShebang], env, dir, 80, 24, onExit)).toBe(ENOEXEC);
     expect(helpers.spawnTerminal('/bin/sh', ['sh'], env, join(dir, 'missing'), 80, 24, onExit)).toBe(ENOENT);
+    expect(helpers.spawnTerminal('/bin/sh', ['sh'], env, `/${'a'.repeat(5000)}`, 80, 24, onExit)).toBe(ENAMETOOLONG);
     expect(readdirSync('/proc/self/fd').length).toBe(fds);
   });
 });
