@@ -198,7 +198,9 @@ export class InputWaitPolicy implements ReturnPolicy {
         if (signal.aborted) return undefined;
         // A tick just learned may have been a timer that printed (vim redrawing after an Esc), its output still on
         // the way: then the timer it let pass may print too (vim's wait for terminal replies before it exits).
-        if (!confirmTicks(this.loopsOf(process), context.lastOutputAt())) continue;
+        // A session that never showed an event loop's timer has no ticks to confirm, and no record of them is made.
+        const loop = this.loops.get(process);
+        if (loop && !confirmTicks(loop, context.lastOutputAt())) continue;
         if (stillWaiting(pid, table, terminal, sample)) {
           this.lastWaiting.set(process, sample);
           const modes = terminal.localModes();
