@@ -43,8 +43,9 @@ function screenScenarios(): void {
       expect(opened.result.state).toBe('waiting_for_input');
       expect(opened.result.screen).toMatchObject({ cols: 80, rows: 24, alternate: true });
       const rows = opened.result.screen!.lines;
-      expect(rows[1]).toBe('~');
-      expect(rows[23]).toMatch(/^"notes\.txt" \[New\]/);
+      // A failure shows the whole screen: what vim had drawn when the reply came.
+      expect(rows[1], rows.join('\n')).toBe('~');
+      expect(rows[23], rows.join('\n')).toMatch(/^"notes\.txt" \[New\]/);
       // The text shows the same screen and leaves vim's drawing out of Output.
       expect(screenRows(opened.text)[1]).toBe('~');
       expect(opened.text).toMatch(/\nOutput:\n$/);
@@ -71,8 +72,9 @@ function screenScenarios(): void {
       const opened = await exec('vim -i NONE dumb.txt');
       expect(opened.result.state).toBe('waiting_for_input');
       expect(opened.result.screen).toMatchObject({ cols: 80, rows: 24, alternate: false, cursorAddressed: true });
-      expect(opened.result.screen!.lines[1]).toBe('~');
-      expect(opened.result.screen!.lines[23]).toMatch(/^"dumb\.txt" \[New\]/);
+      const rows = opened.result.screen!.lines;
+      expect(rows[1], rows.join('\n')).toBe('~');
+      expect(rows[23], rows.join('\n')).toMatch(/^"dumb\.txt" \[New\]/);
       expect(opened.text).toContain('the program draws by moving the cursor, so Output leaves out what it drew');
       expect(opened.result.output).toBe('');
       const id = opened.result.session_id!;
