@@ -13,7 +13,15 @@ import { killPty, makeWorkspace, trackPty } from '../lib/cleanup.mjs';
 import { fileHeavyDone, fileHeavySetup } from '../lib/file-heavy.mjs';
 import { profileHome } from '../lib/login-profile.mjs';
 import { idle } from '../lib/stats.mjs';
-import { cpuMsSince, idleCpuMs, sampleRss, settledMemory, settledRss } from '../lib/proc.mjs';
+import {
+  cpuMsSince,
+  idleCpuMs,
+  IDLE_SETTLE_MS,
+  restingRss,
+  sampleRss,
+  settledMemory,
+  settledRss,
+} from '../lib/proc.mjs';
 import { FIRST_SCREEN, pagerCommand, pagerFile, scrolledTo } from '../lib/pager.mjs';
 import {
   LOGIN_COMMAND,
@@ -255,7 +263,8 @@ export async function scale({ count, floods, floodBytes, iterations, warmup }) {
   alone.kill();
   await alone.exited;
 
-  const rssBefore = settledRss();
+  // Both RSS figures at rest: the round trips before and the opening burst grew the young generation.
+  const rssBefore = await restingRss();
   const t0 = performance.now();
   const terms = [];
   for (let i = 0; i < count; i++) terms.push(new RawTerminal(launch(bash.file, bash.args)));
@@ -263,6 +272,7 @@ export async function scale({ count, floods, floodBytes, iterations, warmup }) {
   const openMs = performance.now() - t0;
   const idleCpu = await idleCpuMs(1000);
   const rssIdle = settledRss();
+  const rssRested = await restingRss(IDLE_SETTLE_MS - 1000);
   const samples = await timeRoundTrips(terms[0], bash, { iterations, warmup });
 
   const histogram = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
@@ -291,6 +301,7 @@ export async function scale({ count, floods, floodBytes, iterations, warmup }) {
     floodMs,
     rssBefore,
     rssIdle,
+    rssRested,
     idleCpuMs: idleCpu,
     closeMs,
     mode: 'all spawned at once (pty.spawn is synchronous), then wait for every prompt',

@@ -7,7 +7,15 @@ import { LocalExecutor, UnifiedExecManager } from '../../dist/index.js';
 import { ProbeBudget } from '../../dist/input-wait/probe-budget.js';
 import { makeWorkspace, shutdownManager, trackManager } from '../lib/cleanup.mjs';
 import { idle } from '../lib/stats.mjs';
-import { cpuMsSince, idleCpuMs, sampleRss, settledMemory, settledRss } from '../lib/proc.mjs';
+import {
+  cpuMsSince,
+  idleCpuMs,
+  IDLE_SETTLE_MS,
+  restingRss,
+  sampleRss,
+  settledMemory,
+  settledRss,
+} from '../lib/proc.mjs';
 import { fileHeavyDone, fileHeavySetup } from '../lib/file-heavy.mjs';
 import { profileHome } from '../lib/login-profile.mjs';
 import { pagerCommand, pagerFile, scrolledReply } from '../lib/pager.mjs';
@@ -270,7 +278,8 @@ export async function scale({ count, floods, floodBytes, iterations, warmup, ret
   // Input-wait probes of /proc the sessions took from the process's shared budget, and how many waited for it.
   const probes = ProbeBudget.shared().counts;
   const probesSince = (before) => ({ granted: probes.granted - before.granted, waited: probes.waited - before.waited });
-  const rssBefore = settledRss();
+  // Both RSS figures at rest: the round trips before and the opening burst grew the young generation.
+  const rssBefore = await restingRss();
   const beforeOpen = { ...probes };
   const t0 = performance.now();
   const opened = await Promise.all(Array.from({ length: count }, open));
@@ -278,6 +287,7 @@ export async function scale({ count, floods, floodBytes, iterations, warmup, ret
   const openProbes = probesSince(beforeOpen);
   const idleCpu = await idleCpuMs(1000);
   const rssIdle = settledRss();
+  const rssRested = await restingRss(IDLE_SETTLE_MS - 1000);
   const loaded = await timeRoundTrips(manager, opened[0].sessionId, REPLS.bash, {
     iterations,
     warmup,
@@ -310,6 +320,7 @@ export async function scale({ count, floods, floodBytes, iterations, warmup, ret
     floodMs,
     rssBefore,
     rssIdle,
+    rssRested,
     idleCpuMs: idleCpu,
     closeMs,
     probes: { open: openProbes, flood: floodProbes },

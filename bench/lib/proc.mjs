@@ -54,6 +54,20 @@ export function settledMemory() {
   return { rss, held: heapUsed + external };
 }
 
+/**
+ * How long a process must have allocated little before its RSS is what it holds at rest. V8 keeps its young
+ * generation at the size a burst of allocation grew it (opening 1024 sessions at once: ~30 MiB more) until a
+ * collection finds the allocation rate of the last 5 s low; measured here, the RSS after GC was the same 1 s and 3 s
+ * after such a burst, and back down at 6 s, in raw node-pty's process as in ours.
+ */
+export const IDLE_SETTLE_MS = 6000;
+
+/** settledRss() once this process has been idle for `ms` more (see IDLE_SETTLE_MS). */
+export async function restingRss(ms = IDLE_SETTLE_MS) {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return settledRss();
+}
+
 /** CPU time (user + system, ms) this process has spent since `before` (a `process.cpuUsage()`). */
 export function cpuMsSince(before) {
   const used = process.cpuUsage(before);

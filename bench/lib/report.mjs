@@ -65,7 +65,11 @@ function notes(figureId, row) {
     );
   }
   if (figureId === 'idle-rss') {
-    parts.push(`RSS ${row.rssBeforeMiB} → ${row.rssIdleMiB} MiB; CPU while idle ${fmt(row.idleCpuMs, 'ms')} in 1 s`);
+    const rested = row.rssRestedMiB === undefined ? '' : ` (1 s after opening), ${row.rssRestedMiB} MiB at rest`;
+    parts.push(
+      `RSS ${row.rssBeforeMiB} → ${row.rssIdleMiB} MiB${rested}; CPU while idle ${fmt(row.idleCpuMs, 'ms')} in 1 s`,
+    );
+    if (row.rssRestedMiB !== undefined) parts.push(`1 s after opening: ${fmt(row.oneSecondKiB, 'KiB')} a session`);
   }
   if (figureId === 'screen-rss' || figureId === 'screen-rss-alt') {
     parts.push(
