@@ -352,6 +352,9 @@ struct exit_told {
 struct addon_state {
   struct exit_watch* first;
   napi_threadsafe_function tell;
+  // The starts queued to libuv's pool and not yet answered (see startNow), and the id the next one gets.
+  struct terminal_start* starts;
+  uint32_t next_start_id;
 };
 
 static void watch_closed(uv_handle_t* handle) {
@@ -523,126 +526,251 @@ static int terminal_child(void* data) {
   _exit(127);
 }
 
-// spawnTerminal(file, argv, env, cwd, cols, rows, onExit): `file` (a path) started with `argv` and `env` in `cwd`, on a
-// new terminal of cols × rows in node-pty's modes, as the leader of a new session whose controlling terminal it is,
-// every signal at its default and none blocked. { pid, master, slave, pty }: the master non-blocking, and a slave fd
-// of our own (non-blocking), both close-on-exec. onExit(code, signal) once it exited and was reaped. A number (an
-// errno) when it could not be started so; nothing is left open then, and the caller starts it another way.
-static napi_value spawn_terminal(napi_env env, napi_callback_info info) {
-  size_t argc = 7;
-  napi_value argv[7], result;
+// One start of a terminal's process, from the call on the JS thread through the clone on a thread of libuv's pool
+// (execute) to the answer back on the JS thread (complete). The JS thread opens the terminal and never waits for the
+// child: with many shells starting on few cores, a new child waits its turn before it can exec, and a vfork's caller
+// waits with it.
+struct terminal_start {
+  napi_async_work work;
+  napi_ref on_exit, on_started;
   char file[4096], cwd[4096], name[128];
-  int32_t cols, rows;
-  napi_valuetype callback_type;
-  napi_valuetype file_type, cwd_type;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 7 ||
-      napi_typeof(env, argv[0], &file_type) != napi_ok || file_type != napi_string ||
-      napi_typeof(env, argv[3], &cwd_type) != napi_ok || cwd_type != napi_string ||
-      napi_get_value_int32(env, argv[4], &cols) != napi_ok || napi_get_value_int32(env, argv[5], &rows) != napi_ok ||
-      napi_typeof(env, argv[6], &callback_type) != napi_ok || callback_type != napi_function) {
-    napi_throw_type_error(env, NULL, "expected file, argv, env, cwd, cols, rows, onExit");
-    return NULL;
+  char** args;
+  char** vars;
+  uint32_t args_count, vars_count;
+  // The JS thread's signal mask, which the program starts with (a pool thread's may differ).
+  sigset_t mask;
+  int master, slave, pidfd, error;
+  pid_t pid;
+  uint32_t id;
+  struct addon_state* state;
+  struct terminal_start* next;
+  struct terminal_start** prev;
+};
+
+static void start_free(napi_env env, struct terminal_start* start) {
+  if (start->prev != NULL) {
+    *start->prev = start->next;
+    if (start->next != NULL) start->next->prev = start->prev;
   }
-  // A path longer than the kernel takes: told as exec and chdir would tell it, and started another way.
-  if (!string_arg(env, argv[0], file, sizeof file) || !string_arg(env, argv[3], cwd, sizeof cwd)) {
-    napi_create_int32(env, ENAMETOOLONG, &result);
-    return result;
-  }
-  if (!have_pidfd()) {
-    napi_create_int32(env, ENOSYS, &result);
-    return result;
-  }
-  uint32_t args_count = 0, env_count = 0;
-  char** args = string_array(env, argv[1], &args_count);
-  char** vars = string_array(env, argv[2], &env_count);
-  if (args == NULL || vars == NULL || args_count == 0) {
-    free_strings(args, args_count);
-    free_strings(vars, env_count);
-    napi_throw_type_error(env, NULL, "expected argv and env as arrays of strings, argv not empty");
-    return NULL;
-  }
-  int error = 0, master = -1, slave = -1, pidfd = -1;
-  pid_t pid = -1;
-  struct termios modes;
-  struct winsize size = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols};
-  struct terminal_child child = {.file = file, .args = args, .vars = vars, .cwd = cwd, .name = name, .error = 0};
+  if (start->on_exit != NULL) napi_delete_reference(env, start->on_exit);
+  if (start->on_started != NULL) napi_delete_reference(env, start->on_started);
+  if (start->work != NULL) napi_delete_async_work(env, start->work);
+  free_strings(start->args, start->args_count);
+  free_strings(start->vars, start->vars_count);
+  free(start);
+}
+
+// A start that failed on the JS thread: nothing to do on the pool.
+static void start_skip(napi_env env, void* data) {
+  (void)env;
+  (void)data;
+}
+
+// On a pool thread: the clone, which returns once the child has exec'd (or failed to), and the pidfd. Only system
+// calls and malloc; nothing of JS.
+static void start_execute(napi_env env, void* data) {
+  (void)env;
+  struct terminal_start* start = data;
   const size_t stack_size = 64 * 1024;
-  char* stack = NULL;
-  sigset_t all;
-  initial_modes(&modes);
-  if ((master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 || grantpt(master) < 0 || unlockpt(master) < 0 ||
-      ptsname_r(master, name, sizeof name) != 0 ||
-      (slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)) < 0 || tcsetattr(slave, TCSANOW, &modes) < 0 ||
-      ioctl(slave, TIOCSWINSZ, &size) < 0 || fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK) < 0 ||
-      (stack = malloc(stack_size)) == NULL) {
-    error = errno;
-    goto done;
+  char* stack = malloc(stack_size);
+  if (stack == NULL) {
+    start->error = ENOMEM;
+    return;
   }
-  // No handler of this process may run in the child before it has reset them: every signal blocked around the clone.
+  struct terminal_child child = {.file = start->file,
+                                 .args = start->args,
+                                 .vars = start->vars,
+                                 .cwd = start->cwd,
+                                 .name = start->name,
+                                 .mask = start->mask,
+                                 .error = 0};
+  // No handler of this process may run in the child before it has reset them: every signal blocked around the clone
+  // on this thread, whose mask the child starts with (glibc's sigprocmask sets the calling thread's, as
+  // pthread_sigmask does, and is older: GLIBC_2.2.5 against 2.32).
+  sigset_t all, before;
   sigfillset(&all);
-  sigprocmask(SIG_SETMASK, &all, &child.mask);
-  pid = clone(terminal_child, stack + stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, &child);
-  error = pid < 0 ? errno : child.error;
-  sigprocmask(SIG_SETMASK, &child.mask, NULL);
+  sigprocmask(SIG_SETMASK, &all, &before);
+  pid_t pid = clone(terminal_child, stack + stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, &child);
+  int error = pid < 0 ? errno : child.error;
+  sigprocmask(SIG_SETMASK, &before, NULL);
+  free(stack);  // the child has exec'd or exited: it no longer runs on it
   if (pid > 0 && error != 0) {
     // It could not exec: reaped here, and started another way.
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) continue;
   }
-  if (error != 0) goto done;
-  pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-  if (pidfd < 0) {
-    // Started, but its exit could not be watched: ended and reaped here, and started another way.
-    error = errno;
-    kill(pid, SIGKILL);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) continue;
-    goto done;
+  if (error == 0) {
+    start->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (start->pidfd < 0) {
+      // Started, but its exit could not be watched: ended and reaped here, and started another way.
+      error = errno;
+      kill(pid, SIGKILL);
+      while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) continue;
+    }
   }
-done:
-  free(stack);
-  free_strings(args, args_count);
-  free_strings(vars, env_count);
-  if (error != 0) {
-    if (master >= 0) close(master);
-    if (slave >= 0) close(slave);
-    napi_create_int32(env, error, &result);
-    return result;
-  }
-  struct addon_state* state = NULL;
-  napi_get_instance_data(env, (void**)&state);
-  struct exit_watch* watch = calloc(1, sizeof *watch);
+  start->pid = pid;
+  start->error = error;
+}
+
+// Back on the JS thread: the exit watched, and onStarted told { pid, master, slave, pty }, or the errno.
+static void start_complete(napi_env env, napi_status status, void* data) {
+  struct terminal_start* start = data;
+  // Taken back from the pool before a thread of it ran it (startNow): done here, on this thread.
+  if (status == napi_cancelled && start->error == 0) start_execute(env, start);
+  napi_value result = NULL, value, callback, receiver, ignored;
+  struct addon_state* state = start->state;
+  struct exit_watch* watch = NULL;
   uv_loop_t* loop = NULL;
-  if (state == NULL || state->tell == NULL || watch == NULL || napi_get_uv_event_loop(env, &loop) != napi_ok ||
-      uv_poll_init(loop, &watch->poll, pidfd) != 0) {
-    // Nothing would tell its exit: ended, and the error thrown (there is no way to start it that would).
-    free(watch);
-    kill(pid, SIGKILL);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) continue;
-    close(pidfd);
-    close(master);
-    close(slave);
-    napi_throw_error(env, NULL, "spawnTerminal: cannot watch the process's exit");
+  if (start->error == 0) {
+    watch = calloc(1, sizeof *watch);
+    if (state == NULL || state->tell == NULL || watch == NULL || napi_get_uv_event_loop(env, &loop) != napi_ok ||
+        uv_poll_init(loop, &watch->poll, start->pidfd) != 0) {
+      // Nothing would tell its exit: ended and reaped here, and told as EIO (the caller starts it another way).
+      free(watch);
+      watch = NULL;
+      kill(start->pid, SIGKILL);
+      while (waitpid(start->pid, NULL, 0) < 0 && errno == EINTR) continue;
+      close(start->pidfd);
+      start->error = EIO;
+    }
+  }
+  if (start->error != 0) {
+    if (start->master >= 0) close(start->master);
+    if (start->slave >= 0) close(start->slave);
+    napi_create_int32(env, start->error, &result);
+  } else {
+    watch->poll.data = watch;
+    watch->state = state;
+    watch->pid = start->pid;
+    watch->pidfd = start->pidfd;
+    watch->callback = start->on_exit;  // the watch's now
+    start->on_exit = NULL;
+    watch->next = state->first;
+    if (state->first != NULL) state->first->prev = &watch->next;
+    watch->prev = &state->first;
+    state->first = watch;
+    uv_poll_start(&watch->poll, UV_READABLE, watch_fired);
+    napi_create_object(env, &result);
+    napi_create_int32(env, start->pid, &value);
+    napi_set_named_property(env, result, "pid", value);
+    napi_create_int32(env, start->master, &value);
+    napi_set_named_property(env, result, "master", value);
+    napi_create_int32(env, start->slave, &value);
+    napi_set_named_property(env, result, "slave", value);
+    napi_create_string_latin1(env, start->name, NAPI_AUTO_LENGTH, &value);
+    napi_set_named_property(env, result, "pty", value);
+  }
+  napi_get_undefined(env, &receiver);
+  if (napi_get_reference_value(env, start->on_started, &callback) == napi_ok && callback != NULL)
+    napi_call_function(env, receiver, callback, 1, &result, &ignored);
+  start_free(env, start);
+}
+
+// spawnTerminal(file, argv, env, cwd, cols, rows, onExit, onStarted): `file` (a path) started with `argv` and `env` in
+// `cwd`, on a new terminal of cols × rows in node-pty's modes, as the leader of a new session whose controlling
+// terminal it is, every signal at its default and the mask this thread has. The child is cloned on a thread of
+// libuv's pool: this call returns at once, and onStarted is called later with { pid, master, slave, pty } (the master
+// non-blocking, and a slave fd of our own, non-blocking, both close-on-exec), or with a number, an errno, when it
+// could not be started so (nothing is left open then, and the caller starts it another way). onExit(code, signal)
+// once it exited and was reaped. A cwd of /proc/self/fd/N must stay open until onStarted. Returns the start's id, for
+// startNow.
+static napi_value spawn_terminal(napi_env env, napi_callback_info info) {
+  size_t argc = 8;
+  napi_value argv[8], resource;
+  int32_t cols, rows;
+  napi_valuetype file_type, cwd_type, exit_type, started_type;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 8 ||
+      napi_typeof(env, argv[0], &file_type) != napi_ok || file_type != napi_string ||
+      napi_typeof(env, argv[3], &cwd_type) != napi_ok || cwd_type != napi_string ||
+      napi_get_value_int32(env, argv[4], &cols) != napi_ok || napi_get_value_int32(env, argv[5], &rows) != napi_ok ||
+      napi_typeof(env, argv[6], &exit_type) != napi_ok || exit_type != napi_function ||
+      napi_typeof(env, argv[7], &started_type) != napi_ok || started_type != napi_function) {
+    napi_throw_type_error(env, NULL, "expected file, argv, env, cwd, cols, rows, onExit, onStarted");
     return NULL;
   }
-  watch->poll.data = watch;
-  watch->state = state;
-  watch->pid = pid;
-  watch->pidfd = pidfd;
-  napi_create_reference(env, argv[6], 1, &watch->callback);
-  watch->next = state->first;
-  if (state->first != NULL) state->first->prev = &watch->next;
-  watch->prev = &state->first;
-  state->first = watch;
-  uv_poll_start(&watch->poll, UV_READABLE, watch_fired);
-  napi_value value;
-  napi_create_object(env, &result);
-  napi_create_int32(env, pid, &value);
-  napi_set_named_property(env, result, "pid", value);
-  napi_create_int32(env, master, &value);
-  napi_set_named_property(env, result, "master", value);
-  napi_create_int32(env, slave, &value);
-  napi_set_named_property(env, result, "slave", value);
-  napi_create_string_latin1(env, name, NAPI_AUTO_LENGTH, &value);
-  napi_set_named_property(env, result, "pty", value);
+  struct terminal_start* start = calloc(1, sizeof *start);
+  if (start == NULL) {
+    napi_throw_error(env, NULL, "spawnTerminal: out of memory");
+    return NULL;
+  }
+  start->master = start->slave = start->pidfd = -1;
+  start->pid = -1;
+  start->args = string_array(env, argv[1], &start->args_count);
+  start->vars = string_array(env, argv[2], &start->vars_count);
+  if (start->args == NULL || start->vars == NULL || start->args_count == 0) {
+    start_free(env, start);
+    napi_throw_type_error(env, NULL, "expected argv and env as arrays of strings, argv not empty");
+    return NULL;
+  }
+  if (napi_create_reference(env, argv[6], 1, &start->on_exit) != napi_ok ||
+      napi_create_reference(env, argv[7], 1, &start->on_started) != napi_ok) {
+    start_free(env, start);
+    napi_throw_error(env, NULL, "spawnTerminal: cannot hold the callbacks");
+    return NULL;
+  }
+  // A path longer than the kernel takes: told as exec and chdir would tell it, and started another way.
+  if (!string_arg(env, argv[0], start->file, sizeof start->file) ||
+      !string_arg(env, argv[3], start->cwd, sizeof start->cwd))
+    start->error = ENAMETOOLONG;
+  else if (!have_pidfd())
+    start->error = ENOSYS;
+  struct termios modes;
+  struct winsize size = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols};
+  initial_modes(&modes);
+  if (start->error == 0 &&
+      ((start->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 || grantpt(start->master) < 0 ||
+       unlockpt(start->master) < 0 || ptsname_r(start->master, start->name, sizeof start->name) != 0 ||
+       (start->slave = open(start->name, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)) < 0 ||
+       tcsetattr(start->slave, TCSANOW, &modes) < 0 || ioctl(start->slave, TIOCSWINSZ, &size) < 0 ||
+       fcntl(start->master, F_SETFL, fcntl(start->master, F_GETFL) | O_NONBLOCK) < 0))
+    start->error = errno;
+  sigprocmask(SIG_SETMASK, NULL, &start->mask);
+  napi_get_instance_data(env, (void**)&start->state);
+  if (start->state == NULL) {
+    if (start->master >= 0) close(start->master);
+    if (start->slave >= 0) close(start->slave);
+    start_free(env, start);
+    napi_throw_error(env, NULL, "spawnTerminal: the addon did not load whole");
+    return NULL;
+  }
+  napi_create_string_latin1(env, "unifiedExecSpawnTerminal", NAPI_AUTO_LENGTH, &resource);
+  // Even a start that failed here answers through the pool's completion, later, as every start does.
+  if (napi_create_async_work(env, NULL, resource, start->error == 0 ? start_execute : start_skip, start_complete,
+                             start, &start->work) != napi_ok ||
+      napi_queue_async_work(env, start->work) != napi_ok) {
+    if (start->master >= 0) close(start->master);
+    if (start->slave >= 0) close(start->slave);
+    start_free(env, start);
+    napi_throw_error(env, NULL, "spawnTerminal: cannot queue the start");
+    return NULL;
+  }
+  struct addon_state* state = start->state;
+  start->id = ++state->next_start_id;
+  start->next = state->starts;
+  if (state->starts != NULL) state->starts->prev = &start->next;
+  start->prev = &state->starts;
+  state->starts = start;
+  napi_value id;
+  napi_create_uint32(env, start->id, &id);
+  return id;
+}
+
+// startNow(id): the start `id` (spawnTerminal's answer), when libuv's pool has not begun it yet (its threads all
+// busy: slow file system calls, lookups), taken back and done on this thread, as before there was a pool to wait for.
+// True when it was; its onStarted is called later either way.
+static napi_value start_now(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], result;
+  uint32_t id;
+  struct addon_state* state = NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+      napi_get_value_uint32(env, argv[0], &id) != napi_ok) {
+    napi_throw_type_error(env, NULL, "expected a start's id");
+    return NULL;
+  }
+  napi_get_instance_data(env, (void**)&state);
+  struct terminal_start* start = state == NULL ? NULL : state->starts;
+  while (start != NULL && start->id != id) start = start->next;
+  napi_get_boolean(env, start != NULL && napi_cancel_async_work(env, start->work) == napi_ok, &result);
   return result;
 }
 
@@ -662,6 +790,8 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "readNow", fn);
   napi_create_function(env, "spawnTerminal", NAPI_AUTO_LENGTH, spawn_terminal, NULL, &fn);
   napi_set_named_property(env, exports, "spawnTerminal", fn);
+  napi_create_function(env, "startNow", NAPI_AUTO_LENGTH, start_now, NULL, &fn);
+  napi_set_named_property(env, exports, "startNow", fn);
   struct addon_state* state = calloc(1, sizeof *state);
   napi_value name;
   napi_create_string_latin1(env, "unifiedExecTerminalExit", NAPI_AUTO_LENGTH, &name);

@@ -92,7 +92,7 @@ export async function startProcess(
   };
   try {
     await executor.prepareSpawn?.(options);
-    const process = executor.spawn(options);
+    const process = await executor.spawn(options);
     return { process, sandbox, sandboxType: sandbox === undefined ? 'none' : 'linuxSeccomp' };
   } catch (error) {
     if (error instanceof RpcError) throw error;

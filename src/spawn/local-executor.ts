@@ -133,7 +133,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
         : undefined;
     let process: ExecProcess;
     try {
-      process = this.spawn({
+      process = await this.spawn({
         argv,
         // The child changes into the directory this fd holds: a folder swapped in under its path since is not entered.
         cwd: dir === undefined ? plan.cwd : `/proc/self/fd/${dir}`,
@@ -144,8 +144,13 @@ export class LocalExecutor implements Executor, ProcessSpawner {
         ...(sandbox ? { sandbox } : {}),
       });
     } finally {
-      // The child has changed directory by now: node-pty and libuv chdir in the child before they return.
+      // The child has changed directory by now: it has exec'd (or failed to) before the start resolves.
       if (dir !== undefined) closeSync(dir);
+    }
+    // Closed while it started: nothing may run on.
+    if (this.closed) {
+      await process.terminate({ force: true });
+      throw new Error('the local executor is closed');
     }
     return { process, sandbox, warnings, ...(waitedMs >= 1 ? { waitedMs } : {}) };
   }
@@ -154,7 +159,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     if (options.sandbox !== undefined) await this.launcher.ready(options.sandbox);
   }
 
-  spawn(options: SpawnOptions): ExecProcess {
+  async spawn(options: SpawnOptions): Promise<ExecProcess> {
     if (options.sandbox === undefined) return this.startProcess(options);
     const inner = insideSandbox(options);
     // A Landlock launcher started ahead runs the command when one is waiting (see StandbyLaunchers); on a terminal,
@@ -182,10 +187,10 @@ export class LocalExecutor implements Executor, ProcessSpawner {
           throw err;
         }
         proc = terminal
-          ? new PtyProcess(spec, this.lifetime, { launcher: standby, terminal })
+          ? PtyProcess.adopt(spec, this.lifetime, { launcher: standby, terminal })
           : new PipeProcess(spec, this.lifetime, standby);
       } else {
-        proc = this.startProcess(spec);
+        proc = await this.startProcess(spec);
       }
     } catch (err) {
       exited?.();
@@ -304,8 +309,8 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     return plan;
   }
 
-  private startProcess(options: SpawnOptions): ExecProcess {
-    return options.tty ? new PtyProcess(options, this.lifetime) : new PipeProcess(options, this.lifetime);
+  private async startProcess(options: SpawnOptions): Promise<ExecProcess> {
+    return options.tty ? PtyProcess.start(options, this.lifetime) : new PipeProcess(options, this.lifetime);
   }
 }
 

@@ -100,6 +100,8 @@ const DRAIN_TIMEOUT_MS = 2000;
 const MAX_DRAIN_NOW_BYTES = 256 * 1024;
 /** Where drains read into; what they read is copied out. */
 const drainBuffer = Buffer.alloc(64 * 1024);
+/** How long a terminal's start may wait for a thread of libuv's pool before it is done on the JavaScript thread. */
+const POOL_WAIT_MS = 25;
 const EAGAIN = 11;
 const EIO = 5;
 
@@ -131,6 +133,14 @@ export function openTerminal(cols = DEFAULT_COLS, rows = DEFAULT_ROWS): OpenTerm
   return terminal;
 }
 
+/** A terminal's process as started: its master, its pid, the terminal's path and a slave fd of ours. */
+interface StartedTerminal {
+  fd: number;
+  pid: number;
+  pty: string;
+  slave: number;
+}
+
 /** One program in a pseudo-terminal: session leader, stdout and stderr merged, stdin open. */
 export class PtyProcess extends ProcessCore implements ExecProcess {
   readonly pid: number;
@@ -153,52 +163,87 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
   readonly terminal: TerminalHandle;
 
   /**
-   * `standby`: a launcher already started on pipes (StandbyLaunchers) and the terminal made for it (openTerminal),
-   * which the caller has handed the command and `--tty` (the terminal's path) to: adopted instead of forking
-   * `options.argv`. Its pipes are closed here; its exit is told by its child process.
+   * Starts `options.argv` on a new terminal: by our addon, whose clone runs on a thread of libuv's pool so this thread
+   * never waits for the child to exec (see spawnTerminal); by node-pty's fork where the addon cannot (an older kernel,
+   * a program exec refuses: node-pty's child says why and exits 1). A cwd of /proc/self/fd/N must stay open until this
+   * resolves.
    */
-  constructor(
+  static async start(options: SpawnOptions, lifetime?: LifetimeHooks): Promise<PtyProcess> {
+    // Both natives first: a machine without them fails here, before a process is started.
+    const helpers = nativeHelpers();
+    const pty = nativePty();
+    const tag = newProcessTag();
+    const [name, ...rest] = options.argv;
+    if (name === undefined) throw new Error('argv is empty');
+    const { file, args } = withArg0(resolveProgram(name, options.env, options.cwd), rest, options);
+    const env = Object.entries({ ...options.env, [PROCESS_TAG_VAR]: tag }).map(([k, v]) => `${k}=${v}`);
+    const cols = options.cols ?? DEFAULT_COLS;
+    const rows = options.rows ?? DEFAULT_ROWS;
+    // The exit is told to the process once there is one (it cannot come before: its watch starts with the answer).
+    const told: { proc?: PtyProcess; early?: ExitInfo } = {};
+    const onExit = (code: number, signal: number) => {
+      const info = toExitInfo(code, signal);
+      if (told.proc) void told.proc.onChildExit(info);
+      else told.early = info;
+    };
+    const spawned = await new Promise<{ pid: number; master: number; slave: number; pty: string } | number>(
+      (resolve) => {
+        const id = helpers.spawnTerminal(file, [file, ...args], env, options.cwd, cols, rows, onExit, (answer) => {
+          clearTimeout(late);
+          resolve(answer);
+        });
+        // The pool is shared with the process's file system calls and lookups, which can hold all its threads: a
+        // start it has not begun by then is done on this thread.
+        const late = setTimeout(() => helpers.startNow(id), POOL_WAIT_MS);
+      },
+    );
+    let started: StartedTerminal;
+    if (typeof spawned === 'object') {
+      started = { fd: spawned.master, pid: spawned.pid, pty: spawned.pty, slave: spawned.slave };
+    } else {
+      const term = pty.fork(file, args, env, options.cwd, cols, rows, -1, -1, true, '', onExit);
+      // Without this every later child (PTY or pipes) inherits this master: it could read this session's terminal,
+      // and the terminal would never hang up while any of them lives.
+      helpers.setCloexec(term.fd);
+      const slave = openSync(term.pty, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK);
+      started = { fd: term.fd, pid: term.pid, pty: term.pty, slave };
+    }
+    const proc = (told.proc = new PtyProcess(options, tag, started, lifetime));
+    if (told.early) void proc.onChildExit(told.early);
+    return proc;
+  }
+
+  /**
+   * A launcher already started on pipes (StandbyLaunchers) and the terminal made for it (openTerminal), which the
+   * caller has handed the command and `--tty` (the terminal's path) to: adopted as this session's process. Its pipes
+   * are closed here; its exit is told by its child process.
+   */
+  static adopt(
     options: SpawnOptions,
+    lifetime: LifetimeHooks | undefined,
+    standby: { launcher: StandbyLauncher; terminal: OpenTerminal },
+  ): PtyProcess {
+    nativeHelpers();
+    const { launcher, terminal } = standby;
+    const { child } = launcher;
+    const started = { fd: terminal.master, pid: child.pid!, pty: terminal.pty, slave: terminal.slave };
+    const proc = new PtyProcess(options, launcher.tag, started, lifetime);
+    child.once('exit', (code, signal) => void proc.onChildExit(toExitInfo(code, signal)));
+    for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
+    return proc;
+  }
+
+  private constructor(
+    options: SpawnOptions,
+    tag: string,
+    term: StartedTerminal,
     private readonly lifetime?: LifetimeHooks,
-    standby?: { launcher: StandbyLauncher; terminal: OpenTerminal },
   ) {
     super(true);
     this.exitSeenPromise = new Promise((resolve) => (this.exitSeen = resolve));
-    // Both natives first: a machine without them fails here, before a process is started.
     const helpers = nativeHelpers();
-    let term: { fd: number; pid: number; pty: string };
-    if (standby !== undefined) {
-      const { launcher, terminal } = standby;
-      this.tag = launcher.tag;
-      const { child } = launcher;
-      child.once('exit', (code, signal) => void this.onChildExit(toExitInfo(code, signal)));
-      for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
-      term = { fd: terminal.master, pid: child.pid!, pty: terminal.pty };
-      this.slaveFd = terminal.slave;
-    } else {
-      this.tag = newProcessTag();
-      const [name, ...rest] = options.argv;
-      if (name === undefined) throw new Error('argv is empty');
-      const { file, args } = withArg0(resolveProgram(name, options.env, options.cwd), rest, options);
-      const env = Object.entries({ ...options.env, [PROCESS_TAG_VAR]: this.tag }).map(([k, v]) => `${k}=${v}`);
-      const cols = options.cols ?? DEFAULT_COLS;
-      const rows = options.rows ?? DEFAULT_ROWS;
-      const onExit = (code: number, signal: number) => void this.onChildExit(toExitInfo(code, signal));
-      const pty = nativePty();
-      // Ours first: a vfork instead of node-pty's fork, which copies this process's page tables (see spawnTerminal).
-      const spawned = helpers.spawnTerminal(file, [file, ...args], env, options.cwd, cols, rows, onExit);
-      if (typeof spawned === 'object') {
-        term = { fd: spawned.master, pid: spawned.pid, pty: spawned.pty };
-        this.slaveFd = spawned.slave;
-      } else {
-        // Not started (an older kernel, a program exec refuses): node-pty's fork, whose child says why and exits 1.
-        term = pty.fork(file, args, env, options.cwd, cols, rows, -1, -1, true, '', onExit);
-        // Without this every later child (PTY or pipes) inherits this master: it could read this session's terminal,
-        // and the terminal would never hang up while any of them lives.
-        helpers.setCloexec(term.fd);
-        this.slaveFd = openSync(term.pty, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK);
-      }
-    }
+    this.tag = tag;
+    this.slaveFd = term.slave;
     this.pid = term.pid;
     lifetime?.started(term.pid, this.tag);
     this.masterFd = term.fd;

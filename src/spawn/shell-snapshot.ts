@@ -382,7 +382,7 @@ export class ShellSnapshots {
       ...(request.sandbox ? { sandbox: request.sandbox } : {}),
     };
     await this.executor.prepareSpawn?.(options);
-    const proc: ExecProcess = this.executor.spawn(options);
+    const proc: ExecProcess = await this.executor.spawn(options);
     this.capturing.add(proc);
     proc.onExit(() => this.capturing.delete(proc));
     const chunks: Buffer[] = [];

@@ -233,8 +233,11 @@ export interface StartedCommand {
 
 /** Starts processes on this machine from a complete spec: what LocalExecutor and an exec-server build on. */
 export interface ProcessSpawner {
-  /** Throws when the process cannot be started at all. */
-  spawn(options: SpawnOptions): ExecProcess;
+  /**
+   * Throws or rejects when the process cannot be started at all. A promise where the start ends later (LocalExecutor's
+   * terminals, cloned off the event loop); callers await either.
+   */
+  spawn(options: SpawnOptions): ExecProcess | Promise<ExecProcess>;
   /** Gets ready to spawn with these options (e.g. starts the sandbox's allowlist proxy); awaited before `spawn`. */
   prepareSpawn?(options: SpawnOptions): Promise<void>;
 }

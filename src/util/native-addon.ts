@@ -29,12 +29,13 @@ export interface NativeHelpers {
    */
   readNow(fd: number, buffer: Buffer): number;
   /**
-   * `file` (a path) started with `argv` and `env` (`NAME=value` strings) in `cwd` (none: ours), by posix_spawn, on a
-   * new terminal of `cols` × `rows` in node-pty's modes, as the leader of a new session whose controlling terminal it
-   * is, every signal at its default. The terminal's master (non-blocking) and a slave fd of ours (non-blocking), both
-   * close-on-exec; `onExit(code, signal)` once it exited and was reaped. An errno when it could not be started so
-   * (no pidfds before Linux 5.3, exec or chdir failed, a path too long): nothing is left open, and the caller starts
-   * it another way.
+   * `file` (a path) started with `argv` and `env` (`NAME=value` strings) in `cwd` (none: ours) on a new terminal of
+   * `cols` × `rows` in node-pty's modes, as the leader of a new session whose controlling terminal it is, every signal
+   * at its default. Returns at once: the clone runs on a thread of libuv's pool, and `onStarted` is called with the
+   * pid, the terminal's master (non-blocking) and a slave fd of ours (non-blocking), both close-on-exec; or with an
+   * errno when it could not be started so (no pidfds before Linux 5.3, exec or chdir failed, a path too long): then
+   * nothing is left open, and the caller starts it another way. `onExit(code, signal)` once it exited and was reaped.
+   * Returns the start's id, for startNow.
    */
   spawnTerminal(
     file: string,
@@ -44,7 +45,13 @@ export interface NativeHelpers {
     cols: number,
     rows: number,
     onExit: (code: number, signal: number) => void,
-  ): { pid: number; master: number; slave: number; pty: string } | number;
+    onStarted: (started: { pid: number; master: number; slave: number; pty: string } | number) => void,
+  ): number;
+  /**
+   * The start `id` (spawnTerminal's), when libuv's pool has not begun it yet (its threads all busy), taken back and
+   * done on this thread; true when it was. Its onStarted is called later either way.
+   */
+  startNow(id: number): boolean;
 }
 
 const ADDON_FILE = 'unified_exec_native.node';

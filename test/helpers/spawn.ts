@@ -28,7 +28,7 @@ function watch<P extends ExecProcess>(proc: P): Watched<P> {
  * (by its process group, through the process's own terminate()).
  */
 export function useProcesses(): {
-  pty(script: string, options?: { cols?: number; rows?: number }): Watched<PtyProcess>;
+  pty(script: string, options?: { cols?: number; rows?: number }): Promise<Watched<PtyProcess>>;
   pipes(script: string): Watched<PipeProcess>;
 } {
   const live: ExecProcess[] = [];
@@ -37,8 +37,8 @@ export function useProcesses(): {
   });
   const options = (script: string) => ({ argv: ['/bin/bash', '-c', script], cwd: process.cwd(), env: buildEnv() });
   return {
-    pty(script, size = {}) {
-      const proc = new PtyProcess({ ...options(script), tty: true, ...size });
+    async pty(script, size = {}) {
+      const proc = await PtyProcess.start({ ...options(script), tty: true, ...size });
       live.push(proc);
       return watch(proc);
     },

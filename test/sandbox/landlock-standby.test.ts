@@ -89,7 +89,7 @@ describe.skipIf(NO_LANDLOCK)('a Landlock launcher started ahead of its command',
 
   it('runs the next command on pipes, in its folder, with its environment, stdin from /dev/null, in the sandbox', async () => {
     const local = executor();
-    expect((await run(local.spawn(bash('true')))).info.exitCode).toBe(0);
+    expect((await run(await local.spawn(bash('true')))).info.exitCode).toBe(0);
     const waiting = await waitingLauncher();
 
     const script = [
@@ -101,7 +101,7 @@ describe.skipIf(NO_LANDLOCK)('a Landlock launcher started ahead of its command',
       `echo no > ${outside}/escaped.txt`,
       'exit 3',
     ].join('\n');
-    const proc = local.spawn(bash(script));
+    const proc = await local.spawn(bash(script));
     expect(proc.pid).toBe(waiting);
     const { info, output } = await run(proc);
     expect(info.exitCode).toBe(3);
@@ -120,9 +120,9 @@ describe.skipIf(NO_LANDLOCK)('a Landlock launcher started ahead of its command',
     const onTerminal = (script: string) => ({ ...bash(script), tty: true, cols: 101, rows: 31 });
     const script = 'tty; stty size; stty -a; echo "pgid=$(ps -o pgid= -p $$) tpgid=$(ps -o tpgid= -p $$)"; exit 4';
     // The first starts the usual way (node-pty's fork), the second in the launcher that waited: the same terminal.
-    const cold = await run(local.spawn(onTerminal(script)));
+    const cold = await run(await local.spawn(onTerminal(script)));
     const waiting = await waitingLauncher();
-    const proc = local.spawn(onTerminal(script));
+    const proc = await local.spawn(onTerminal(script));
     expect(proc.pid).toBe(waiting);
     const warm = await run(proc);
     expect(warm.info.exitCode).toBe(4);
@@ -137,9 +137,9 @@ describe.skipIf(NO_LANDLOCK)('a Landlock launcher started ahead of its command',
 
   it('hands the command its stdin when asked to', async () => {
     const local = executor();
-    await run(local.spawn(bash('true')));
+    await run(await local.spawn(bash('true')));
     const waiting = await waitingLauncher();
-    const proc = local.spawn(bash('read -r line; echo "got <$line>"', { pipeStdin: true }));
+    const proc = await local.spawn(bash('read -r line; echo "got <$line>"', { pipeStdin: true }));
     expect(proc.pid).toBe(waiting);
     const { info, output } = await run(proc, 'typed in\n');
     expect(info.exitCode).toBe(0);
@@ -148,11 +148,11 @@ describe.skipIf(NO_LANDLOCK)('a Landlock launcher started ahead of its command',
 
   it('starts a command the usual way when the launcher that waited was killed', async () => {
     const local = executor();
-    await run(local.spawn(bash('true')));
+    await run(await local.spawn(bash('true')));
     const waiting = await waitingLauncher();
     process.kill(waiting, 'SIGKILL');
     await waitUntilGone(waiting);
-    const proc = local.spawn(bash('echo "greeting=$GREETING"'));
+    const proc = await local.spawn(bash('echo "greeting=$GREETING"'));
     expect(proc.pid).not.toBe(waiting);
     const { info, output } = await run(proc);
     expect(info.exitCode).toBe(0);
@@ -161,12 +161,12 @@ describe.skipIf(NO_LANDLOCK)('a Landlock launcher started ahead of its command',
 
   it('starts a command the usual way when the launcher that waited was stopped, and ends that one', async () => {
     const local = executor();
-    await run(local.spawn(bash('true')));
+    await run(await local.spawn(bash('true')));
     const waiting = await waitingLauncher();
     process.kill(waiting, 'SIGSTOP');
     try {
       await vi.waitFor(() => expect(readFileSync(`/proc/${waiting}/stat`, 'latin1')).toMatch(/\) T /), PATIENT);
-      const proc = local.spawn(bash('echo "greeting=$GREETING"'));
+      const proc = await local.spawn(bash('echo "greeting=$GREETING"'));
       expect(proc.pid).not.toBe(waiting);
       const { info, output } = await run(proc);
       expect(info.exitCode).toBe(0);
@@ -179,15 +179,15 @@ describe.skipIf(NO_LANDLOCK)('a Landlock launcher started ahead of its command',
 
   it('refuses a NUL byte in the environment, and leaves the launcher it took no alive', async () => {
     const local = executor();
-    await run(local.spawn(bash('true')));
+    await run(await local.spawn(bash('true')));
     const waiting = await waitingLauncher();
-    expect(() => local.spawn(bash('true', { env: { ...env, BAD: 'a\0b' } }))).toThrow(/NUL byte/);
+    await expect(local.spawn(bash('true', { env: { ...env, BAD: 'a\0b' } }))).rejects.toThrow(/NUL byte/);
     await waitUntilGone(waiting);
   });
 
   it('stops the launcher waiting when the executor closes', async () => {
     const local = executor();
-    await run(local.spawn(bash('true')));
+    await run(await local.spawn(bash('true')));
     const waiting = await waitingLauncher();
     await local.close();
     await waitUntilGone(waiting);
@@ -206,7 +206,7 @@ describe.skipIf(NO_LANDLOCK)('a Landlock launcher started ahead of its command',
       import { LocalExecutor } from ${dist('spawn/local-executor.js')};
       import { SandboxLauncher } from ${dist('sandbox/launcher.js')};
       const local = new LocalExecutor({ watchdog: false, sandbox: new SandboxLauncher(undefined, 'landlock') });
-      const proc = local.spawn({ argv: ['/bin/true'], cwd: ${JSON.stringify(workspace)}, env: {}, tty: false,
+      const proc = await local.spawn({ argv: ['/bin/true'], cwd: ${JSON.stringify(workspace)}, env: {}, tty: false,
         sandbox: ${JSON.stringify(policy)} });
       const ours = () => readdirSync('/proc').filter((n) => /^\\d+$/.test(n)).filter((n) => {
         try {

@@ -18,7 +18,7 @@ const WRITE_SYSCALL = ({ x64: 1, arm64: 64 } as Record<string, number>)[process.
  * came: resolves when the shell is blocked writing `written` to the stopped terminal.
  */
 async function stoppedBeforeWritten() {
-  const started = spawn.pty('printf ready; sleep 0.5; printf written; exec sleep 1000');
+  const started = await spawn.pty('printf ready; sleep 0.5; printf written; exec sleep 1000');
   const { proc, output } = started;
   await vi.waitFor(() => expect(output()).toBe('ready'), PATIENT);
   await proc.write('\u0013');
@@ -29,51 +29,51 @@ async function stoppedBeforeWritten() {
 
 describe('PtyProcess', () => {
   it('opens an 80x24 terminal by default', async () => {
-    const { output } = await spawn.pty('stty size').exited;
+    const { output } = await (await spawn.pty('stty size')).exited;
     expect(output).toBe('24 80\r\n');
   });
 
   it('opens a terminal of the requested size', async () => {
-    const { output } = await spawn.pty('stty size', { cols: 132, rows: 50 }).exited;
+    const { output } = await (await spawn.pty('stty size', { cols: 132, rows: 50 })).exited;
     expect(output).toBe('50 132\r\n');
   });
 
   it('reports a new size after resize()', async () => {
     // The resize sends SIGWINCH, which can interrupt bash's read: read again until a line comes.
-    const { proc, exited } = spawn.pty('until read -r; do :; done; stty size');
+    const { proc, exited } = await spawn.pty('until read -r; do :; done; stty size');
     proc.resize(100, 40);
     await proc.write('\n');
     expect((await exited).output).toContain('40 100\r\n');
   });
 
   it('is a terminal for stdin and stdout', async () => {
-    const { output } = await spawn.pty('[ -t 0 ] && [ -t 1 ] && echo both-tty').exited;
+    const { output } = await (await spawn.pty('[ -t 0 ] && [ -t 1 ] && echo both-tty')).exited;
     expect(output).toBe('both-tty\r\n');
   });
 
   it('runs the program with the session environment, TERM=dumb included', async () => {
-    const { output } = await spawn.pty('echo "TERM=$TERM NO_COLOR=$NO_COLOR PAGER=$PAGER"').exited;
+    const { output } = await (await spawn.pty('echo "TERM=$TERM NO_COLOR=$NO_COLOR PAGER=$PAGER"')).exited;
     expect(output).toBe('TERM=dumb NO_COLOR=1 PAGER=cat\r\n');
   });
 
   it('reports the exit code', async () => {
-    const { proc, exited } = spawn.pty('exit 3');
+    const { proc, exited } = await spawn.pty('exit 3');
     expect((await exited).info).toEqual({ exitCode: 3 });
     expect(proc.exitInfo).toEqual({ exitCode: 3 });
   });
 
   it('reports death by SIGKILL as 137', async () => {
-    expect((await spawn.pty('kill -9 $$').exited).info).toEqual({ exitCode: 137, signal: 'SIGKILL' });
+    expect((await (await spawn.pty('kill -9 $$')).exited).info).toEqual({ exitCode: 137, signal: 'SIGKILL' });
   });
 
   it('passes what is written to the program and echoes it', async () => {
-    const { proc, exited } = spawn.pty('read -r line; echo "got:$line"');
+    const { proc, exited } = await spawn.pty('read -r line; echo "got:$line"');
     await proc.write('hello\n');
     expect((await exited).output).toBe('hello\r\ngot:hello\r\n');
   });
 
   it('delivers every byte of a 1 MB burst to a slow consumer before it reports the exit', async () => {
-    const { proc } = spawn.pty(BURST);
+    const { proc } = await spawn.pty(BURST);
     let bytes = 0;
     let onlyA = true;
     proc.onData((chunk) => {
@@ -87,14 +87,14 @@ describe('PtyProcess', () => {
 
   it('delivers a 1 MB burst intact five times in a row', async () => {
     for (let run = 0; run < 5; run++) {
-      const { output } = await spawn.pty(BURST).exited;
+      const { output } = await (await spawn.pty(BURST)).exited;
       expect(output.length, `run ${run}`).toBe(1_000_000);
       expect(/^a*$/.test(output), `run ${run}`).toBe(true);
     }
   });
 
   it('resolves flushOutput() quickly on an idle terminal', async () => {
-    const { proc, output } = spawn.pty('read -r; echo done');
+    const { proc, output } = await spawn.pty('read -r; echo done');
     const started = performance.now();
     await proc.flushOutput();
     // The drain timeout is 2 s: resolving well before it means the marker came back through the terminal.
@@ -104,7 +104,7 @@ describe('PtyProcess', () => {
 
   it('never lets the drain marker into the output, even when flushing in the middle of a flood', async () => {
     // 2 MB: more than a drain reads at once (256 KiB), so drains in the flood leave the rest to a marker.
-    const { proc, output, exited } = spawn.pty("yes abc | head -c 2000000; read -r; printf 'end'");
+    const { proc, output, exited } = await spawn.pty("yes abc | head -c 2000000; read -r; printf 'end'");
     const drains = [];
     for (let i = 0; i < 20; i++) drains.push(proc.flushOutput());
     await Promise.all(drains);
@@ -119,7 +119,7 @@ describe('PtyProcess', () => {
 
   it('has delivered everything the program wrote before flushOutput() was called when it resolves', async () => {
     const digits = Array.from({ length: 3000 }, (_, i) => i + 1).join('');
-    const { proc, output } = spawn.pty(
+    const { proc, output } = await spawn.pty(
       'printf ready; read -r; printf "%s" "$(seq 1 3000 | tr -d "\\n")"; exec sleep 1000',
     );
     await vi.waitFor(() => expect(output()).toBe('ready'), PATIENT);
@@ -159,7 +159,7 @@ describe('PtyProcess', () => {
     });
 
     it('has delivered everything written before the call, and never lets the marker into the output', async () => {
-      const { proc, output, exited } = spawn.pty(
+      const { proc, output, exited } = await spawn.pty(
         'printf ready; read -r; yes abc | head -c 200000; printf end; read -r',
       );
       await vi.waitFor(() => expect(output()).toBe('ready'), PATIENT);
@@ -199,13 +199,13 @@ describe('PtyProcess', () => {
     for (const fifo of fifos) execFileSync('mkfifo', [fifo]);
     const blockers = fifos.map((fifo) => open(fifo, 'r'));
     try {
-      const first = spawn.pty('sleep 1000');
+      const first = await spawn.pty('sleep 1000');
       const typed = first.proc.write('typed-into-the-first\n');
       const flushed = first.proc.flushOutput();
       await first.proc.terminate();
       await flushed;
 
-      const second = spawn.pty('sleep 1000');
+      const second = await spawn.pty('sleep 1000');
       for (const fifo of fifos) closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
       for (const handle of await Promise.all(blockers)) await handle.close();
       await typed;
@@ -219,7 +219,7 @@ describe('PtyProcess', () => {
   });
 
   it('ends a background grandchild when terminated', async () => {
-    const { proc, output } = spawn.pty('sleep 1000 & echo PID=$!; wait');
+    const { proc, output } = await spawn.pty('sleep 1000 & echo PID=$!; wait');
     await vi.waitFor(() => expect(output()).toMatch(/PID=\d+/), PATIENT);
     const grandchild = printedPid(output());
     expect(isAlive(grandchild)).toBe(true);
@@ -229,7 +229,7 @@ describe('PtyProcess', () => {
   });
 
   it('can be terminated twice', async () => {
-    const { proc } = spawn.pty('sleep 1000');
+    const { proc } = await spawn.pty('sleep 1000');
     await Promise.all([proc.terminate(), proc.terminate()]);
     await waitUntilGone(proc.pid, 2_000);
   });

@@ -138,7 +138,7 @@ class SpyExecutor implements ProcessSpawner {
     return this.inner.prepareSpawn(options);
   }
 
-  spawn(options: SpawnOptions): ExecProcess {
+  spawn(options: SpawnOptions): Promise<ExecProcess> {
     this.spawned.push(options);
     return this.inner.spawn(options);
   }
@@ -155,7 +155,7 @@ async function run(
 ): Promise<{ output: string; exitCode: number }> {
   const options = { argv, env, cwd, tty: false, ...(sandbox ? { sandbox } : {}) };
   await local.prepareSpawn(options);
-  const proc = local.spawn(options);
+  const proc = await local.spawn(options);
   const chunks: Buffer[] = [];
   proc.onData((chunk) => chunks.push(chunk));
   const exitCode = await new Promise<number>((resolve) => proc.onExit((info) => resolve(info.exitCode)));

@@ -24,8 +24,8 @@ const pipes = (options: Partial<SpawnOptions> & Pick<SpawnOptions, 'argv'>) => {
   live.push(proc);
   return proc;
 };
-const pty = (options: Partial<SpawnOptions> & Pick<SpawnOptions, 'argv'>) => {
-  const proc = new PtyProcess({ ...base, tty: true, ...options });
+const pty = async (options: Partial<SpawnOptions> & Pick<SpawnOptions, 'argv'>) => {
+  const proc = await PtyProcess.start({ ...base, tty: true, ...options });
   live.push(proc);
   return proc;
 };
@@ -97,21 +97,21 @@ describe('PipeProcess spawn options', () => {
 
 describe('PtyProcess spawn options', () => {
   it('names the program arg0 (same process, via exec -a)', async () => {
-    const proc = pty({ argv: ['/bin/bash', '-c', 'echo "$0 $$"'], arg0: 'custom-name' });
+    const proc = await pty({ argv: ['/bin/bash', '-c', 'echo "$0 $$"'], arg0: 'custom-name' });
     expect(await collect(proc)).toBe(`custom-name ${proc.pid}\r\n`);
   });
 
   it('finds argv[0] on the PATH of the child environment and throws ENOENT when absent', async () => {
     const dir = program('pty-only-here', 'pty-found-it');
-    expect(await collect(pty({ argv: ['pty-only-here'], env: { PATH: dir } }))).toBe('pty-found-it\r\n');
-    expect(() => pty({ argv: ['pty-only-here'] })).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+    expect(await collect(await pty({ argv: ['pty-only-here'], env: { PATH: dir } }))).toBe('pty-found-it\r\n');
+    await expect(pty({ argv: ['pty-only-here'] })).rejects.toThrow(expect.objectContaining({ code: 'ENOENT' }));
   });
 });
 
 describe.skipIf(NO_SANDBOX !== undefined)(titled('LocalExecutor spawn options in the sandbox', NO_SANDBOX), () => {
   it('names the program inside the sandbox arg0, not bubblewrap around it', async () => {
     for (const tty of [false, true]) {
-      const proc = new LocalExecutor({ watchdog: false }).spawn({
+      const proc = await new LocalExecutor({ watchdog: false }).spawn({
         ...base,
         tty,
         argv: ['/bin/bash', '-c', 'echo "name=$0"'],
