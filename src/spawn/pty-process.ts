@@ -133,13 +133,8 @@ export function openTerminal(cols = DEFAULT_COLS, rows = DEFAULT_ROWS): OpenTerm
   return terminal;
 }
 
-/** A terminal's process as started: its master, its pid, the terminal's path and a slave fd of ours. */
-interface StartedTerminal {
-  fd: number;
-  pid: number;
-  pty: string;
-  slave: number;
-}
+/** A terminal with its process started: the terminal's ends and path (see OpenTerminal), and the process's pid. */
+type StartedTerminal = OpenTerminal & { pid: number };
 
 /** One program in a pseudo-terminal: session leader, stdout and stderr merged, stdin open. */
 export class PtyProcess extends ProcessCore implements ExecProcess {
@@ -186,27 +181,25 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
       if (told.proc) void told.proc.onChildExit(info);
       else told.early = info;
     };
-    const spawned = await new Promise<{ pid: number; master: number; slave: number; pty: string } | number>(
-      (resolve) => {
-        const id = helpers.spawnTerminal(file, [file, ...args], env, options.cwd, cols, rows, onExit, (answer) => {
-          clearTimeout(late);
-          resolve(answer);
-        });
-        // The pool is shared with the process's file system calls and lookups, which can hold all its threads: a
-        // start it has not begun by then is done on this thread.
-        const late = setTimeout(() => helpers.startNow(id), POOL_WAIT_MS);
-      },
-    );
+    const spawned = await new Promise<StartedTerminal | number>((resolve) => {
+      const id = helpers.spawnTerminal(file, [file, ...args], env, options.cwd, cols, rows, onExit, (answer) => {
+        clearTimeout(late);
+        resolve(answer);
+      });
+      // The pool is shared with the process's file system calls and lookups, which can hold all its threads: a
+      // start it has not begun by then is done on this thread.
+      const late = setTimeout(() => helpers.startNow(id), POOL_WAIT_MS);
+    });
     let started: StartedTerminal;
     if (typeof spawned === 'object') {
-      started = { fd: spawned.master, pid: spawned.pid, pty: spawned.pty, slave: spawned.slave };
+      started = spawned;
     } else {
       const term = pty.fork(file, args, env, options.cwd, cols, rows, -1, -1, true, '', onExit);
       // Without this every later child (PTY or pipes) inherits this master: it could read this session's terminal,
       // and the terminal would never hang up while any of them lives.
       helpers.setCloexec(term.fd);
       const slave = openSync(term.pty, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK);
-      started = { fd: term.fd, pid: term.pid, pty: term.pty, slave };
+      started = { master: term.fd, pid: term.pid, pty: term.pty, slave };
     }
     const proc = (told.proc = new PtyProcess(options, tag, started, lifetime));
     if (told.early) void proc.onChildExit(told.early);
@@ -223,11 +216,9 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
     lifetime: LifetimeHooks | undefined,
     standby: { launcher: StandbyLauncher; terminal: OpenTerminal },
   ): PtyProcess {
-    nativeHelpers();
     const { launcher, terminal } = standby;
     const { child } = launcher;
-    const started = { fd: terminal.master, pid: child.pid!, pty: terminal.pty, slave: terminal.slave };
-    const proc = new PtyProcess(options, launcher.tag, started, lifetime);
+    const proc = new PtyProcess(options, launcher.tag, { ...terminal, pid: child.pid! }, lifetime);
     child.once('exit', (code, signal) => void proc.onChildExit(toExitInfo(code, signal)));
     for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
     return proc;
@@ -246,9 +237,9 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
     this.slaveFd = term.slave;
     this.pid = term.pid;
     lifetime?.started(term.pid, this.tag);
-    this.masterFd = term.fd;
+    this.masterFd = term.master;
     this.ptsPath = term.pty;
-    this.writer = new FdWriter(term.fd);
+    this.writer = new FdWriter(term.master);
     this.terminal = {
       path: term.pty,
       ...(options.supervisorDepth ? { supervisorDepth: options.supervisorDepth } : {}),
@@ -262,7 +253,7 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
         }
       },
     };
-    this.reader = new tty.ReadStream(term.fd);
+    this.reader = new tty.ReadStream(term.master);
     this.reader.on('data', (chunk: Buffer) => this.onChunk(chunk));
     // EIO is how a master reports that no slave is open any more: the normal end of the stream.
     this.reader.on('error', () => this.closeReader());
