@@ -16,6 +16,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/ioctl.h>
@@ -78,6 +79,13 @@ static int string_arg(napi_env env, napi_value value, char* out, size_t size) {
   return napi_get_value_string_utf8(env, value, out, size, &length) == napi_ok && length < size - 1;
 }
 
+// A call's one argument as an array, and its length.
+static int array_arg(napi_env env, napi_callback_info info, napi_value* array, uint32_t* count) {
+  size_t argc = 1;
+  return napi_get_cb_info(env, info, &argc, array, NULL, NULL) == napi_ok && argc >= 1 &&
+         napi_get_array_length(env, *array, count) == napi_ok;
+}
+
 // What one exact lookup found: the socket's owner, inode and (kernel 5.9+) the cgroup it was made in.
 struct diag_found {
   uint32_t uid, inode;
@@ -85,24 +93,16 @@ struct diag_found {
   int has_cgroup;
 };
 
-// One exact lookup in the kernel's hash of connections (sock_diag) for the socket `id` names, asked with the
-// interface `interface_index`: 1 found (into *out), 0 none, -1 an error (errno set).
-static int diag_lookup(int family, const struct inet_diag_sockid* id, uint32_t interface_index, struct diag_found* out) {
-  struct {
-    struct nlmsghdr header;
-    struct inet_diag_req_v2 body;
-  } request;
-  memset(&request, 0, sizeof request);
-  request.header.nlmsg_len = sizeof request;
-  request.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-  request.header.nlmsg_flags = NLM_F_REQUEST;
-  request.header.nlmsg_seq = ++diag_seq;
-  request.body.sdiag_family = family;
-  request.body.sdiag_protocol = IPPROTO_TCP;
-  request.body.idiag_states = ~0u;
-  request.body.id = *id;
-  request.body.id.idiag_if = interface_index;
-  if (send(diag_fd, &request, sizeof request, 0) < 0) return -1;
+// One question to sock_diag and its answer: sends `request` (its header's length, type and flags set; its sequence
+// number is set here), then hands each message answering it to `answer`, which says whether it was the answer.
+// 1 answered, 0 no such socket (ENOENT), -1 an error (errno set).
+static int diag_ask(struct nlmsghdr* request, int (*answer)(const struct nlmsghdr*, void*), void* out) {
+  if (diag_fd < 0) {
+    diag_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    if (diag_fd < 0) return -1;
+  }
+  request->nlmsg_seq = ++diag_seq;
+  if (send(diag_fd, request, request->nlmsg_len, 0) < 0) return -1;
   // One answer per request: the socket, or an error. Answers to earlier requests (none, as each is read before the
   // next is sent) are skipped by their sequence number.
   for (;;) {
@@ -122,24 +122,106 @@ static int diag_lookup(int family, const struct inet_diag_sockid* id, uint32_t i
           return -1;
         }
         found = 0;
-      } else if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY && h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
-        const struct inet_diag_msg* message = NLMSG_DATA(h);
+      } else if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY && answer(h, out)) {
         found = 1;
-        memset(out, 0, sizeof *out);
-        out->uid = message->idiag_uid;
-        out->inode = message->idiag_inode;
-        // The cgroup (v2) the socket was made in (kernel 5.9+): kept on the socket whoever holds it later.
-        int left = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(struct inet_diag_msg));
-        for (struct rtattr* a = (struct rtattr*)(message + 1); RTA_OK(a, left); a = RTA_NEXT(a, left)) {
-          if (a->rta_type == INET_DIAG_CGROUP_ID && RTA_PAYLOAD(a) >= sizeof(uint64_t)) {
-            memcpy(&out->cgroup, RTA_DATA(a), sizeof out->cgroup);
-            out->has_cgroup = 1;
-          }
-        }
       }
     }
     if (found != -2) return found;
   }
+}
+
+// A TCP socket's answer: its owner, inode and the cgroup (v2) it was made in (kernel 5.9+), kept on the socket
+// whoever holds it later.
+static int tcp_answer(const struct nlmsghdr* h, void* result) {
+  if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg))) return 0;
+  struct diag_found* out = result;
+  const struct inet_diag_msg* message = NLMSG_DATA(h);
+  memset(out, 0, sizeof *out);
+  out->uid = message->idiag_uid;
+  out->inode = message->idiag_inode;
+  int left = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(struct inet_diag_msg));
+  for (const struct rtattr* a = (const struct rtattr*)(message + 1); RTA_OK(a, left); a = RTA_NEXT(a, left)) {
+    if (a->rta_type == INET_DIAG_CGROUP_ID && RTA_PAYLOAD(a) >= sizeof(uint64_t)) {
+      memcpy(&out->cgroup, RTA_DATA(a), sizeof out->cgroup);
+      out->has_cgroup = 1;
+    }
+  }
+  return 1;
+}
+
+// One exact lookup in the kernel's hash of connections (sock_diag) for the socket `id` names, asked with the
+// interface `interface_index`: 1 found (into *out), 0 none, -1 an error (errno set).
+static int diag_lookup(int family, const struct inet_diag_sockid* id, uint32_t interface_index, struct diag_found* out) {
+  struct {
+    struct nlmsghdr header;
+    struct inet_diag_req_v2 body;
+  } request;
+  memset(&request, 0, sizeof request);
+  request.header.nlmsg_len = sizeof request;
+  request.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  request.header.nlmsg_flags = NLM_F_REQUEST;
+  request.body.sdiag_family = family;
+  request.body.sdiag_protocol = IPPROTO_TCP;
+  request.body.idiag_states = ~0u;
+  request.body.id = *id;
+  request.body.id.idiag_if = interface_index;
+  return diag_ask(&request.header, tcp_answer, out);
+}
+
+// A unix socket's answer: the inode of its peer, 0 when it has none (not connected, a listener).
+static int unix_answer(const struct nlmsghdr* h, void* result) {
+  if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct unix_diag_msg))) return 0;
+  uint32_t* peer = result;
+  const struct unix_diag_msg* message = NLMSG_DATA(h);
+  *peer = 0;
+  int left = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(struct unix_diag_msg));
+  for (const struct rtattr* a = (const struct rtattr*)(message + 1); RTA_OK(a, left); a = RTA_NEXT(a, left)) {
+    if (a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= sizeof(uint32_t)) memcpy(peer, RTA_DATA(a), sizeof *peer);
+  }
+  return 1;
+}
+
+// unixPeers(inodes): for each unix socket's inode, the inode of the socket at its other end as the kernel knows it
+// (sock_diag, an exact lookup by inode), 0 when it has none (not connected, a listener), or undefined where this
+// network namespace has no socket of that inode (one of another namespace, or gone). Socket inodes are numbered
+// across namespaces, so a number found here is that socket. Where sock_diag cannot be asked at all, throws.
+static napi_value unix_peers(napi_env env, napi_callback_info info) {
+  napi_value array, result, undefined;
+  uint32_t count;
+  if (!array_arg(env, info, &array, &count)) {
+    napi_throw_type_error(env, NULL, "expected an array of inodes");
+    return NULL;
+  }
+  napi_get_undefined(env, &undefined);
+  napi_create_array_with_length(env, count, &result);
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value element, value = undefined;
+    uint32_t inode;
+    if (napi_get_element(env, array, i, &element) != napi_ok ||
+        napi_get_value_uint32(env, element, &inode) != napi_ok) {
+      napi_throw_type_error(env, NULL, "expected an array of inodes");
+      return NULL;
+    }
+    struct {
+      struct nlmsghdr header;
+      struct unix_diag_req body;
+    } request;
+    memset(&request, 0, sizeof request);
+    request.header.nlmsg_len = sizeof request;
+    request.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+    request.header.nlmsg_flags = NLM_F_REQUEST;
+    request.body.sdiag_family = AF_UNIX;
+    request.body.udiag_states = ~0u;
+    request.body.udiag_ino = inode;
+    request.body.udiag_show = UDIAG_SHOW_PEER;
+    request.body.udiag_cookie[0] = request.body.udiag_cookie[1] = INET_DIAG_NOCOOKIE;
+    uint32_t peer = 0;
+    int found = inode == 0 ? 0 : diag_ask(&request.header, unix_answer, &peer);
+    if (found < 0) return throw_errno(env, "sock_diag");
+    if (found == 1) napi_create_uint32(env, peer, &value);
+    napi_set_element(env, result, i, value);
+  }
+  return result;
 }
 
 // tcpSocketOwner(localAddress, localPort, remoteAddress, remotePort, interfaceIndex): { uid, inode, cgroup? } of the
@@ -174,10 +256,6 @@ static napi_value tcp_socket_owner(napi_env env, napi_callback_info info) {
   id.idiag_sport = htons(local_port);
   id.idiag_dport = htons(remote_port);
   id.idiag_cookie[0] = id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
-  if (diag_fd < 0) {
-    diag_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-    if (diag_fd < 0) return throw_errno(env, "socket(NETLINK_SOCK_DIAG)");
-  }
   struct diag_found found;
   memset(&found, 0, sizeof found);
   int result = diag_lookup(family, &id, interface_index, &found);
@@ -244,11 +322,9 @@ static int read_whole(const char* path, char* first, size_t first_size, char** o
 // readFiles(paths): each file's text (latin1: /proc's bytes as they are), or undefined where it cannot be read (a
 // process gone, a file missing), in the order given: the files are read one after the other, in that order.
 static napi_value read_files(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1], result, undefined;
+  napi_value array, result, undefined;
   uint32_t count;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
-      napi_get_array_length(env, argv[0], &count) != napi_ok) {
+  if (!array_arg(env, info, &array, &count)) {
     napi_throw_type_error(env, NULL, "expected an array of paths");
     return NULL;
   }
@@ -257,7 +333,7 @@ static napi_value read_files(napi_env env, napi_callback_info info) {
   char path[4096], first[16384];
   for (uint32_t i = 0; i < count; i++) {
     napi_value element, text = undefined;
-    if (napi_get_element(env, argv[0], i, &element) != napi_ok || !string_arg(env, element, path, sizeof path)) {
+    if (napi_get_element(env, array, i, &element) != napi_ok || !string_arg(env, element, path, sizeof path)) {
       napi_throw_type_error(env, NULL, "expected an array of paths");
       return NULL;
     }
@@ -782,6 +858,8 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "localModes", fn);
   napi_create_function(env, "tcpSocketOwner", NAPI_AUTO_LENGTH, tcp_socket_owner, NULL, &fn);
   napi_set_named_property(env, exports, "tcpSocketOwner", fn);
+  napi_create_function(env, "unixPeers", NAPI_AUTO_LENGTH, unix_peers, NULL, &fn);
+  napi_set_named_property(env, exports, "unixPeers", fn);
   napi_create_function(env, "readFiles", NAPI_AUTO_LENGTH, read_files, NULL, &fn);
   napi_set_named_property(env, exports, "readFiles", fn);
   napi_create_function(env, "linkTarget", NAPI_AUTO_LENGTH, link_target, NULL, &fn);

@@ -1,5 +1,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { readProcLink, readProcTable, readProcText } from './proc-read.js';
+import { optionalNativeHelpers } from '../util/native-addon.js';
 
 /**
  * What an event loop waits on, read from outside: the fds an epoll set watches (`/proc/<pid>/fdinfo/<epfd>`) and what
@@ -56,15 +57,15 @@ const OWN_ANON = new Set(['anon_inode:[eventfd]', 'anon_inode:[signalfd]', 'anon
 
 /**
  * Sorts each watched fd of an epoll set. `fds` is the process's fd table (with every thread's fds: they share it);
- * `terminal` the link of the session's terminal (e.g. `/dev/pts/3`); `unnamedSocketPairs` the socket inodes known
- * to be the two ends of one unnamed pair (see `socketPairs`). A watched fd whose number now names another file
+ * `terminal` the link of the session's terminal (e.g. `/dev/pts/3`); `pairs` the socket inodes known to be
+ * the two ends of one pair (see `heldSocketPairs`). A watched fd whose number now names another file
  * (closed and reused since it was added) counts as `other`: unknown is never taken for quiet. Pure.
  */
 export function classifyWatched(
   targets: readonly EpollTarget[],
   fds: ReadonlyMap<number, OpenFd>,
   terminal: string | undefined,
-  unnamedSocketPairs: ReadonlyMap<number, number> = new Map(),
+  pairs: ReadonlyMap<number, number> = new Map(),
 ): { fd: number; kind: WatchedKind }[] {
   const holders = new Map<string, number>();
   for (const { link } of fds.values()) holders.set(link, (holders.get(link) ?? 0) + 1);
@@ -79,7 +80,7 @@ export function classifyWatched(
     if (link.startsWith('pipe:[') && (holders.get(link) ?? 0) >= 2) return { fd, kind: 'own-wakeup' };
     const socket = socketInode(link);
     if (socket !== undefined) {
-      const peer = unnamedSocketPairs.get(socket);
+      const peer = pairs.get(socket);
       if (peer !== undefined && heldSockets.has(peer)) return { fd, kind: 'own-wakeup' };
     }
     return { fd, kind: 'other' };
@@ -114,11 +115,12 @@ export function parseNetUnix(text: string): UnixSocketRow[] {
 }
 
 /**
- * Which of `held` (socket inodes a process holds) are the two ends of one `socketpair()`: connected, unnamed unix
- * sockets of the same type whose inodes follow each other. /proc does not name a unix socket's peer (only the
- * netlink sock_diag interface does); socketpair() makes both ends one after the other, so their inodes are
- * consecutive. A pair mistaken this way is still two ends held by the same process, so nobody else can write to
- * either. Returns each end mapped to the other. Pure.
+ * Which of `held` (socket inodes a process holds) look like the two ends of one `socketpair()`, where the kernel
+ * cannot be asked (see heldSocketPairs): connected, unnamed unix sockets of the same type whose inodes follow each
+ * other. /proc does not name a unix socket's peer (only the netlink sock_diag interface does); socketpair() makes
+ * both ends one after the other, so their inodes are usually consecutive, but not always: each CPU hands out inode
+ * numbers from a batch of its own, and a pair made across the end of a batch (about one in a thousand) is missed.
+ * Returns each end mapped to the other. Pure.
  */
 export function socketPairs(held: ReadonlySet<number>, rows: readonly UnixSocketRow[]): Map<number, number> {
   const unnamed = new Map<number, UnixSocketRow>();
@@ -201,11 +203,39 @@ function classifyIn(
   fds: ReadonlyMap<number, OpenFd>,
 ): { fd: number; kind: WatchedKind }[] {
   const held = socketInodes(fds);
-  const pairs =
-    held.size === 0
-      ? new Map<number, number>()
-      : socketPairs(held, parseNetUnix(readProcTable(`/proc/${pid}/net/unix`) ?? ''));
-  return classifyWatched(targets, fds, terminal, pairs);
+  return classifyWatched(targets, fds, terminal, held.size === 0 ? new Map() : heldSocketPairs(pid, held));
+}
+
+/**
+ * The sockets among `held` (the inodes of one process's sockets) whose other end is among them too, each mapped to
+ * that end: as the kernel says (sock_diag, through our addon) for the sockets of our network namespace, else as
+ * /proc/<pid>/net/unix suggests (socketPairs). The kernel's answer is exact; the guess from /proc misses a pair now
+ * and then, which left a loop fed by its own socketpair (python -m asyncio's) looking woken from outside for good.
+ */
+function heldSocketPairs(pid: number, held: ReadonlySet<number>): Map<number, number> {
+  const inodes = [...held];
+  const peers = unixPeers(inodes);
+  const pairs = new Map<number, number>();
+  const unknown = new Set<number>();
+  inodes.forEach((ino, i) => {
+    const peer = peers?.[i];
+    if (peer === undefined) unknown.add(ino);
+    else if (held.has(peer)) pairs.set(ino, peer);
+  });
+  if (unknown.size === 0) return pairs;
+  for (const [ino, peer] of socketPairs(unknown, parseNetUnix(readProcTable(`/proc/${pid}/net/unix`) ?? ''))) {
+    pairs.set(ino, peer);
+  }
+  return pairs;
+}
+
+/** Each unix socket's peer as the kernel knows it (see NativeHelpers.unixPeers); undefined where it cannot be asked. */
+function unixPeers(inodes: readonly number[]): (number | undefined)[] | undefined {
+  try {
+    return optionalNativeHelpers()?.unixPeers(inodes);
+  } catch {
+    return undefined; // no sock_diag here (a seccomp filter that refuses netlink)
+  }
 }
 
 const socketInode = (link: string): number | undefined => {

@@ -19,6 +19,11 @@ export interface NativeHelpers {
     remotePort: number,
     interfaceIndex: number,
   ): { uid: number; inode: number; cgroup?: bigint } | null;
+  /**
+   * For each unix socket's inode, the inode of its peer as the kernel knows it (sock_diag), 0 when it has none, or
+   * undefined where this network namespace has no socket of that inode. Throws where sock_diag cannot be asked.
+   */
+  unixPeers(inodes: readonly number[]): (number | undefined)[];
   /** Each file's text (latin1), or undefined where it cannot be read, read one after the other in the order given. */
   readFiles(paths: readonly string[]): (string | undefined)[];
   /** Where a link points, and which file (`dev:ino`) it leads to when that can be stat'ed; undefined: unreadable. */

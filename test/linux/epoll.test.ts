@@ -171,6 +171,57 @@ describe('readEpollSet on real event loops', () => {
     expect(watched?.filter((w) => w.kind === 'other').length).toBeGreaterThan(0);
   });
 
+  /** Runs python `code` in a terminal; it prints `ready <fd>` and then waits in epoll on its terminal and that fd. */
+  async function pythonWatching(code: string) {
+    const watched = await epollWaitOf(['python3', '-c', code], /ready \d+/);
+    const fd = watched.find((w) => w.kind !== 'terminal')?.fd;
+    return { watched, kind: watched.find((w) => w.fd === fd)?.kind };
+  }
+
+  it('a connected pair of its own is its own wake-up, as the kernel says, whatever the inodes of its ends', async () => {
+    // Connected through a listener (then closed), with sockets made between the two ends: the ends' inodes are not
+    // consecutive, and the accepted end carries the listener's name, so no guess from /proc/net/unix pairs them.
+    // socketpair()'s two ends are consecutive only most of the time (each CPU numbers inodes from a batch of its own),
+    // and a pair missed left python -m asyncio's loop looking woken from outside for good.
+    const { watched, kind } = await pythonWatching(
+      [
+        'import os, select, socket',
+        "name = '\\0ue-epoll-test-%d' % os.getpid()",
+        'listener = socket.socket(socket.AF_UNIX); listener.bind(name); listener.listen()',
+        'mine = socket.socket(socket.AF_UNIX); mine.connect(name)',
+        'between = [socket.socket(socket.AF_UNIX) for _ in range(3)]',
+        'other_end, _ = listener.accept(); listener.close()',
+        'ep = select.epoll(); ep.register(0, select.EPOLLIN); ep.register(mine.fileno(), select.EPOLLIN)',
+        "print('ready', mine.fileno(), flush=True)",
+        'ep.poll()',
+      ].join('\n'),
+    );
+    expect(watched.map((w) => w.kind)).toContain('terminal');
+    expect(kind).toBe('own-wakeup');
+  });
+
+  it('a socket whose other end another process holds is not its own wake-up, though its inode follows another of its own', async () => {
+    // Two socketpairs with four consecutive inodes; a child keeps the first pair's first end and the second pair's
+    // last. The parent holds the two middle ends: consecutive, unnamed, connected, of one type, and no pair at all:
+    // the child can write to the end the parent watches.
+    const { kind } = await pythonWatching(
+      [
+        'import os, select, socket, time',
+        'while True:',
+        '    a, b = socket.socketpair(); c, d = socket.socketpair()',
+        '    inodes = [os.fstat(s.fileno()).st_ino for s in (a, b, c, d)]',
+        '    if inodes == list(range(inodes[0], inodes[0] + 4)): break',
+        'if os.fork() == 0:',
+        '    b.close(); c.close(); time.sleep(600); os._exit(0)',
+        'a.close(); d.close()',
+        'ep = select.epoll(); ep.register(0, select.EPOLLIN); ep.register(b.fileno(), select.EPOLLIN)',
+        "print('ready', b.fileno(), flush=True)",
+        'ep.poll()',
+      ].join('\n'),
+    );
+    expect(kind).toBe('other');
+  });
+
   it('says nothing for an fd that is not an epoll set', async () => {
     expect(readEpollSet(process.pid, 0, undefined)).toBeUndefined();
   });
