@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import {
   SYSCALLS,
   type ForegroundSample,
@@ -7,7 +7,7 @@ import {
   type ThreadSample,
   type WaitSample,
 } from './decide.js';
-import { fileId, readProcFiles, readProcLinkTarget, readProcText } from '../linux/proc-read.js';
+import { fileId, readProcFiles, readProcLinkTarget, readProcText, readProcessMemory } from '../linux/proc-read.js';
 import { parseProcStat, procStatThreads, type ProcStat } from '../linux/process-tree.js';
 import { ownWakeups, readEpollSet } from '../linux/epoll.js';
 
@@ -19,20 +19,6 @@ const MAX_WATCHED_FDS = 1024;
 const POLLIN = 0x1;
 const POLLRDNORM = 0x40;
 
-function readMemory(pid: number, address: number, length: number): Buffer | undefined {
-  if (address === 0 || length <= 0) return undefined;
-  let fd: number | undefined;
-  try {
-    fd = openSync(`/proc/${pid}/mem`, 'r');
-    const buf = Buffer.alloc(length);
-    return readSync(fd, buf, 0, length, address) === length ? buf : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
 interface Watched {
   /** Watched for reading. */
   read: number[];
@@ -43,7 +29,7 @@ interface Watched {
 /** The fds set in a select fd_set bitmap of `nfds` bits at `address` (0: no set). */
 function fdSet(pid: number, address: number, nfds: number): number[] | undefined {
   if (address === 0 || nfds === 0) return [];
-  const bits = readMemory(pid, address, Math.ceil(nfds / 64) * 8);
+  const bits = readProcessMemory(pid, address, Math.ceil(nfds / 64) * 8);
   if (!bits) return undefined;
   const fds: number[] = [];
   for (let fd = 0; fd < nfds; fd++) if (((bits[fd >> 3] ?? 0) >> (fd & 7)) & 1) fds.push(fd);
@@ -63,7 +49,7 @@ function watchedFds(pid: number, nr: number, args: string[], table: SyscallTable
   const count = arg(1);
   if (!(count >= 0 && count <= MAX_WATCHED_FDS)) return undefined;
   if (count === 0) return { read: [], other: [] };
-  const entries = readMemory(pid, arg(0), count * 8);
+  const entries = readProcessMemory(pid, arg(0), count * 8);
   if (!entries) return undefined;
   const watched: Watched = { read: [], other: [] };
   for (let i = 0; i < count; i++) {
@@ -91,7 +77,7 @@ function timeoutMs(pid: number, nr: number, args: string[], table: SyscallTable)
     if (table.epoll.includes(nr) && nr !== EPOLL_PWAIT2) return int(arg(3));
     const pointer = table.select.includes(nr) ? arg(4) : table.epoll.includes(nr) ? arg(3) : arg(2);
     if (pointer === 0n) return -1;
-    const time = readMemory(pid, Number(pointer), 16);
+    const time = readProcessMemory(pid, Number(pointer), 16);
     if (!time) return undefined;
     const fraction = Number(time.readBigInt64LE(8)) / (table.timevalSelect.includes(nr) ? 1e3 : 1e6);
     return Number(time.readBigInt64LE(0)) * 1000 + fraction;

@@ -76,3 +76,27 @@ export function fileId(path: string): string | undefined {
     return undefined;
   }
 }
+
+/** The most bytes readProcessMemory reads at once: a probe's fd sets and poll entries are far smaller. */
+const MAX_MEMORY_READ = 65536;
+
+/**
+ * `length` bytes of process `pid`'s memory at `address`, or undefined where they cannot all be read (address 0, the
+ * process gone, the address unmapped, access refused, more than 64 KiB asked): in one call to our addon where it
+ * loads, else by /proc/<pid>/mem.
+ */
+export function readProcessMemory(pid: number, address: number, length: number): Buffer | undefined {
+  if (!(address > 0) || !(length > 0) || length > MAX_MEMORY_READ) return undefined;
+  const native = optionalNativeHelpers();
+  if (native) return native.readMemory(pid, address, length);
+  let fd: number | undefined;
+  try {
+    fd = openSync(`/proc/${pid}/mem`, 'r');
+    const bytes = Buffer.alloc(length);
+    return readSync(fd, bytes, 0, length, address) === length ? bytes : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}

@@ -29,6 +29,11 @@ export interface NativeHelpers {
   /** Where a link points, and which file (`dev:ino`) it leads to when that can be stat'ed; undefined: unreadable. */
   linkTarget(path: string): { target: string; id?: string } | undefined;
   /**
+   * `length` bytes (1 to 65536) of process `pid`'s memory at `address`, or undefined where they cannot all be read
+   * (the process gone, the address unmapped, access refused): one process_vm_readv.
+   */
+  readMemory(pid: number, address: number, length: number): Buffer | undefined;
+  /**
    * One read of what the non-blocking `fd` holds now into `buffer`: the bytes read (0 at its end) or -errno (-EAGAIN:
    * nothing now). On a terminal's master it is a drain barrier: the kernel hands over first what was written before.
    */
