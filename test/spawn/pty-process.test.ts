@@ -3,7 +3,11 @@ import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync } fro
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildEnv } from '../../src/spawn/env.js';
+import { PtyProcess } from '../../src/spawn/pty-process.js';
 import { nativeHelpers } from '../../src/util/native-addon.js';
 import { PATIENT, busyWait, isAlive, printedPid, waitUntilGone } from '../helpers/processes.js';
 import { useProcesses } from '../helpers/spawn.js';
@@ -54,6 +58,25 @@ describe('PtyProcess', () => {
   it('runs the program with the session environment, TERM=dumb included', async () => {
     const { output } = await (await spawn.pty('echo "TERM=$TERM NO_COLOR=$NO_COLOR PAGER=$PAGER"')).exited;
     expect(output).toBe('TERM=dumb NO_COLOR=1 PAGER=cat\r\n');
+  });
+
+  it('keeps nothing of its start while it runs: its options and environment can be collected', async () => {
+    // The addon holds the exit callback for the session's life. Made inside the start, the callback kept the start's
+    // whole scope alive with it (the options, the environment twice, the arguments): about 6 KiB a session.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let env: Record<string, string> | undefined = buildEnv();
+    const collected = new WeakRef(env);
+    const proc = await PtyProcess.start({ argv: ['/bin/sleep', '1000'], cwd: process.cwd(), env, tty: true });
+    try {
+      env = undefined;
+      await new Promise((resolve) => setTimeout(resolve, 10)); // a WeakRef holds its target to the end of the task
+      gc();
+      expect(collected.deref()).toBeUndefined();
+      expect(isAlive(proc.pid!)).toBe(true);
+    } finally {
+      await proc.terminate();
+    }
   });
 
   it('reports the exit code', async () => {
