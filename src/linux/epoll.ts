@@ -58,7 +58,7 @@ const OWN_ANON = new Set(['anon_inode:[eventfd]', 'anon_inode:[signalfd]', 'anon
 /**
  * Sorts each watched fd of an epoll set. `fds` is the process's fd table (with every thread's fds: they share it);
  * `terminal` the link of the session's terminal (e.g. `/dev/pts/3`); `pairs` the socket inodes known to be
- * the two ends of one pair (see `heldSocketPairs`). A watched fd whose number now names another file
+ * the two ends of one pair (see `ownSocketPairs`). A watched fd whose number now names another file
  * (closed and reused since it was added) counts as `other`: unknown is never taken for quiet. Pure.
  */
 export function classifyWatched(
@@ -116,7 +116,7 @@ export function parseNetUnix(text: string): UnixSocketRow[] {
 
 /**
  * Which of `held` (socket inodes a process holds) look like the two ends of one `socketpair()`, where the kernel
- * cannot be asked (see heldSocketPairs): connected, unnamed unix sockets of the same type whose inodes follow each
+ * cannot be asked (see ownSocketPairs): connected, unnamed unix sockets of the same type whose inodes follow each
  * other. /proc does not name a unix socket's peer (only the netlink sock_diag interface does); socketpair() makes
  * both ends one after the other, so their inodes are usually consecutive, but not always: each CPU hands out inode
  * numbers from a batch of its own, and a pair made across the end of a batch (about one in a thousand) is missed.
@@ -202,31 +202,43 @@ function classifyIn(
   terminal: string | undefined,
   fds: ReadonlyMap<number, OpenFd>,
 ): { fd: number; kind: WatchedKind }[] {
-  const held = socketInodes(fds);
-  return classifyWatched(targets, fds, terminal, held.size === 0 ? new Map() : heldSocketPairs(pid, held));
+  const watched = new Set(targets.flatMap(({ fd }) => socketInode(fds.get(fd)?.link ?? '') ?? []));
+  const pairs = watched.size === 0 ? new Map<number, number>() : ownSocketPairs(pid, watched, socketInodes(fds));
+  return classifyWatched(targets, fds, terminal, pairs);
 }
 
 /**
- * The sockets among `held` (the inodes of one process's sockets) whose other end is among them too, each mapped to
- * that end: as the kernel says (sock_diag, through our addon) for the sockets of our network namespace, else as
+ * The sockets among `watched` whose other end is among `held` (the inodes of all the process's sockets), each mapped
+ * to that end: as the kernel says (sock_diag, through our addon) for the sockets of our network namespace, else as
  * /proc/<pid>/net/unix suggests (socketPairs). The kernel's answer is exact; the guess from /proc misses a pair now
  * and then, which left a loop fed by its own socketpair (python -m asyncio's) looking woken from outside for good.
+ * Only the watched sockets are asked about: a server holding a thousand connections costs a question per socket its
+ * wait watches.
  */
-function heldSocketPairs(pid: number, held: ReadonlySet<number>): Map<number, number> {
-  const inodes = [...held];
+function ownSocketPairs(pid: number, watched: ReadonlySet<number>, held: ReadonlySet<number>): Map<number, number> {
+  const inodes = [...watched];
   const peers = unixPeers(inodes);
   const pairs = new Map<number, number>();
-  const unknown = new Set<number>();
+  const unknown: number[] = [];
   inodes.forEach((ino, i) => {
     const peer = peers?.[i];
-    if (peer === undefined) unknown.add(ino);
+    if (peer === undefined) unknown.push(ino);
     else if (held.has(peer)) pairs.set(ino, peer);
   });
-  if (unknown.size === 0) return pairs;
-  for (const [ino, peer] of socketPairs(unknown, parseNetUnix(readProcTable(`/proc/${pid}/net/unix`) ?? ''))) {
-    pairs.set(ino, peer);
+  // Where the kernel answered for our network namespace, a socket it does not know there is not a unix socket.
+  if (unknown.length === 0 || (peers !== undefined && sameNetwork(pid))) return pairs;
+  const guessed = socketPairs(held, parseNetUnix(readProcTable(`/proc/${pid}/net/unix`) ?? ''));
+  for (const ino of unknown) {
+    const peer = guessed.get(ino);
+    if (peer !== undefined) pairs.set(ino, peer);
   }
   return pairs;
+}
+
+/** Whether `pid` is in this process's network namespace (whose sockets sock_diag answers for). */
+function sameNetwork(pid: number): boolean {
+  const ours = readProcLink('/proc/self/ns/net');
+  return ours !== undefined && readProcLink(`/proc/${pid}/ns/net`) === ours;
 }
 
 /** Each unix socket's peer as the kernel knows it (see NativeHelpers.unixPeers); undefined where it cannot be asked. */

@@ -171,9 +171,12 @@ describe('readEpollSet on real event loops', () => {
     expect(watched?.filter((w) => w.kind === 'other').length).toBeGreaterThan(0);
   });
 
-  /** Runs python `code` in a terminal; it prints `ready <fd>` and then waits in epoll on its terminal and that fd. */
-  async function pythonWatching(code: string) {
-    const watched = await epollWaitOf(['python3', '-c', code], /ready \d+/);
+  /**
+   * Runs python `code` in a terminal (after `prefix`, a command that execs it); it prints `ready <fd>` and then waits
+   * in epoll on its terminal and that fd.
+   */
+  async function pythonWatching(code: string, prefix: string[] = []) {
+    const watched = await epollWaitOf([...prefix, 'python3', '-c', code], /ready \d+/);
     const fd = watched.find((w) => w.kind !== 'terminal')?.fd;
     return { watched, kind: watched.find((w) => w.fd === fd)?.kind };
   }
@@ -220,6 +223,24 @@ describe('readEpollSet on real event loops', () => {
       ].join('\n'),
     );
     expect(kind).toBe('other');
+  });
+
+  it('in another network namespace, where the kernel cannot be asked from here, takes a socketpair by its inodes', async () => {
+    // A namespace of its own, as the sandbox with the network off has: sock_diag answers only for ours, so the pair
+    // is guessed from /proc/<pid>/net/unix (two unnamed, connected ends with consecutive inodes, made so here).
+    const { kind } = await pythonWatching(
+      [
+        'import os, select, socket',
+        'while True:',
+        '    a, b = socket.socketpair()',
+        '    if os.fstat(b.fileno()).st_ino == os.fstat(a.fileno()).st_ino + 1: break',
+        'ep = select.epoll(); ep.register(0, select.EPOLLIN); ep.register(a.fileno(), select.EPOLLIN)',
+        "print('ready', a.fileno(), flush=True)",
+        'ep.poll()',
+      ].join('\n'),
+      ['unshare', '--user', '--map-root-user', '--net'],
+    );
+    expect(kind).toBe('own-wakeup');
   });
 
   it('says nothing for an fd that is not an epoll set', async () => {
