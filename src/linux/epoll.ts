@@ -207,6 +207,9 @@ function classifyIn(
   return classifyWatched(targets, fds, terminal, pairs);
 }
 
+/** The most watched sockets of one wait whose peers are looked up (see ownSocketPairs). */
+const MAX_SOCKETS_ASKED = 16;
+
 /**
  * The sockets among `watched` whose other end is among `held` (the inodes of all the process's sockets), each mapped
  * to that end: as the kernel says (sock_diag, through our addon) for the sockets of our network namespace, else as
@@ -216,6 +219,11 @@ function classifyIn(
  * wait watches.
  */
 function ownSocketPairs(pid: number, watched: ReadonlySet<number>, held: ReadonlySet<number>): Map<number, number> {
+  // The kernel finds a unix socket by inode by walking its whole table: a question per socket of a wait on thousands
+  // (a program that made them to stall us) would cost the server a second a look. A loop woken only by itself
+  // watches one or two; past the cap none is taken for its own, so the wait counts as one others can end (never a
+  // premature answer, only no early one).
+  if (watched.size > MAX_SOCKETS_ASKED) return new Map();
   const inodes = [...watched];
   const peers = unixPeers(inodes);
   const pairs = new Map<number, number>();

@@ -225,6 +225,24 @@ describe('readEpollSet on real event loops', () => {
     expect(kind).toBe('other');
   });
 
+  it('asks about at most 16 sockets of a wait: past that none is its own wake-up, and a look stays cheap', async () => {
+    // Thousands of watched sockets cost a second a look when each was asked about (the kernel walks its table of unix
+    // sockets for each); 17 socketpairs of its own are past the cap, and so none of them counts as its own.
+    const { watched } = await pythonWatching(
+      [
+        'import select, socket',
+        'pairs = [socket.socketpair() for _ in range(17)]',
+        'ep = select.epoll(); ep.register(0, select.EPOLLIN)',
+        'for a, b in pairs: ep.register(a.fileno(), select.EPOLLIN)',
+        "print('ready', pairs[0][0].fileno(), flush=True)",
+        'ep.poll()',
+      ].join('\n'),
+    );
+    const sockets = watched.filter((w) => w.link?.startsWith('socket:'));
+    expect(sockets).toHaveLength(17);
+    expect(sockets.every((w) => w.kind === 'other')).toBe(true);
+  });
+
   it('in another network namespace, where the kernel cannot be asked from here, takes a socketpair by its inodes', async () => {
     // A namespace of its own, as the sandbox with the network off has: sock_diag answers only for ours, so the pair
     // is guessed from /proc/<pid>/net/unix (two unnamed, connected ends with consecutive inodes, made so here).
