@@ -8,12 +8,20 @@
 // does from tsc's dist/cli/*.js, so the bundle keeps them. dist/cli/bundle-meta.json records which modules each
 // file holds (test/cli/startup.test.ts reads it); it is not packed.
 import { build } from 'esbuild';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist/cli');
+
+// tsc's output, not a bundle made before: tsc writes dist/cli/main.js, the bundle main-<hash>.js.
+if (!existsSync(join(outdir, 'main.js'))) {
+  console.error(
+    'bundle-cli: dist/cli holds no tsc output: run tsc -p tsconfig.build.json first (npm run build does both)',
+  );
+  process.exit(1);
+}
 
 const result = await build({
   absWorkingDir: root,

@@ -91,8 +91,13 @@ interface Collect {
   signal?: AbortSignal | undefined;
 }
 
-/** What a command that waited for a login snapshot keeps of its yield, to run and answer. */
-const SNAPSHOT_WAIT_SLACK_MS = 50;
+/**
+ * What a command that waited for a login snapshot keeps of its yield, to run and answer: from the snapshot's end to a
+ * fresh server's answer, `echo hello` through it took 21 ms in the default sandbox (docs/benchmarks.md, figure 22).
+ * Past it, a real login shell starts; that can no more end within the yield than a late snapshot, so a longer wait
+ * never costs an answer that was to be had.
+ */
+const SNAPSHOT_WAIT_SLACK_MS = 30;
 
 /** Why a call's wait is aborted once it is over, while its policy still watches: a reason of our own, where abort() would build a DOMException. */
 const WAIT_OVER = Symbol('the wait is over');

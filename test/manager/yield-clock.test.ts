@@ -66,11 +66,11 @@ describe('the first yield of exec_command', () => {
     expect(answered - called).toBeLessThan(1_000);
     expect(reply.wallTimeSeconds * 1000).toBeGreaterThanOrEqual(1_000 - 1);
     // A login snapshot being taken is waited for only as long as the rest of the yield allows.
-    expect(executor.requests[0]!.snapshotWaitMs).toBe(1_000 - 50 - 600);
+    expect(executor.requests[0]!.snapshotWaitMs).toBe(1_000 - 30 - 600);
     // Without it, the whole yield.
     const t = performance.now();
     await manager.execCommand({ command: 'runs on', yieldTimeMs: 1_000 });
     expect(performance.now() - t).toBeGreaterThanOrEqual(1_000 - 1);
-    expect(executor.requests[1]!.snapshotWaitMs).toBe(1_000 - 50);
+    expect(executor.requests[1]!.snapshotWaitMs).toBe(1_000 - 30);
   });
 });
