@@ -243,6 +243,34 @@ describe('readEpollSet on real event loops', () => {
     expect(sockets.every((w) => w.kind === 'other')).toBe(true);
   });
 
+  /** Python waiting in epoll on its terminal, a self-pipe's read end and an eventfd, holding `extra` more fds. */
+  async function selfPipeAndEventfd(extra: number) {
+    const watched = await epollWaitOf(
+      [
+        'python3',
+        '-c',
+        [
+          'import os, select',
+          `extra = [os.dup(1) for _ in range(${extra})]`,
+          'r, w = os.pipe(); e = os.eventfd(0)',
+          'ep = select.epoll()',
+          'for fd in (0, r, e): ep.register(fd, select.EPOLLIN)',
+          "print('ready', r, e, flush=True)",
+          'ep.poll()',
+        ].join('\n'),
+      ],
+      /ready \d+/,
+    );
+    const kindOf = (link: RegExp) => watched.find((w) => w.link !== undefined && link.test(w.link))?.kind;
+    return { pipe: kindOf(/^pipe:/), eventfd: kindOf(/eventfd/), terminal: watched.some((w) => w.kind === 'terminal') };
+  }
+
+  it('reads at most 256 fds of a process a look: past that a self-pipe is not its own, its eventfd still is', async () => {
+    // Every fd's link and inode were read to find a pipe's other end: 5 000 fds cost the server 18 ms a look, in a loop.
+    expect(await selfPipeAndEventfd(200)).toEqual({ pipe: 'own-wakeup', eventfd: 'own-wakeup', terminal: true });
+    expect(await selfPipeAndEventfd(300)).toEqual({ pipe: 'other', eventfd: 'own-wakeup', terminal: true });
+  });
+
   it('in another network namespace, where the kernel cannot be asked from here, takes a socketpair by its inodes', async () => {
     // A namespace of its own, as the sandbox with the network off has: sock_diag answers only for ours, so the pair
     // is guessed from /proc/<pid>/net/unix (two unnamed, connected ends with consecutive inodes, made so here).
