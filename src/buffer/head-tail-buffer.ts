@@ -1,9 +1,7 @@
+import { ByteRing } from './byte-ring.js';
+
 /** Default byte budget for one session's retained output (1 MiB). */
 export const OUTPUT_MAX_BYTES = 1024 * 1024;
-
-// Compacting the tail array only once this many dead slots pile up keeps trimming amortised O(1).
-const COMPACT_THRESHOLD = 1024;
-const EMPTY = Buffer.alloc(0);
 
 /** What `drain()` hands back: head + tail concatenated is the retained content, in order. */
 export interface DrainedOutput {
@@ -20,20 +18,16 @@ export interface DrainedOutput {
  * - headBytes <= headCapacity = floor(maxBytes / 2), tailBytes <= tailCapacity = maxBytes - headCapacity;
  * - the tail only receives bytes once the head is full;
  * - totalBytes = headBytes + tailBytes + omittedBytes;
- * - stored chunks are the pushed bytes themselves (views, never copies: a flood would copy every byte it keeps), so
- *   a caller must not change a buffer it has pushed; the streams that feed it hand over a new buffer each time.
+ * - the bytes kept are copies in storage of the buffer's own (see ByteRing), so a caller may reuse a buffer it has
+ *   pushed (a terminal read into one buffer each time): a flood copies each byte once and allocates nothing.
  */
 export class HeadTailBuffer {
   readonly maxBytes: number;
   readonly headCapacity: number;
   readonly tailCapacity: number;
 
-  private headChunks: Buffer[] = [];
-  private headBytes = 0;
-  // Live tail chunks are tailChunks[tailStart..]; slots before tailStart are dead and compacted lazily.
-  private tailChunks: Buffer[] = [];
-  private tailStart = 0;
-  private tailBytes = 0;
+  private readonly head: ByteRing;
+  private readonly tail: ByteRing;
   private omitted = 0;
   private total = 0;
 
@@ -44,38 +38,27 @@ export class HeadTailBuffer {
     this.maxBytes = maxBytes;
     this.headCapacity = Math.floor(maxBytes / 2);
     this.tailCapacity = maxBytes - this.headCapacity;
+    this.head = new ByteRing(this.headCapacity);
+    this.tail = new ByteRing(this.tailCapacity);
   }
 
-  /** Appends bytes, keeping a view of the part that can be retained: a flood costs O(1) per push. */
-  push(chunk: Buffer | Uint8Array): void {
+  /** Appends a copy of the bytes that can be retained: O(length) per push, whatever was pushed before. */
+  push(chunk: Uint8Array): void {
     const length = chunk.byteLength;
     if (length === 0) return;
     this.total += length;
-    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, length);
-
-    let offset = 0;
-    const headRoom = this.headCapacity - this.headBytes;
-    if (headRoom > 0) {
-      const take = Math.min(headRoom, length);
-      this.headChunks.push(bytes.subarray(0, take));
-      this.headBytes += take;
-      offset = take;
+    const headRoom = this.headCapacity - this.head.length;
+    if (headRoom >= length) {
+      this.head.push(chunk);
+      return;
     }
-    if (offset === length) return;
-
-    const rest = length - offset;
-    // Bytes of this chunk that can never survive in the tail are counted now and never kept.
-    const keep = Math.min(rest, this.tailCapacity);
-    this.omitted += rest - keep;
-    if (keep === 0) return;
-    this.tailChunks.push(bytes.subarray(length - keep));
-    this.tailBytes += keep;
-    this.trimTail();
+    if (headRoom > 0) this.head.push(chunk.subarray(0, headRoom));
+    this.omitted += this.tail.push(headRoom > 0 ? chunk.subarray(headRoom) : chunk);
   }
 
   /** Bytes currently held (head + tail); never exceeds maxBytes. */
   get retainedBytes(): number {
-    return this.headBytes + this.tailBytes;
+    return this.head.length + this.tail.length;
   }
 
   /** Bytes dropped from the middle since the last drain. */
@@ -90,55 +73,21 @@ export class HeadTailBuffer {
 
   /** Retained content (head then tail) without resetting; the gap, if any, is not marked. */
   toBuffer(): Buffer {
-    return Buffer.concat([...this.headChunks, ...this.liveTail()], this.retainedBytes);
+    return Buffer.concat([...this.head.views(), ...this.tail.views()], this.retainedBytes);
   }
 
   /** Returns everything retained and resets to empty, so the head refills with the next bytes pushed. */
   drain(): DrainedOutput {
     const drained: DrainedOutput = {
-      head: Buffer.concat(this.headChunks, this.headBytes),
-      tail: Buffer.concat(this.liveTail(), this.tailBytes),
+      head: this.head.toBuffer(),
+      tail: this.tail.toBuffer(),
       omittedBytes: this.omitted,
       totalBytes: this.total,
     };
-    this.headChunks = [];
-    this.headBytes = 0;
-    this.tailChunks = [];
-    this.tailStart = 0;
-    this.tailBytes = 0;
+    this.head.clear();
+    this.tail.clear();
     this.omitted = 0;
     this.total = 0;
     return drained;
-  }
-
-  private liveTail(): Buffer[] {
-    return this.tailStart === 0 ? this.tailChunks : this.tailChunks.slice(this.tailStart);
-  }
-
-  /** Drops the oldest tail bytes until tailBytes <= tailCapacity; each chunk is dropped at most once. */
-  private trimTail(): void {
-    let excess = this.tailBytes - this.tailCapacity;
-    while (excess > 0) {
-      const first = this.tailChunks[this.tailStart];
-      if (first === undefined) break;
-      if (first.length <= excess) {
-        // Clear the slot so the dropped chunk can be garbage-collected before compaction.
-        this.tailChunks[this.tailStart] = EMPTY;
-        this.tailStart += 1;
-        this.tailBytes -= first.length;
-        this.omitted += first.length;
-        excess -= first.length;
-      } else {
-        // subarray shares memory: trimming the front of a chunk copies nothing.
-        this.tailChunks[this.tailStart] = first.subarray(excess);
-        this.tailBytes -= excess;
-        this.omitted += excess;
-        excess = 0;
-      }
-    }
-    if (this.tailStart >= COMPACT_THRESHOLD && this.tailStart * 2 >= this.tailChunks.length) {
-      this.tailChunks = this.tailChunks.slice(this.tailStart);
-      this.tailStart = 0;
-    }
   }
 }

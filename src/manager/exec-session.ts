@@ -108,7 +108,8 @@ export class ExecSession {
     let exited!: (info: ExitInfo) => void;
     this.exitStatus = new Promise((resolve) => (exited = resolve));
     this.subscriptions = [
-      process.onData((chunk) => {
+      // A view (see ExecProcess.onDataView): everything here that keeps bytes keeps a copy of its own.
+      (process.onDataView ?? process.onData).call(process, (chunk) => {
         this.buffer.push(chunk);
         recent.push(chunk);
         const entered = modes?.feed(chunk) ?? false;
@@ -287,7 +288,8 @@ export class ExecSession {
  * chunk and the chunk. Only ever looks at the last 3 bytes: cheap enough for every chunk of every session.
  */
 function unfinishedCharacter(before: Buffer, chunk: Buffer): Buffer {
-  const bytes = chunk.length >= 3 ? chunk.subarray(chunk.length - 3) : Buffer.concat([before, chunk]);
+  // The chunk itself when it holds 3 bytes or more: nothing made per chunk (it may be a view, read into again).
+  const bytes = chunk.length >= 3 ? chunk : Buffer.concat([before, chunk]);
   for (let back = 1; back <= Math.min(3, bytes.length); back++) {
     const byte = bytes[bytes.length - back]!;
     if ((byte & 0xc0) === 0x80) continue; // a continuation byte: the character began further back

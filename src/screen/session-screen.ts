@@ -43,7 +43,7 @@ export class SessionScreen {
     if (this.live) {
       this.unread += chunk.length;
       if (this.unread > MAX_UNREAD_BYTES) this.drop();
-      else this.live.write(chunk);
+      else this.live.write(Buffer.from(chunk)); // the emulator parses later: a copy, as the chunk may be a view
     } else if (entered) {
       this.live = this.replay(); // the history already holds this chunk
     }

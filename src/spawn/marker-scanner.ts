@@ -19,7 +19,8 @@ export class MarkerScanner {
       };
     }
     const keep = this.partialSuffix(buf);
-    this.carry = buf.subarray(buf.length - keep);
+    // A copy: the chunk may be a view of a buffer its reader reads into again.
+    this.carry = keep > 0 ? Buffer.from(buf.subarray(buf.length - keep)) : Buffer.alloc(0);
     return { pass: buf.subarray(0, buf.length - keep), found: false };
   }
 

@@ -17,10 +17,15 @@ interface Chunk {
  * listener kept for it (an executor that answers asynchronously may have output before anyone listens); the exit,
  * told once; the end of output; a write guard; and a terminate that runs once however often it is called.
  */
-export abstract class ProcessCore implements Pick<ExecProcess, 'onData' | 'onExit' | 'write' | 'terminate'> {
+export abstract class ProcessCore implements Pick<
+  ExecProcess,
+  'onData' | 'onDataView' | 'onExit' | 'write' | 'terminate'
+> {
   exitInfo: ExitInfo | undefined;
   readonly outputDone: Promise<void>;
   private readonly dataListeners = new Listeners<Chunk>();
+  /** Listeners that take a chunk only for the call (see onDataView). */
+  private readonly viewListeners = new Listeners<Chunk>();
   private readonly exitListeners = new Listeners<ExitInfo>();
   /** Output that came before the first onData listener; undefined once handed to it. */
   private early: Chunk[] | undefined = [];
@@ -34,7 +39,16 @@ export abstract class ProcessCore implements Pick<ExecProcess, 'onData' | 'onExi
 
   /** The first listener gets the output kept so far, before this returns; later ones get what comes after. */
   onData(listener: (chunk: Buffer, stream: OutputStream) => void): Disposable {
-    const subscription = this.dataListeners.add(({ bytes, stream }) => listener(bytes, stream));
+    return this.listen(this.dataListeners, listener);
+  }
+
+  /** As onData, but a chunk is the listener's only during the call (see ExecProcess.onDataView): nothing is copied. */
+  onDataView(listener: (chunk: Buffer, stream: OutputStream) => void): Disposable {
+    return this.listen(this.viewListeners, listener);
+  }
+
+  private listen(list: Listeners<Chunk>, listener: (chunk: Buffer, stream: OutputStream) => void): Disposable {
+    const subscription = list.add(({ bytes, stream }) => listener(bytes, stream));
     const early = this.early;
     this.early = undefined;
     for (const { bytes, stream } of early ?? []) listener(bytes, stream);
@@ -71,10 +85,20 @@ export abstract class ProcessCore implements Pick<ExecProcess, 'onData' | 'onExi
   /** Ends the whole tree (see ExecProcess.terminate); called once. */
   protected abstract end(options: { force?: boolean }): Promise<void>;
 
-  /** One chunk of output, to the listeners (or kept for the first). */
-  protected emitData(bytes: Buffer, stream: OutputStream = 'stdout'): void {
-    if (this.early !== undefined) this.early.push({ bytes, stream });
-    else this.dataListeners.emit({ bytes, stream });
+  /**
+   * One chunk of output, to the listeners (or kept for the first). `reused`: `bytes` is a view of a buffer the caller
+   * reads into again once this returns, so whatever keeps it gets a copy: onData's listeners (one copy for all of
+   * them, made before any listener runs) and the output kept for the first listener.
+   */
+  protected emitData(bytes: Buffer, stream: OutputStream = 'stdout', reused = false): void {
+    if (this.early !== undefined) {
+      this.early.push({ bytes: reused ? Buffer.from(bytes) : bytes, stream });
+      return;
+    }
+    const chunk = { bytes, stream };
+    const owned = reused && this.dataListeners.size > 0 ? { bytes: Buffer.from(bytes), stream } : chunk;
+    this.viewListeners.emit(chunk);
+    this.dataListeners.emit(owned);
   }
 
   /** The output kept for the first listener, as one buffer (for a start failure's message). */

@@ -1,5 +1,6 @@
 import { closeSync, constants as fsConstants, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { OnReadOpts, SocketConstructorOpts } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import tty from 'node:tty';
 import { DEFAULT_EXEC_PATH, resolveProgram } from './env.js';
@@ -98,8 +99,17 @@ const DRAIN_TIMEOUT_MS = 2000;
  * background) would keep a read loop going, and the event loop with it.
  */
 const MAX_DRAIN_NOW_BYTES = 256 * 1024;
-/** Where drains read into; what they read is copied out. */
+/**
+ * Where every terminal's stream reads into, one read at a time, and where drains read into: each read is handed on
+ * as a view of it (emitData's `reused`), so a flood allocates nothing per read.
+ */
+const streamBuffer = Buffer.alloc(64 * 1024);
 const drainBuffer = Buffer.alloc(64 * 1024);
+/**
+ * A read is being handed to listeners. A drain asked for meanwhile (by a listener) takes the marker's way: a read of
+ * its own would reach the listeners before the rest of them had this one, and could read over it.
+ */
+let handingOn = false;
 /** How long a terminal's start may wait for a thread of libuv's pool before it is done on the JavaScript thread. */
 const POOL_WAIT_MS = 25;
 const EAGAIN = 11;
@@ -268,8 +278,12 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
         }
       },
     };
-    this.reader = new tty.ReadStream(term.master);
-    this.reader.on('data', (chunk: Buffer) => this.onChunk(chunk));
+    // Node reads into streamBuffer and calls onRead instead of emitting 'data': no buffer allocated per read.
+    const reading: SocketConstructorOpts & { onread: OnReadOpts } = {
+      onread: { buffer: streamBuffer, callback: (n, buffer) => this.onRead(n, buffer) },
+    };
+    this.reader = new tty.ReadStream(term.master, reading);
+    this.reader.resume(); // a tty stream starts reading once asked to (no 'data' listener asks here)
     // EIO is how a master reports that no slave is open any more: the normal end of the stream.
     this.reader.on('error', () => this.closeReader());
     this.reader.on('close', () => this.closeReader());
@@ -321,15 +335,22 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
   private drainNow(): boolean {
     if (this.readerClosed) return true;
     if (this.scanner !== undefined || this.reader.readableLength > 0 || this.reader.isPaused()) return false;
+    if (handingOn) return false;
     const helpers = nativeHelpers();
     for (let total = 0; total < MAX_DRAIN_NOW_BYTES;) {
       const n = helpers.readNow(this.masterFd, drainBuffer);
       // EIO: no slave is open any more, and nothing more will come; the stream reads it too and ends.
       if (n <= 0) return n === 0 || n === -EAGAIN || n === -EIO;
-      this.onChunk(Buffer.from(drainBuffer.subarray(0, n)));
+      this.onChunk(drainBuffer.subarray(0, n), true);
       total += n;
     }
     return false;
+  }
+
+  /** A read of the stream, `n` bytes at the start of `buffer` (streamBuffer, read into again after this returns). */
+  private onRead(n: number, buffer: Uint8Array): boolean {
+    this.onChunk(Buffer.from(buffer.buffer, buffer.byteOffset, n), true);
+    return true; // false would pause the stream
   }
 
   private drainOnce(timeoutMs: number): Promise<void> {
@@ -358,16 +379,23 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
     });
   }
 
-  private onChunk(chunk: Buffer): void {
-    const active = this.scanner;
-    if (!active) {
-      this.emitData(chunk);
-      return;
+  /** `reused`: `chunk` is a view of a buffer read into again after this returns (see emitData). */
+  private onChunk(chunk: Buffer, reused = false): void {
+    const outer = handingOn;
+    handingOn = true;
+    try {
+      const active = this.scanner;
+      if (!active) {
+        this.emitData(chunk, 'stdout', reused);
+        return;
+      }
+      const { pass, found } = active.scanner.push(chunk);
+      if (found) this.scanner = undefined;
+      if (pass.length > 0) this.emitData(pass, 'stdout', reused);
+      if (found) active.done();
+    } finally {
+      handingOn = outer;
     }
-    const { pass, found } = active.scanner.push(chunk);
-    if (found) this.scanner = undefined;
-    if (pass.length > 0) this.emitData(pass);
-    if (found) active.done();
   }
 
   private async onChildExit(info: ExitInfo): Promise<void> {

@@ -100,6 +100,12 @@ export interface ExecProcess {
    * kept for it (without limit: subscribe in the tick the process is had), and handed to it before this returns.
    */
   onData(listener: (chunk: Buffer, stream: OutputStream) => void): Disposable;
+  /**
+   * As onData, but a chunk is the listener's only while it runs: it may be a view of a buffer the process reads its
+   * next output into, so a listener that keeps bytes copies them. Spares a copy of every chunk to a listener that
+   * keeps a copy of its own anyway (a session's bounded buffers). Optional: without it, use onData.
+   */
+  onDataView?(listener: (chunk: Buffer, stream: OutputStream) => void): Disposable;
   /** Resolves once no more output can come: every stream at its end, or the process terminated. */
   readonly outputDone: Promise<void>;
   /** Fires once, after all output written before the exit has gone to onData listeners. */

@@ -15,6 +15,11 @@ export class Listeners<T> {
     return { dispose: () => void this.fns?.delete(fn) };
   }
 
+  /** How many listeners there are. */
+  get size(): number {
+    return this.fns?.size ?? 0;
+  }
+
   /** Calls the listeners there are now; one added or removed by a listener takes effect at the next emit. */
   emit(value: T): void {
     const fns = this.fns;

@@ -38,4 +38,14 @@ describe('RecentBytes', () => {
     expect(all.endsWith(kept)).toBe(true);
     expect(kept.startsWith(`${5000 - kept.split('\n').length + 1}\n`)).toBe(true);
   });
+
+  it('keeps copies: a buffer pushed may be read into again', () => {
+    const recent = new RecentBytes(6);
+    const reused = Buffer.from('ab\n');
+    recent.push(reused);
+    reused.write('cd\n');
+    recent.push(reused);
+    reused.write('XXX');
+    expect(recent.bytes().toString()).toBe('ab\ncd\n');
+  });
 });

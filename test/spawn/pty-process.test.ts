@@ -116,6 +116,56 @@ describe('PtyProcess', () => {
     }
   });
 
+  describe('its reads, made into one reused buffer', () => {
+    const SEQ = 'seq 1 150000';
+    const seqOutput = () => Array.from({ length: 150_000 }, (_, i) => `${i + 1}\r\n`).join('');
+
+    it('hand onData listeners buffers of their own: every chunk kept of a long output is intact at its end', async () => {
+      const { proc } = await spawn.pty(SEQ);
+      const kept: Buffer[] = [];
+      proc.onData((chunk) => kept.push(chunk));
+      await new Promise<void>((resolve) => proc.onExit(() => resolve()));
+      expect(kept.length).toBeGreaterThan(10);
+      expect(Buffer.concat(kept).toString('latin1') === seqOutput()).toBe(true);
+    });
+
+    it('hand onDataView listeners views of the same buffers, read after read (no buffer made per read)', async () => {
+      const { proc } = await spawn.pty(BURST);
+      const backings = new Set<ArrayBufferLike>();
+      let bytes = 0;
+      let onlyA = true;
+      proc.onDataView((chunk) => {
+        backings.add(chunk.buffer);
+        bytes += chunk.length;
+        if (chunk.some((byte) => byte !== 0x61)) onlyA = false;
+      });
+      await new Promise<void>((resolve) => proc.onExit(() => resolve()));
+      // The stream's buffer, and the drains' at the exit.
+      expect({ bytes, onlyA, backings: backings.size <= 2 }).toEqual({ bytes: 1_000_000, onlyA: true, backings: true });
+    });
+
+    it('lose and reorder nothing when a listener drains while a read is handed on (that drain takes the marker)', async () => {
+      const { proc } = await spawn.pty(SEQ);
+      const kept: Buffer[] = [];
+      let drains = 0;
+      let reads = 0;
+      // The first listener drains every few reads; the second keeps what it is handed, after it.
+      proc.onDataView(() => {
+        if (++reads % 5 === 0) {
+          drains++;
+          void proc.terminal!.flushOutput();
+        }
+      });
+      proc.onDataView((chunk) => kept.push(Buffer.from(chunk)));
+      // Drains from outside too, so some reads being handed on are a drain's own.
+      const outside = setInterval(() => void proc.terminal!.flushOutput(), 1);
+      await new Promise<void>((resolve) => proc.onExit(() => resolve()));
+      clearInterval(outside);
+      expect(drains).toBeGreaterThan(2);
+      expect(Buffer.concat(kept).toString('latin1') === seqOutput()).toBe(true);
+    });
+  });
+
   it('resolves flushOutput() quickly on an idle terminal', async () => {
     const { proc, output } = await spawn.pty('read -r; echo done');
     const started = performance.now();
