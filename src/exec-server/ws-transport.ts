@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { connectionTimeouts, limitConnections } from '../net/connection-limits.js';
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from '../net/defaults.js';
 import { sameToken } from '../net/same-token.js';
 import { messageBytes } from '../net/ws-data.js';
+import { loadWs } from '../net/ws-module.js';
 import { EXEC_SERVER_MAX_MESSAGE_BYTES } from './protocol.js';
 import type { ExecServer } from './server.js';
 import { refuseSandboxedPeers } from '../linux/sandboxed-peer.js';
@@ -62,6 +63,7 @@ function reject(socket: Duplex, status: number, text: string): void {
 
 /** Serves `server` over WebSocket on host:port: one JSON-RPC message per frame (text, or binary holding JSON). */
 export async function listenWebSocket(server: ExecServer, options: WebSocketListenOptions): Promise<WebSocketListener> {
+  const { WebSocketServer } = await loadWs();
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxPayloadBytes ?? EXEC_SERVER_MAX_MESSAGE_BYTES,

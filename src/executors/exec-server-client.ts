@@ -1,5 +1,5 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
-import WebSocket, { type RawData } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import {
   INVALID_REQUEST,
   EXEC_SERVER_MAX_MESSAGE_BYTES,
@@ -10,6 +10,7 @@ import {
   type OutputFrame,
 } from '../exec-server/protocol.js';
 import { messageBytes } from '../net/ws-data.js';
+import { loadWs } from '../net/ws-module.js';
 import type { InitializeParams } from '../exec-server/schemas.js';
 
 /** What a process registered with the connection is told. */
@@ -158,7 +159,7 @@ export class ExecServerClient {
 
   private send(entry: Pending): void {
     const socket = this.socket;
-    if (!socket || socket.readyState !== WebSocket.OPEN) return; // sent once reconnected
+    if (!socket || socket.readyState !== socket.OPEN) return; // sent once reconnected
     const id = this.nextId++;
     entry.sentAs = id;
     this.byId.set(id, entry);
@@ -168,6 +169,7 @@ export class ExecServerClient {
   /** One connection attempt: WebSocket, then initialize (resuming `sessionId` when given). */
   private async open(resumeSessionId: string | undefined): Promise<void> {
     const headers = this.options.token ? { Authorization: `Bearer ${this.options.token}` } : undefined;
+    const { WebSocket } = await loadWs();
     const socket = new WebSocket(this.url, {
       ...(headers ? { headers } : {}),
       handshakeTimeout: this.connectTimeoutMs,
