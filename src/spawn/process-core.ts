@@ -23,9 +23,9 @@ export abstract class ProcessCore implements Pick<
 > {
   exitInfo: ExitInfo | undefined;
   readonly outputDone: Promise<void>;
-  private readonly dataListeners = new Listeners<Chunk>();
+  private readonly dataListeners = new Listeners<Buffer, OutputStream>();
   /** Listeners that take a chunk only for the call (see onDataView). */
-  private readonly viewListeners = new Listeners<Chunk>();
+  private readonly viewListeners = new Listeners<Buffer, OutputStream>();
   private readonly exitListeners = new Listeners<ExitInfo>();
   /** Output that came before the first onData listener; undefined once handed to it. */
   private early: Chunk[] | undefined = [];
@@ -47,8 +47,12 @@ export abstract class ProcessCore implements Pick<
     return this.listen(this.viewListeners, listener);
   }
 
-  private listen(list: Listeners<Chunk>, listener: (chunk: Buffer, stream: OutputStream) => void): Disposable {
-    const subscription = list.add(({ bytes, stream }) => listener(bytes, stream));
+  private listen(
+    list: Listeners<Buffer, OutputStream>,
+    listener: (chunk: Buffer, stream: OutputStream) => void,
+  ): Disposable {
+    // A closure of its own: the same function subscribed twice is called twice, and each subscription ends alone.
+    const subscription = list.add((bytes, stream) => listener(bytes, stream));
     const early = this.early;
     this.early = undefined;
     for (const { bytes, stream } of early ?? []) listener(bytes, stream);
@@ -95,10 +99,9 @@ export abstract class ProcessCore implements Pick<
       this.early.push({ bytes: reused ? Buffer.from(bytes) : bytes, stream });
       return;
     }
-    const chunk = { bytes, stream };
-    const owned = reused && this.dataListeners.size > 0 ? { bytes: Buffer.from(bytes), stream } : chunk;
-    this.viewListeners.emit(chunk);
-    this.dataListeners.emit(owned);
+    const owned = reused && this.dataListeners.size > 0 ? Buffer.from(bytes) : bytes;
+    this.viewListeners.emit(bytes, stream);
+    this.dataListeners.emit(owned, stream);
   }
 
   /** The output kept for the first listener, as one buffer (for a start failure's message). */

@@ -105,6 +105,8 @@ const MAX_DRAIN_NOW_BYTES = 256 * 1024;
  */
 const streamBuffer = Buffer.alloc(64 * 1024);
 const drainBuffer = Buffer.alloc(64 * 1024);
+/** The view of streamBuffer handed on last (see onRead). */
+let streamView = streamBuffer.subarray(0, 0);
 /**
  * A read is being handed to listeners. A drain asked for meanwhile (by a listener) takes the marker's way: a read of
  * its own would reach the listeners before the rest of them had this one, and could read over it.
@@ -349,7 +351,13 @@ export class PtyProcess extends ProcessCore implements ExecProcess {
 
   /** A read of the stream, `n` bytes at the start of `buffer` (streamBuffer, read into again after this returns). */
   private onRead(n: number, buffer: Uint8Array): boolean {
-    this.onChunk(Buffer.from(buffer.buffer, buffer.byteOffset, n), true);
+    if (buffer === streamBuffer) {
+      // The view of the last read serves the next of the same length: a flood's reads (4 KiB each) make no object.
+      if (streamView.length !== n) streamView = streamBuffer.subarray(0, n);
+      this.onChunk(streamView, true);
+    } else {
+      this.onChunk(Buffer.from(buffer.buffer, buffer.byteOffset, n), true);
+    }
     return true; // false would pause the stream
   }
 

@@ -47,4 +47,34 @@ describe('Listeners', () => {
     list.emit('go');
     expect(seen).toEqual(['b:go']);
   });
+
+  it('goes back to the one listener left when the others are disposed, even from inside an emit', () => {
+    const list = new Listeners<number>();
+    const seen: string[] = [];
+    const a = list.add((v) => seen.push(`a${v}`));
+    const b = list.add((v) => {
+      seen.push(`b${v}`);
+      a.dispose();
+    });
+    list.emit(1); // a was called before b disposed it
+    list.emit(2);
+    b.dispose();
+    list.emit(3);
+    const c = list.add((v) => seen.push(`c${v}`));
+    list.emit(4);
+    c.dispose();
+    list.emit(5);
+    expect(seen).toEqual(['a1', 'b1', 'b2', 'c4']);
+    expect(list.size).toBe(0);
+  });
+
+  it('hands a second value to its listeners', () => {
+    const list = new Listeners<number, string>();
+    const seen: string[] = [];
+    list.add((v, from) => seen.push(`${from}:${v}`));
+    list.emit(1, 'x');
+    list.add((v, from) => seen.push(`${from}=${v}`));
+    list.emit(2, 'y');
+    expect(seen).toEqual(['x:1', 'y:2', 'y=2']);
+  });
 });
