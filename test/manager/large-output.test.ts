@@ -32,3 +32,34 @@ describe('output over the 1 MiB buffer, as Codex answers it', () => {
     expect(response.output.startsWith(`Warning: truncated output (original token count: ${tokens})\n`)).toBe(true);
   });
 });
+
+describe('sessions that print at once', () => {
+  // Every terminal is read into one shared buffer: what a session keeps must be copied out of it, never a view that
+  // the next read (another session's) writes over.
+  it("keep only their own output, in order, each read copied before the other's read", async () => {
+    const manager = newManager();
+    const flood = (letter: string) =>
+      manager.execCommand({
+        ...BASH,
+        command: `seq 1 300000 | sed s/^/${letter}/`,
+        tty: true,
+        yieldTimeMs: 20_000,
+      });
+    const [q, z] = await Promise.all([flood('Q'), flood('Z')]);
+    for (const [response, own] of [
+      [q, 'Q'],
+      [z, 'Z'],
+    ] as const) {
+      expect(response.exitCode).toBe(0);
+      const lines = response.output
+        .replace(/\r/g, '')
+        .split('\n')
+        .filter((line) => /^[QZ]\d+$/.test(line));
+      expect(lines.length).toBeGreaterThan(1000);
+      expect(lines.filter((line) => line[0] !== own)).toEqual([]);
+      // Each number one more than the one before, but where the middle was left out (and a line cut there).
+      const jumps = lines.slice(1).filter((line, i) => Number(line.slice(1)) !== Number(lines[i]!.slice(1)) + 1);
+      expect(jumps.length).toBeLessThanOrEqual(3);
+    }
+  });
+});
