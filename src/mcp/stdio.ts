@@ -89,11 +89,11 @@ async function makeManager(
   managerOptions: ManagerOptions | undefined,
   server: () => ReturnType<typeof createMcpServer>,
 ): Promise<UnifiedExecManager> {
-  // The approval form loads with the manager: neither is needed to answer initialize or tools/list.
-  const [{ UnifiedExecManager }, { elicitApproval }] = await Promise.all([
-    import('../manager/manager.js'),
-    import('./elicit-approval.js'),
-  ]);
+  // The approval form loads with the manager, after it: neither is needed to answer initialize or tools/list. One
+  // after the other, so the modules they share load in one order every time (test/cli/startup.test.ts checks it):
+  // loaded side by side, the form's share of them sometimes came first.
+  const { UnifiedExecManager } = await import('../manager/manager.js');
+  const { elicitApproval } = await import('./elicit-approval.js');
   return new UnifiedExecManager({
     ...managerOptions,
     onApproval: managerOptions?.onApproval ?? elicitApproval(() => server().server),

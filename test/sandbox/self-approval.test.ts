@@ -370,7 +370,9 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
         const listener = device === 'lo+listener';
         const waitForListener = [
           'import os, time',
-          `open(${JSON.stringify(join(ws, 'port'))}, 'w').write(str(s.getsockname()[1]))`,
+          // Written whole, then renamed: the test must never read an empty file as port 0.
+          `open(${JSON.stringify(join(ws, 'port.new'))}, 'w').write(str(s.getsockname()[1]))`,
+          `os.rename(${JSON.stringify(join(ws, 'port.new'))}, ${JSON.stringify(join(ws, 'port'))})`,
           `while not os.path.exists(${JSON.stringify(join(ws, 'go'))}): time.sleep(0.05)`,
         ];
         const park = [
@@ -384,7 +386,14 @@ describe.each(BACKENDS)('on $backend, a sandboxed command against its own server
         ];
         const parked = person.run(python(park));
         if (listener) {
-          const port = await vi.waitFor(() => Number(readFileSync(join(ws, 'port'), 'utf8')), { timeout: 20_000 });
+          const port = await vi.waitFor(
+            () => {
+              const bound = Number(readFileSync(join(ws, 'port'), 'utf8'));
+              if (!(bound > 0)) throw new Error('no port yet');
+              return bound;
+            },
+            { timeout: 20_000 },
+          );
           const other = spawn('setpriv', [
             '--reuid=65534',
             '--regid=65534',
