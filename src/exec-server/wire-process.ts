@@ -5,6 +5,7 @@ import type { Disposable, ExecProcess, ExitInfo } from '../spawn/types.js';
 import { waitAtMost } from '../util/delay.js';
 import { Listeners } from '../util/listeners.js';
 import { ChunkLog } from './chunk-log.js';
+import { SlabCopier } from '../buffer/slab-copier.js';
 import { InputWatch } from './input-watch.js';
 import {
   SANDBOX_OUTPUT_WAIT_MS,
@@ -66,6 +67,8 @@ export class WireProcess {
   state: 'running' | 'exited' | 'closed' = 'running';
   private nextSeq = 1;
   private readonly log: ChunkLog;
+  /** Where the log's chunks are copied: slabs, freed as the log lets their chunks go. */
+  private readonly copier = new SlabCopier();
   private exit: { exitCode: number; signal?: string; sandboxDenied: boolean } | undefined;
   private terminateRequested = false;
   private outputEnded = false;
@@ -86,7 +89,10 @@ export class WireProcess {
     this.id = options.id;
     this.tty = proc.tty;
     this.log = new ChunkLog(options.retainedBytes ?? RETAINED_OUTPUT_BYTES, RETAINED_OUTPUT_CHUNKS);
-    this.subscriptions.push(proc.onData((chunk, stream) => this.onOutput(proc.tty ? 'pty' : stream, chunk)));
+    // Each read is copied once, into the copier's slabs (onDataView: the read is ours only during the call).
+    this.subscriptions.push(
+      (proc.onDataView ?? proc.onData).call(proc, (chunk, stream) => this.onOutput(proc.tty ? 'pty' : stream, chunk)),
+    );
     if (proc.tty) {
       this.outputEnded = true; // a terminal's end of output is not waited for: closed follows the exit
       this.outputDone = Promise.resolve();
@@ -213,13 +219,10 @@ export class WireProcess {
   private onOutput(stream: OutputStream, data: Buffer): void {
     // After the close nothing more is told (a pty's background child printing late): Codex drops it too.
     if (this.state === 'closed' || this.disposed) return;
-    // A view into a much larger buffer is copied: retention would keep all of it alive. A terminal's or a pipe's
-    // read is a buffer of its own, kept as it is.
-    const own = data.length * 2 >= data.buffer.byteLength;
+    // `data` may be a view of a buffer the next read reuses: what is kept and sent is a copy.
     const chunks: OutputFrame[] = [];
     for (let offset = 0; offset < data.length; offset += MAX_CHUNK_BYTES) {
-      const piece = data.subarray(offset, offset + MAX_CHUNK_BYTES);
-      const bytes = own ? piece : Buffer.from(piece);
+      const bytes = this.copier.copy(data.subarray(offset, offset + MAX_CHUNK_BYTES));
       const seq = this.nextSeq++;
       this.log.push({ seq, stream, bytes });
       chunks.push({ processId: this.id, seq, stream, bytes });

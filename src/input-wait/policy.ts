@@ -217,9 +217,7 @@ export class InputWaitPolicy implements ReturnPolicy {
       }
       // While output keeps flowing (a flood) nothing waits for input: don't spend reads of /proc on it. Each time
       // a pause in the flow turned out to be just a pause, ask for a longer one (a busy machine stutters).
-      while (!signal.aborted && performance.now() - context.lastOutputAt() < quietNeededMs) {
-        await pause(quietNeededMs, signal);
-      }
+      await quietFor(quietNeededMs, signal, () => context.lastOutputAt());
       if (context.lastOutputAt() > probedAt) {
         interval = 1;
         if (sawFlow) quietNeededMs = Math.min(quietNeededMs * 2, MAX_FLOW_QUIET_MS);
@@ -265,6 +263,27 @@ function stillWaiting(pid: number, table: SyscallTable, terminal: TerminalHandle
     confirm?.kind === 'waiting' &&
     again.members.every((m) => runsBefore.get(m.pid) === m.runCount)
   );
+}
+
+/**
+ * Resolves once no output has come for `quietMs`, or on abort. One promise and one timer for the whole flow, the
+ * timer re-armed while output keeps coming: a flood's wait makes no object per wake (a pause per millisecond made a
+ * promise, a timer and an abort listener each, about 1 MiB of garbage per 50 MB flooded).
+ */
+export function quietFor(quietMs: number, signal: AbortSignal, lastOutputAt: () => number): Promise<void> {
+  if (signal.aborted || performance.now() - lastOutputAt() >= quietMs) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      if (performance.now() - lastOutputAt() >= quietMs) done();
+      else timer.refresh();
+    }, quietMs);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /**
