@@ -101,8 +101,10 @@ export class ClientConnection implements SessionSink {
     // share a write instead of costing one each. Else a frame goes at once. Any other message sends the waiting frame
     // first (an input-wait report, an exit, an answer), so no call's answer waits for it.
     let bytes = 0;
-    for (const chunk of chunks) bytes += chunk.bytes.length;
-    this.batch.push(...chunks);
+    for (let i = 0; i < chunks.length; i++) {
+      bytes += chunks[i]!.bytes.length;
+      this.batch.push(chunks[i]!);
+    }
     this.batchBytes += bytes;
     if (!this.flooding(bytes) || this.batchBytes >= OUTPUT_BATCH_BYTES) return this.sendBatch();
     this.batchTimer ??= setTimeout(this.sendBatch, 1);

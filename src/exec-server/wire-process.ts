@@ -219,13 +219,14 @@ export class WireProcess {
   private onOutput(stream: OutputStream, data: Buffer): void {
     // After the close nothing more is told (a pty's background child printing late): Codex drops it too.
     if (this.state === 'closed' || this.disposed) return;
-    // `data` may be a view of a buffer the next read reuses: what is kept and sent is a copy.
+    // `data` may be a view of a buffer the next read reuses: what is kept and sent is a copy. The log keeps the
+    // chunk as it is sent (a read costs one object per chunk, not two).
     const chunks: OutputFrame[] = [];
     for (let offset = 0; offset < data.length; offset += MAX_CHUNK_BYTES) {
-      const bytes = this.copier.copy(data.subarray(offset, offset + MAX_CHUNK_BYTES));
-      const seq = this.nextSeq++;
-      this.log.push({ seq, stream, bytes });
-      chunks.push({ processId: this.id, seq, stream, bytes });
+      const piece = data.length <= MAX_CHUNK_BYTES ? data : data.subarray(offset, offset + MAX_CHUNK_BYTES);
+      const chunk: OutputFrame = { processId: this.id, seq: this.nextSeq++, stream, bytes: this.copier.copy(piece) };
+      this.log.push(chunk);
+      chunks.push(chunk);
     }
     this.options.output(chunks);
     this.lastOutputAt = performance.now();
@@ -286,6 +287,7 @@ export class WireProcess {
   }
 
   private wake(): void {
+    if (this.waiters.size === 0) return; // each read wakes: most have no long poll waiting
     for (const check of [...this.waiters]) check();
   }
 }
