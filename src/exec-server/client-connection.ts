@@ -3,7 +3,6 @@ import {
   INVALID_REQUEST,
   METHOD_NOT_FOUND,
   NOTIFICATIONS,
-  OUTPUT_BATCH_BYTES,
   UNPARSABLE_MESSAGE_ID,
   encodeOutputFrame,
   fitsOutputFrame,
@@ -46,10 +45,6 @@ export interface ConnectionHost {
   log(line: string): void;
 }
 
-/** Output of FLOOD_BYTES or more within RATE_WINDOW_MS is a flood, whose frames are sent a millisecond apart. */
-const RATE_WINDOW_MS = 5;
-const FLOOD_BYTES = 64 * 1024;
-
 type Phase = 'new' | 'initializing' | 'initialized' | 'ready';
 
 /**
@@ -67,14 +62,6 @@ export class ClientConnection implements SessionSink {
   /** The client asked for binary output frames and the transport has them; on from the initialize answer. */
   private binaryAsked = false;
   private binaryOutput = false;
-  /** Output chunks for the next binary frame (see output). */
-  private batch: OutputFrame[] = [];
-  private batchBytes = 0;
-  private batchTimer: NodeJS.Timeout | undefined;
-  /** Output bytes in this rate window and in the one before (see flooding). */
-  private windowStart = -Infinity;
-  private windowBytes = 0;
-  private lastWindowBytes = 0;
 
   constructor(
     private readonly transport: Transport,
@@ -97,43 +84,11 @@ export class ClientConnection implements SessionSink {
       }
       return;
     }
-    // A read's chunks share a frame. In a flood, so do the reads of a millisecond: a terminal's 4 KiB reads then
-    // share a write instead of costing one each. Else a frame goes at once. Any other message sends the waiting frame
-    // first (an input-wait report, an exit, an answer), so no call's answer waits for it.
-    let bytes = 0;
-    for (let i = 0; i < chunks.length; i++) {
-      bytes += chunks[i]!.bytes.length;
-      this.batch.push(chunks[i]!);
-    }
-    this.batchBytes += bytes;
-    if (!this.flooding(bytes) || this.batchBytes >= OUTPUT_BATCH_BYTES) return this.sendBatch();
-    this.batchTimer ??= setTimeout(this.sendBatch, 1);
+    // A read's chunks share a frame, sent at once. Holding a flood's frames for a millisecond, so that its reads
+    // shared a write, cost a fifth of its rate (docs/benchmarks.md, "Run BM"); holding them to the end of the event
+    // loop's turn gained nothing, as a turn reads a terminal once.
+    this.transport.sendBinary!(encodeOutputFrame(chunks));
   }
-
-  /** Whether output comes at a flood's rate: FLOOD_BYTES or more in the last whole RATE_WINDOW_MS. */
-  private flooding(bytes: number): boolean {
-    const now = performance.now();
-    const elapsed = now - this.windowStart;
-    if (elapsed >= RATE_WINDOW_MS) {
-      // The window before this one, if it was the last: after a quiet spell output goes at once again.
-      this.lastWindowBytes = elapsed < 2 * RATE_WINDOW_MS ? this.windowBytes : 0;
-      this.windowStart = now;
-      this.windowBytes = 0;
-    }
-    this.windowBytes += bytes;
-    return this.lastWindowBytes >= FLOOD_BYTES;
-  }
-
-  /** The output chunks waiting, in one binary frame: before any other message, so the order stays the seq's. */
-  private readonly sendBatch = (): void => {
-    clearTimeout(this.batchTimer);
-    this.batchTimer = undefined;
-    if (this.batch.length === 0) return;
-    const chunks = this.batch;
-    this.batch = [];
-    this.batchBytes = 0;
-    if (!this.closedAlready) this.transport.sendBinary!(encodeOutputFrame(chunks));
-  };
 
   /** One incoming message (a WebSocket frame, a line on stdin). */
   receive(text: string): void {
@@ -276,7 +231,6 @@ export class ClientConnection implements SessionSink {
 
   private send(message: object): void {
     if (this.closedAlready) return;
-    this.sendBatch();
     this.transport.send(JSON.stringify(message));
   }
 }

@@ -195,9 +195,8 @@ export interface ProcessInputWaitNotification {
 /**
  * Extension: `process/output` notifications as binary WebSocket frames, sent only on a connection whose client asked
  * for them at `initialize` and whose `initialize` result said `binaryOutput: true`. A chunk's bytes travel as they
- * are, not as base64 inside JSON, and the chunks of one read travel in one frame, in a flood those of a millisecond
- * (up to OUTPUT_BATCH_BYTES; see ClientConnection.output): a flood costs a copy per chunk and a write per frame,
- * instead of an encoding, a parse, a decoding and a write per chunk.
+ * are, not as base64 inside JSON, and the chunks of one read travel in one frame (see ClientConnection.output): a
+ * flood costs a copy and a write per read, instead of an encoding, a parse, a decoding and a write per chunk.
  *
  *     byte 0      OUTPUT_FRAME_TAG (0: no JSON text starts with it, so a binary frame holding JSON is told apart)
  *     then, per chunk, in seq order:
@@ -213,9 +212,6 @@ export interface OutputFrame {
   stream: OutputStream;
   bytes: Buffer;
 }
-
-/** A frame held in a flood is sent once its chunks hold this many bytes, without waiting for the millisecond's end. */
-export const OUTPUT_BATCH_BYTES = 1024 * 1024;
 
 const OUTPUT_FRAME_TAG = 0;
 const RECORD_HEADER_BYTES = 13;

@@ -10,16 +10,18 @@ import { listenWebSocket, type WebSocketListener } from '../../src/exec-server/w
 
 /**
  * The messages of one WebSocket message: a binary output frame as the `process/output` notifications it stands for,
- * each marked `binary: true` and with the count of chunks its frame held; anything else parsed as JSON.
+ * each marked `binary: true`, with the count of chunks its frame held and its place among them; anything else parsed
+ * as JSON.
  */
 function parseMessages(data: Buffer, isBinary: boolean): Message[] {
   const chunks = isBinary ? decodeOutputFrame(data) : undefined;
   if (chunks === undefined) return [JSON.parse(data.toString('utf8')) as Message];
-  return chunks.map(({ processId, seq, stream, bytes }) => ({
+  return chunks.map(({ processId, seq, stream, bytes }, frameIndex) => ({
     method: 'process/output',
     params: { processId, seq, stream, chunk: bytes.toString('base64') },
     binary: true,
     frameChunks: chunks.length,
+    frameIndex,
   }));
 }
 
