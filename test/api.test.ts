@@ -13,10 +13,10 @@ describe('the public API', () => {
       exports: Record<string, { import: string }>;
     };
     expect(Object.fromEntries(Object.entries(pkg.exports).map(([path, entry]) => [path, entry.import]))).toEqual({
-      '.': './dist/index.js',
-      './mcp': './dist/mcp/index.js',
-      './ai-sdk': './dist/tools/ai-sdk.js',
-      './openai-agents': './dist/tools/openai-agents.js',
+      '.': './dist/lib/index.js',
+      './mcp': './dist/lib/mcp.js',
+      './ai-sdk': './dist/lib/ai-sdk.js',
+      './openai-agents': './dist/lib/openai-agents.js',
     });
   });
 

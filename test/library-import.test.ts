@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const ENTRY = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+// The entry point as package.json's "exports" names it: the library's bundle (scripts/bundle.mjs).
+const ENTRY = fileURLToPath(new URL('../dist/lib/index.js', import.meta.url));
 
 /**
  * Runs `body` in a fresh Node process after `lib` (the built entry point) is imported; `ws()` says whether any of the

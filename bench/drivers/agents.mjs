@@ -1,13 +1,13 @@
 /**
  * The OpenAI Agents SDK's sandbox sessions, as its shell tools call them (`session.execCommand(args)` and
  * `session.writeStdin(args)`, each answering with the text the model reads): ours (`UnifiedExecSandboxClient`,
- * dist/tools/openai-agents.js) or the SDK's own `UnixLocalSandboxClient` (`client: 'unix-local'`), in the same run. The
+^ * dist/lib/openai-agents.js) or the SDK's own `UnixLocalSandboxClient` (`client: 'unix-local'`), in the same run. The
  * runner and the model are left out: they cost both alike. Yields are the SDK tools' defaults (10 s for exec_command,
  * 250 ms for write_stdin) unless a figure needs a longer one.
  */
 import { execFileSync } from 'node:child_process';
 import { UnixLocalSandboxClient } from '@openai/agents/sandbox/local';
-import { UnifiedExecSandboxClient } from '../../dist/tools/openai-agents.js';
+import { UnifiedExecSandboxClient } from '../../dist/lib/openai-agents.js';
 import { trackStop } from '../lib/cleanup.mjs';
 import { idle } from '../lib/stats.mjs';
 import { sampleRss } from '../lib/proc.mjs';

@@ -4,7 +4,7 @@
  * comes from the worker; what it takes to set each place up is in lib/elsewhere.mjs.
  */
 import { readFileSync } from 'node:fs';
-import { UnifiedExecManager } from '../../dist/index.js';
+import { UnifiedExecManager } from '../../dist/lib/index.js';
 import { shutdownManager, trackManager } from '../lib/cleanup.mjs';
 import { executorsFor, startExecServer } from '../lib/elsewhere.mjs';
 import { descendants, statusBytes } from '../lib/proc.mjs';

@@ -12,7 +12,7 @@ import { buildEnv } from '../../dist/spawn/env.js';
 import { killPty, makeWorkspace, trackPty } from '../lib/cleanup.mjs';
 import { fileHeavyDone, fileHeavySetup } from '../lib/file-heavy.mjs';
 import { profileHome } from '../lib/login-profile.mjs';
-import { idle } from '../lib/stats.mjs';
+import { LAG_RESOLUTION_MS, idle, lagOf } from '../lib/stats.mjs';
 import {
   cpuMsSince,
   idleCpuMs,
@@ -235,17 +235,6 @@ export async function lagFlood({ sessions, bytes }) {
 }
 
 /** Sampling interval of the event-loop delay histogram. */
-export const LAG_RESOLUTION_MS = 2;
-
-/**
- * Event-loop lag percentiles in ms. The histogram records whole intervals between its timer's runs, so the
- * sampling interval itself is subtracted: an idle loop reads ~0.
- */
-export function lagOf(histogram) {
-  const lag = (ns) => Math.max(0, ns / 1e6 - LAG_RESOLUTION_MS);
-  return { p50: lag(histogram.percentile(50)), p99: lag(histogram.percentile(99)), max: lag(histogram.max) };
-}
-
 /** The prompt back after a `yes` flood: the last `y` line, then the prompt. */
 const FLOOD_DONE = /y\r\n\$ $/;
 

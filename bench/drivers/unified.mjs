@@ -3,10 +3,10 @@
  * return rules and the sandboxed manager; `returnOn`, `sandbox` and `sandboxBackend` come from the worker.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { LocalExecutor, UnifiedExecManager } from '../../dist/index.js';
+import { LocalExecutor, UnifiedExecManager } from '../../dist/lib/index.js';
 import { ProbeBudget } from '../../dist/input-wait/probe-budget.js';
 import { makeWorkspace, shutdownManager, trackManager } from '../lib/cleanup.mjs';
-import { idle } from '../lib/stats.mjs';
+import { LAG_RESOLUTION_MS, idle, lagOf } from '../lib/stats.mjs';
 import {
   cpuMsSince,
   idleCpuMs,
@@ -30,7 +30,6 @@ import {
   historyCommand,
   lagFloodCommand,
 } from '../lib/workloads.mjs';
-import { LAG_RESOLUTION_MS, lagOf } from './raw.mjs';
 import { OutputTap, capYields, loadScenarioSuite, measureScenario } from '../lib/scenarios.mjs';
 
 /** Yields per rule: input-wait may wait long (it answers at the prompt); deadline is Codex's rule with its defaults. */

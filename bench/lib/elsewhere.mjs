@@ -8,8 +8,7 @@
  * Each server or service runs as a child of the worker with the run's marker in its environment.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { DockerExecutor } from '../../dist/executors/docker.js';
-import { RemoteExecutor } from '../../dist/executors/remote.js';
+import { DockerExecutor, RemoteExecutor } from '../../dist/lib/index.js';
 import { trackStop } from './cleanup.mjs';
 import { importTestModule } from './test-modules.mjs';
 

@@ -30,3 +30,14 @@ export function round(value, digits = 3) {
 export function idle(ms) {
   return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }
+
+export const LAG_RESOLUTION_MS = 2;
+
+/**
+ * Event-loop lag percentiles in ms. The histogram records whole intervals between its timer's runs, so the
+ * sampling interval itself is subtracted: an idle loop reads ~0.
+ */
+export function lagOf(histogram) {
+  const lag = (ns) => Math.max(0, ns / 1e6 - LAG_RESOLUTION_MS);
+  return { p50: lag(histogram.percentile(50)), p99: lag(histogram.percentile(99)), max: lag(histogram.max) };
+}

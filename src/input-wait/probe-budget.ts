@@ -5,6 +5,11 @@
  * reads between two looks at I/O), instead of each probing on every turn.
  */
 const PROBES_PER_TURN = 4;
+/**
+ * Where the process's shared budget is kept: on globalThis, so that two copies of this module in one process (the
+ * library's bundle and tsc's modules, or two installs of the package) still share one budget.
+ */
+const SHARED_KEY = Symbol.for('unified-exec.probe-budget');
 
 interface Waiter {
   grant: (granted: boolean) => void;
@@ -16,7 +21,6 @@ interface Waiter {
  * served. It holds one immediate while probes were granted or wait, and nothing when none do.
  */
 export class ProbeBudget {
-  private static instance: ProbeBudget | undefined;
   private grantedThisTurn = 0;
   private readonly waiters: Waiter[] = [];
   private turnEnd: NodeJS.Immediate | undefined;
@@ -27,8 +31,9 @@ export class ProbeBudget {
 
   /** The budget every InputWaitPolicy of this process shares unless given its own. */
   static shared(): ProbeBudget {
-    ProbeBudget.instance ??= new ProbeBudget();
-    return ProbeBudget.instance;
+    const holder = globalThis as { [SHARED_KEY]?: ProbeBudget };
+    holder[SHARED_KEY] ??= new ProbeBudget();
+    return holder[SHARED_KEY];
   }
 
   /**

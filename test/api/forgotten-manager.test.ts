@@ -13,7 +13,7 @@ import { NO_SANDBOX } from '../sandbox/sandbox-helpers.js';
 // `await using` must end a manager's sessions with its scope. Each case is a real node process running the built
 // library (dist/, built by the suite's global setup), the way an application runs it.
 
-const LIBRARY = pathToFileURL(new URL('../../dist/index.js', import.meta.url).pathname).href;
+const LIBRARY = pathToFileURL(new URL('../../dist/lib/index.js', import.meta.url).pathname).href;
 const dir = mkdtempSync(join(tmpdir(), 'forgotten-manager-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

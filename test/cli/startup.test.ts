@@ -28,7 +28,7 @@ function runDir(): { log: string; home: string; mark: string } {
 }
 
 /**
- * What had loaded, file by file, builtins left out: a file of the bundled CLI (dist/cli, scripts/bundle-cli.mjs) as
+ * What had loaded, file by file, builtins left out: a file of the bundled CLI (dist/cli, scripts/bundle.mjs) as
  * the modules it holds, by their paths inside the checkout (dist/…, node_modules/…), any other file as its own path.
  */
 function loadedFiles(log: string): string[][] {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ProbeBudget } from '../../src/input-wait/probe-budget.js';
 
 /** The next event-loop turn (after the check phase the budget ends its turns in). */
@@ -6,6 +6,15 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const live = () => new AbortController().signal;
 
 describe('ProbeBudget', () => {
+  it("is one shared budget for the process, even across two copies of its module (the bundle and tsc's)", async () => {
+    const path = '../../src/input-wait/probe-budget.js';
+    const first = (await import(path)) as typeof import('../../src/input-wait/probe-budget.js');
+    vi.resetModules();
+    const second = (await import(path)) as typeof import('../../src/input-wait/probe-budget.js');
+    expect(second.ProbeBudget).not.toBe(first.ProbeBudget);
+    expect(second.ProbeBudget.shared()).toBe(first.ProbeBudget.shared());
+  });
+
   it('grants its probes of a turn at once, synchronously, and makes the next wait for a later turn', async () => {
     const budget = new ProbeBudget(3);
     expect([budget.take(live()), budget.take(live()), budget.take(live())]).toEqual([true, true, true]);
