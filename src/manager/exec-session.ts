@@ -60,6 +60,11 @@ export class ExecSession {
    * watches with it, so a program that has not yet woken to read what was typed is not taken for waiting.
    */
   inputMark: unknown;
+  /**
+   * The controller of this session's last wait, kept for its next call's: that wait ended without an abort, and left
+   * no listener on its signal (UnifiedExecManager.waitFor).
+   */
+  spareWaitAbort: AbortController | undefined;
   private current: SessionLifecycle = 'running';
   private readonly buffer: HeadTailBuffer;
   private readonly decoder = new Utf8StreamDecoder();

@@ -28,3 +28,17 @@ export function wakesReader(chars: string, canonical: boolean | undefined): bool
 
 /** A line's ends, EOF (^D) and the characters that send a signal (^C, ^Z, ^\). */
 const READER_WAKING = ['\n', '\r', '\u0004', '\u0003', '\u001a', '\u001c'];
+
+/**
+ * Whether canonicalLineWarning and wakesReader can answer differently for `chars` in canonical mode and out of it:
+ * when they cannot, the caller need not read the terminal's mode (a tcgetattr in every round trip). Input too short for
+ * any line of it to be cut, holding a character that wakes any reader, gets the same answers in both modes; so does
+ * no input.
+ */
+export function modeMatters(chars: string): boolean {
+  if (chars === '') return false;
+  // A UTF-16 unit is at most 3 bytes of UTF-8 (a surrogate pair, 2 units, is 4).
+  if (chars.length * 3 > CANONICAL_LINE_MAX_BYTES) return true;
+  for (const ch of READER_WAKING) if (chars.includes(ch)) return false;
+  return true;
+}

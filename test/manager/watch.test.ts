@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ReturnPolicy, WatchContext } from '../../src/input-wait/return-policy.js';
-import { wakesReader } from '../../src/manager/input-lines.js';
+import { canonicalLineWarning, modeMatters, wakesReader } from '../../src/manager/input-lines.js';
 import { UnifiedExecManager } from '../../src/manager/manager.js';
 import type { ManagerOptions } from '../../src/manager/types.js';
 import { FakeExecutor } from '../helpers/fake-executor.js';
@@ -150,5 +151,65 @@ describe('input typed before a poll', () => {
     expect(wakesReader('abc', true)).toBe(false);
     for (const end of ['\n', '\r', '\x04', '\x03', '\x1a', '\x1c']) expect(wakesReader(`abc${end}`, true)).toBe(true);
     expect(wakesReader('', false)).toBe(false);
+  });
+
+  it("reads the terminal's mode only for input whose answers depend on it (a property of any input)", () => {
+    const waking = fc.constantFrom('\n', '\r', '\x04', '\x03', '\x1a', '\x1c');
+    const input = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.tuple(fc.string({ unit: 'binary', maxLength: 40 }), waking).map(([text, end]) => text + end),
+      fc
+        .tuple(fc.string({ unit: 'binary', maxLength: 2000 }), waking, fc.nat(5000))
+        .map(([text, end, repeat]) => text.repeat(1 + (repeat % 4)) + end + 'x'.repeat(repeat)),
+    );
+    fc.assert(
+      fc.property(input, (chars) => {
+        if (modeMatters(chars)) return;
+        for (const canonical of [true, false, undefined]) {
+          expect(wakesReader(chars, canonical)).toBe(wakesReader(chars, undefined));
+          expect(canonicalLineWarning(chars, canonical)).toBe(undefined);
+        }
+      }),
+      { numRuns: 5_000 },
+    );
+    expect(modeMatters('echo hi\r')).toBe(false); // the usual command: no tcgetattr
+    expect(modeMatters('abc')).toBe(true);
+    expect(modeMatters(`${'x'.repeat(5000)}\r`)).toBe(true);
+  });
+});
+
+describe("a call's wait signal", () => {
+  /** Keeps each watch's signal; `leave` adds a listener it never removes; `answer` false waits to be aborted. */
+  class SignalPolicy implements ReturnPolicy {
+    readonly signals: AbortSignal[] = [];
+    constructor(private readonly options: { leave?: boolean; answer?: boolean } = {}) {}
+    watch({ signal }: WatchContext) {
+      this.signals.push(signal);
+      if (this.options.leave) signal.addEventListener('abort', () => undefined);
+      if (this.options.answer === false)
+        return new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined)));
+      return Promise.resolve({ state: 'waiting_for_input' as const });
+    }
+  }
+  const calls = async (policy: SignalPolicy, yieldTimeMs = 250) => {
+    const manager = newManager({ executor: new FakeExecutor(), returnPolicy: policy, shellSnapshot: false });
+    const id = (await manager.execCommand({ command: 'repl', tty: true, yieldTimeMs })).sessionId!;
+    for (let i = 0; i < 3; i++) await manager.writeStdin({ sessionId: id, chars: `${i}\r`, yieldTimeMs });
+    return policy.signals;
+  };
+
+  it('serves the next call when the policy answered and left no listener on it, never aborted', async () => {
+    const signals = await calls(new SignalPolicy());
+    expect(signals).toHaveLength(4);
+    expect(new Set(signals).size).toBe(1);
+    expect(signals[0]!.aborted).toBe(false);
+  });
+
+  it('is a new one after a policy left a listener on it, or was aborted at the deadline', async () => {
+    const left = await calls(new SignalPolicy({ leave: true }));
+    expect(new Set(left).size).toBe(4);
+    const aborted = await calls(new SignalPolicy({ answer: false }), 20);
+    expect(new Set(aborted).size).toBe(4);
+    expect(aborted.every((signal) => signal.aborted)).toBe(true);
   });
 });
