@@ -1,7 +1,7 @@
 /**
  * The OpenAI Agents SDK's sandbox sessions, as its shell tools call them (`session.execCommand(args)` and
  * `session.writeStdin(args)`, each answering with the text the model reads): ours (`UnifiedExecSandboxClient`,
-^ * dist/lib/openai-agents.js) or the SDK's own `UnixLocalSandboxClient` (`client: 'unix-local'`), in the same run. The
+ * dist/lib/openai-agents.js) or the SDK's own `UnixLocalSandboxClient` (`client: 'unix-local'`), in the same run. The
  * runner and the model are left out: they cost both alike. Yields are the SDK tools' defaults (10 s for exec_command,
  * 250 ms for write_stdin) unless a figure needs a longer one.
  */

@@ -234,7 +234,6 @@ export async function lagFlood({ sessions, bytes }) {
   return { ms, received, lag: lagOf(histogram) };
 }
 
-/** Sampling interval of the event-loop delay histogram. */
 /** The prompt back after a `yes` flood: the last `y` line, then the prompt. */
 const FLOOD_DONE = /y\r\n\$ $/;
 

@@ -31,6 +31,7 @@ export function idle(ms) {
   return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }
 
+/** Sampling interval of the event-loop delay histogram. */
 export const LAG_RESOLUTION_MS = 2;
 
 /**

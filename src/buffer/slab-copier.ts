@@ -7,7 +7,8 @@ const SMALLEST_SLAB_COPY = 1024;
  * Copies of byte runs that are kept for a while, packed one after another into slabs: a stream of 4 KiB reads costs
  * one allocation per slab instead of one per read. Each copy is a view of its slab and keeps all of it alive, so a
  * copier suits runs kept and let go in about the order they came (a log of the newest output): then a slab is freed
- * once its last run is. Runs too small to be worth a slab's share, or as large as a slab, are copied on their own.
+ * once its last run is. Runs too small to be worth a slab's share, or over a quarter of the largest slab, are copied
+ * on their own.
  */
 export class SlabCopier {
   private slab: Buffer | undefined;

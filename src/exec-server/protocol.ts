@@ -227,23 +227,13 @@ export function fitsOutputFrame(chunk: OutputFrame): boolean {
 
 /** One binary frame holding `chunks` (each one that fitsOutputFrame), in their order. */
 export function encodeOutputFrame(chunks: readonly OutputFrame[]): Buffer {
-  // A flood's frame holds many chunks of one process: its id is encoded once, reused while the next is the same.
-  let lastId = '';
-  let lastIdBytes = Buffer.alloc(0);
-  const idBytesOf = (processId: string) => {
-    if (processId !== lastId) {
-      lastId = processId;
-      lastIdBytes = Buffer.from(processId, 'utf8');
-    }
-    return lastIdBytes;
-  };
   let size = 1;
-  for (const chunk of chunks) size += RECORD_HEADER_BYTES + idBytesOf(chunk.processId).length + chunk.bytes.length;
+  for (const chunk of chunks) size += RECORD_HEADER_BYTES + Buffer.byteLength(chunk.processId) + chunk.bytes.length;
   const out = Buffer.allocUnsafe(size);
   out[0] = OUTPUT_FRAME_TAG;
   let at = 1;
   for (const { processId, seq, stream, bytes } of chunks) {
-    const idBytes = idBytesOf(processId).copy(out, at + RECORD_HEADER_BYTES);
+    const idBytes = out.write(processId, at + RECORD_HEADER_BYTES, 'utf8');
     out[at] = FRAME_STREAMS.indexOf(stream);
     out.writeUIntBE(seq, at + 1, 6);
     out.writeUInt16BE(idBytes, at + 7);

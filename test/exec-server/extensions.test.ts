@@ -168,7 +168,7 @@ describe('exec-server extensions', () => {
       const outputs = [...events, ...c.events('t')].filter((m) => m.method === 'process/output');
       expect(outputs.length).toBeGreaterThan(38);
       expect(outputs.every((m) => m.binary === (c === binary ? true : undefined))).toBe(true);
-      // The chunks one turn of the server's loop brings share a frame (a 64 KiB pipe read is 8 chunks).
+      // A read's chunks share a frame (a 64 KiB pipe read is 8 chunks).
       if (c === binary) expect(Math.max(...outputs.map((m) => m.frameChunks))).toBeGreaterThan(1);
     }
   });
