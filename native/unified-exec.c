@@ -3,7 +3,8 @@
 // without spawning stty; and asking the kernel's socket diagnostics (sock_diag) which user owns a local TCP socket
 // tells a listener which local user is at the other end of a connection, in one lookup, where /proc/net/tcp would
 // be read whole. Reading /proc for input-wait's probes is here too: each probe reads a handful of small files, and one
-// call that reads them all costs a fraction of Node's open, read and close of each. And a terminal's process is started
+// call that reads them all costs a fraction of Node's open, read and close of each, less again with the files kept
+// open from one probe to the next. And a terminal's process is started
 // here: node-pty forks, and a fork copies this process's page tables, ~1 ms a session for a Node process of 70 MB,
 // while a vfork (clone with CLONE_VM | CLONE_VFORK, as posix_spawn does) costs a fraction of that whatever the size.
 #define _GNU_SOURCE
@@ -320,11 +321,148 @@ static int read_whole(const char* path, char* first, size_t first_size, char** o
   return 0;
 }
 
+// Input-wait's probes read the same few /proc files of the same processes again and again: a round trip at a shell's
+// prompt reads the shell's stat and run count (schedstat) four times. Such a file is kept open and read again from
+// offset 0, which /proc answers afresh (a seq_file starts over at 0): a pread instead of an open, a read and a close,
+// whose walk of the path is most of the cost (1.2-2.1 us against 0.1-1.0 in a loop here).
+// Only a file that fails with ESRCH once its process has been reaped is kept: a process's or a thread's stat,
+// schedstat, sched and syscall. A kept fd whose process has gone (its pid perhaps another process's by now) fails, is
+// closed, and the path is opened afresh, as if it had never been kept. A children list is never kept: for a process
+// that has gone it reads as empty, not as an error.
+// At most KEPT_FILES are kept, the least recently read given up first, and none for long once unread: a timer that
+// does not keep the loop alive closes each after KEPT_IDLE_MS to 2 * KEPT_IDLE_MS unread, so a server at rest holds
+// none.
+#define KEPT_FILES 32
+#define KEPT_IDLE_MS 1000
+#define KEPT_PATH_MAX 48
+
+struct kept_file {
+  char path[KEPT_PATH_MAX];
+  int fd; // -1: a free slot
+  uint64_t used;    // when it was last read (uv_hrtime, ns)
+  uint64_t counted; // the count of reads (kept_reads) at its last read: the least recently read has the lowest
+};
+
+// Per environment (its instance data): the watches still open, and the function that tells exits.
+struct addon_state {
+  struct exit_watch* first;
+  napi_threadsafe_function tell;
+  // The starts queued to libuv's pool and not yet answered (see startNow), and the id the next one gets.
+  struct terminal_start* starts;
+  uint32_t next_start_id;
+  // The /proc files kept open for probes, and the timer that closes those left unread (NULL: none could be made,
+  // and nothing is kept).
+  struct kept_file kept[KEPT_FILES];
+  uint64_t kept_reads;
+  uv_timer_t* sweep;
+};
+
+// `text` past its leading digits (at least one), or NULL.
+static const char* past_digits(const char* text) {
+  const char* end = text;
+  while (*end >= '0' && *end <= '9') end++;
+  return end == text ? NULL : end;
+}
+
+// Whether `path` is /proc/<pid>/X or /proc/<pid>/task/<tid>/X, X one of stat, schedstat, sched, syscall.
+static int keepable(const char* path) {
+  if (strlen(path) >= KEPT_PATH_MAX || strncmp(path, "/proc/", 6) != 0) return 0;
+  const char* rest = past_digits(path + 6);
+  if (rest == NULL || *rest != '/') return 0;
+  rest++;
+  if (strncmp(rest, "task/", 5) == 0) {
+    rest = past_digits(rest + 5);
+    if (rest == NULL || *rest != '/') return 0;
+    rest++;
+  }
+  return strcmp(rest, "stat") == 0 || strcmp(rest, "schedstat") == 0 || strcmp(rest, "sched") == 0 ||
+         strcmp(rest, "syscall") == 0;
+}
+
+// Marks `file` read now.
+static void kept_read(struct addon_state* state, struct kept_file* file) {
+  file->used = uv_hrtime();
+  file->counted = ++state->kept_reads;
+}
+
+static void kept_close(struct kept_file* file) {
+  if (file->fd >= 0) close(file->fd);
+  file->fd = -1;
+  file->path[0] = 0;
+}
+
+// Every KEPT_IDLE_MS while something is kept: closes what has gone unread that long, and stops once nothing is kept.
+static void kept_sweep(uv_timer_t* timer) {
+  struct addon_state* state = timer->data;
+  uint64_t now = uv_hrtime();
+  int left = 0;
+  for (int i = 0; i < KEPT_FILES; i++) {
+    struct kept_file* file = &state->kept[i];
+    if (file->fd >= 0 && now - file->used >= (uint64_t)KEPT_IDLE_MS * 1000000) kept_close(file);
+    if (file->fd >= 0) left++;
+  }
+  if (left == 0) uv_timer_stop(timer);
+}
+
+// pread of `fd` from 0 into `text` (`size` bytes), retried when interrupted.
+static ssize_t read_from_start(int fd, char* text, size_t size) {
+  ssize_t n;
+  do n = pread(fd, text, size, 0);
+  while (n < 0 && errno == EINTR);
+  return n;
+}
+
+// read_whole for a keepable path (see keepable): through its kept fd when it has one, else opened and then kept.
+static int read_kept(struct addon_state* state, const char* path, char* first, size_t first_size, char** out,
+                     size_t* length) {
+  struct kept_file* slot = NULL; // the path's own slot, else the one it will take
+  for (int i = 0; i < KEPT_FILES; i++) {
+    struct kept_file* file = &state->kept[i];
+    if (file->fd >= 0 && strcmp(file->path, path) == 0) {
+      ssize_t n = read_from_start(file->fd, first, first_size);
+      if (n >= 0 && (size_t)n < first_size) {
+        kept_read(state, file);
+        *out = first;
+        *length = (size_t)n;
+        return 1;
+      }
+      kept_close(file); // its process gone (ESRCH), or a text longer than `first`: opened afresh below
+      slot = file;
+      break;
+    }
+    if (slot == NULL || (slot->fd >= 0 && (file->fd < 0 || file->counted < slot->counted))) slot = file;
+  }
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return 0;
+  ssize_t n = read_from_start(fd, first, first_size);
+  if (n < 0 || (size_t)n >= first_size) {
+    int saved = errno;
+    close(fd);
+    if (n < 0) {
+      errno = saved;
+      return 0;
+    }
+    return read_whole(path, first, first_size, out, length); // longer than any of these files is: not kept
+  }
+  kept_close(slot);
+  slot->fd = fd;
+  memcpy(slot->path, path, strlen(path) + 1);
+  kept_read(state, slot);
+  if (!uv_is_active((uv_handle_t*)state->sweep)) uv_timer_start(state->sweep, kept_sweep, KEPT_IDLE_MS, KEPT_IDLE_MS);
+  *out = first;
+  *length = (size_t)n;
+  return 1;
+}
+
 // readFiles(paths): each file's text (latin1: /proc's bytes as they are), or undefined where it cannot be read (a
-// process gone, a file missing), in the order given: the files are read one after the other, in that order.
+// process gone, a file missing), in the order given: the files are read one after the other, in that order. A
+// process's stat, schedstat, sched and syscall are kept open for the next read (see read_kept).
 static napi_value read_files(napi_env env, napi_callback_info info) {
   napi_value array, result, undefined;
   uint32_t count;
+  struct addon_state* state = NULL;
+  napi_get_instance_data(env, (void**)&state);
+  int keeping = state != NULL && state->sweep != NULL;
   if (!array_arg(env, info, &array, &count)) {
     napi_throw_type_error(env, NULL, "expected an array of paths");
     return NULL;
@@ -340,7 +478,8 @@ static napi_value read_files(napi_env env, napi_callback_info info) {
     }
     char* data;
     size_t length;
-    if (read_whole(path, first, sizeof first, &data, &length)) {
+    if (keeping && keepable(path) ? read_kept(state, path, first, sizeof first, &data, &length)
+                                  : read_whole(path, first, sizeof first, &data, &length)) {
       napi_create_string_latin1(env, data, length, &text);
       if (data != first) free(data);
     }
@@ -462,15 +601,6 @@ struct exit_told {
   int code, signal_number;
 };
 
-// Per environment (its instance data): the watches still open, and the function that tells exits.
-struct addon_state {
-  struct exit_watch* first;
-  napi_threadsafe_function tell;
-  // The starts queued to libuv's pool and not yet answered (see startNow), and the id the next one gets.
-  struct terminal_start* starts;
-  uint32_t next_start_id;
-};
-
 static void watch_closed(uv_handle_t* handle) {
   struct exit_watch* watch = handle->data;
   close(watch->pidfd);
@@ -488,9 +618,15 @@ static void watch_end(struct exit_watch* watch) {
   uv_close((uv_handle_t*)&watch->poll, watch_closed);
 }
 
+static void free_handle(uv_handle_t* handle) {
+  free(handle);
+}
+
 static void state_cleanup(void* data) {
   struct addon_state* state = data;
   while (state->first != NULL) watch_end(state->first);
+  for (int i = 0; i < KEPT_FILES; i++) kept_close(&state->kept[i]);
+  if (state->sweep != NULL) uv_close((uv_handle_t*)state->sweep, free_handle);
   if (state->tell != NULL) napi_release_threadsafe_function(state->tell, napi_tsfn_abort);
   free(state);
 }
@@ -914,6 +1050,18 @@ NAPI_MODULE_INIT() {
   napi_value name;
   napi_create_string_latin1(env, "unifiedExecTerminalExit", NAPI_AUTO_LENGTH, &name);
   if (state != NULL) {
+    for (int i = 0; i < KEPT_FILES; i++) state->kept[i].fd = -1;
+    uv_loop_t* loop = NULL;
+    state->sweep = malloc(sizeof *state->sweep);
+    if (state->sweep != NULL &&
+        (napi_get_uv_event_loop(env, &loop) != napi_ok || uv_timer_init(loop, state->sweep) != 0)) {
+      free(state->sweep);
+      state->sweep = NULL;
+    }
+    if (state->sweep != NULL) {
+      state->sweep->data = state;
+      uv_unref((uv_handle_t*)state->sweep);
+    }
     // Not keeping the loop alive: each watch's poll does, while its process lives.
     if (napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, NULL, NULL, NULL, tell_exit, &state->tell) ==
         napi_ok) {

@@ -24,7 +24,12 @@ export interface NativeHelpers {
    * undefined where this network namespace has no socket of that inode. Throws where sock_diag cannot be asked.
    */
   unixPeers(inodes: readonly number[]): (number | undefined)[];
-  /** Each file's text (latin1), or undefined where it cannot be read, read one after the other in the order given. */
+  /**
+   * Each file's text (latin1), or undefined where it cannot be read, read one after the other in the order given. A
+   * process's or thread's stat, schedstat, sched and syscall stay open (32 at most, each for a second or two unread)
+   * and are read again from their start next time, which /proc answers afresh; one whose process has gone is opened
+   * again by its path.
+   */
   readFiles(paths: readonly string[]): (string | undefined)[];
   /** Where a link points, and which file (`dev:ino`) it leads to when that can be stat'ed; undefined: unreadable. */
   linkTarget(path: string): { target: string; id?: string } | undefined;
