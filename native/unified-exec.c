@@ -4,9 +4,9 @@
 // tells a listener which local user is at the other end of a connection, in one lookup, where /proc/net/tcp would
 // be read whole. Reading /proc for input-wait's probes is here too: each probe reads a handful of small files, and one
 // call that reads them all costs a fraction of Node's open, read and close of each, less again with the files kept
-// open from one probe to the next. And a terminal's process is started
-// here: node-pty forks, and a fork copies this process's page tables, ~1 ms a session for a Node process of 70 MB,
-// while a vfork (clone with CLONE_VM | CLONE_VFORK, as posix_spawn does) costs a fraction of that whatever the size.
+// open from one probe to the next. And a terminal's process is started here: node-pty forks, and a fork copies this
+// process's page tables, ~1 ms a session for a Node process of 70 MB, while a vfork (clone with CLONE_VM |
+// CLONE_VFORK, as posix_spawn does) costs a fraction of that whatever the size.
 #define _GNU_SOURCE
 #include <node_api.h>
 #include <uv.h>
