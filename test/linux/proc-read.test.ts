@@ -121,6 +121,11 @@ function ticking(): ChildProcess {
   return spawn('sh', ['-c', 'while sleep 0.01; do :; done'], { stdio: 'ignore' });
 }
 
+/** A process that waits, and costs the machine nothing meanwhile. */
+function waiting(): ChildProcess {
+  return spawn('sleep', ['60'], { stdio: 'ignore' });
+}
+
 async function ended(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
@@ -160,7 +165,7 @@ describe("a process's /proc files kept open between reads", () => {
   });
 
   it('gives up the files of a process that has gone, and answers undefined for them', async () => {
-    const child = ticking();
+    const child = waiting();
     const pid = child.pid!;
     expect(readProcFiles([`/proc/${pid}/stat`, `/proc/${pid}/schedstat`]).every((text) => text !== undefined)).toBe(
       true,
@@ -173,7 +178,7 @@ describe("a process's /proc files kept open between reads", () => {
 
   it('closes what has gone unread for a second, and keeps no more than 32 files', async () => {
     // The stat of 40 processes: the 8 read first are given up for the later ones.
-    const children = Array.from({ length: 40 }, ticking);
+    const children = Array.from({ length: 40 }, waiting);
     try {
       const paths = children.map((child) => `/proc/${child.pid!}/stat`);
       expect(readProcFiles(paths).every((text) => text !== undefined)).toBe(true);
