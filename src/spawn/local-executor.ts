@@ -13,7 +13,14 @@ import {
   writableRootOf,
 } from './leave-sandbox.js';
 import { resolveWorkdir } from './resolve.js';
-import { ShellSnapshots, profileFiles, snapshotShell, type LoginPlan, type SnapshotRequest } from './shell-snapshot.js';
+import {
+  ShellSnapshots,
+  profileFiles,
+  snapshotShell,
+  type LoginPlan,
+  type SnapshotRequest,
+  type WaitingShell,
+} from './shell-snapshot.js';
 import {
   type CommandPlan,
   type CommandRequest,
@@ -65,7 +72,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
   /** What prepare worked out for a request, for its start. */
   private readonly prepared = new WeakMap<
     CommandRequest,
-    { plan: LocalPlan; login: LoginPlan | undefined; waitedMs: number }
+    { plan: LocalPlan; login: LoginPlan | undefined; shell: WaitingShell | undefined; waitedMs: number }
   >();
 
   constructor(options: LocalExecutorOptions = {}) {
@@ -90,8 +97,8 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     if (request.sandbox !== undefined) await this.launcher.ready(request.sandbox);
     const plan = this.plan(request);
     const planning = performance.now();
-    const login = await this.loginPlan(request, plan);
-    this.prepared.set(request, { plan, login, waitedMs: performance.now() - planning });
+    const { shell, login } = await this.loginWay(request, plan);
+    this.prepared.set(request, { plan, login, shell, waitedMs: performance.now() - planning });
   }
 
   /**
@@ -116,10 +123,16 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     const { sandbox } = request;
     const warnings: string[] = [];
     let { argv } = plan;
-    // A login command line: through a snapshot of the login profile when one is ready, else a real login shell.
+    // A login command line: in the shell of the snapshot's capture, kept for it, else through a snapshot of the login
+    // profile when one is ready, else a real login shell.
     const planning = performance.now();
-    const login = prepared ? prepared.login : await this.loginPlan(request, plan);
+    const way = prepared ?? (await this.loginWay(request, plan));
     const waitedMs = prepared ? prepared.waitedMs : performance.now() - planning;
+    const script = 'script' in request.command ? request.command.script : '';
+    const handedOver = this.closed ? undefined : way.shell?.run(script, request.stdin === true);
+    if (handedOver) return { process: handedOver, sandbox, warnings, ...(waitedMs >= 1 ? { waitedMs } : {}) };
+    // The capture's shell was not kept this long (see HAND_OVER_HOLD_MS): its snapshot is ready by now.
+    const login = way.shell ? await this.loginPlan(request, plan, Infinity) : way.login;
     // Leaving the sandbox: the PATH the profile left, cleaned like the one it started with (no relative entries, no
     // folders of the writable roots), so `./node_modules/.bin` a profile adds does not find the agent's programs.
     const roots = plan.writableRoots;
@@ -223,11 +236,41 @@ export class LocalExecutor implements Executor, ProcessSpawner {
    * for its snapshot however long: only through one is the PATH its profile leaves cleaned (see start), and it
    * already waited for its approval.
    */
-  private async loginPlan(request: CommandRequest, plan: LocalPlan): Promise<LoginPlan | undefined> {
+  private async loginPlan(
+    request: CommandRequest,
+    plan: LocalPlan,
+    waitMs = request.snapshotWaitMs ?? 0,
+  ): Promise<LoginPlan | undefined> {
     const snapshot = this.snapshotRequest(request, plan);
     if (!snapshot) return undefined;
-    if (plan.writableRoots) return this.snapshots!.plan(snapshot);
-    return this.snapshots!.planWithin(snapshot, request.snapshotWaitMs ?? 0);
+    if (plan.writableRoots || waitMs === Infinity) return this.snapshots!.plan(snapshot);
+    return this.snapshots!.planWithin(snapshot, waitMs);
+  }
+
+  /**
+   * How a command line runs: in the shell of the snapshot's capture under way, kept for it once it has printed the
+   * snapshot (see ShellSnapshots.takeShell), when it can be: a login command on pipes, in the directory the capture
+   * runs in (and so its sandbox and environment: the snapshot's fingerprint), not leaving the sandbox, within
+   * `request.snapshotWaitMs`. Else its login plan, with what is left of that wait.
+   */
+  private async loginWay(
+    request: CommandRequest,
+    plan: LocalPlan,
+  ): Promise<{ shell?: WaitingShell | undefined; login: LoginPlan | undefined }> {
+    const { command } = request;
+    const started = performance.now();
+    const waitMs = request.snapshotWaitMs ?? 0;
+    const snapshot = this.snapshotRequest(request, plan);
+    const mayTake =
+      snapshot !== undefined &&
+      !request.tty &&
+      request.workdirId === undefined &&
+      !plan.writableRoots &&
+      'script' in command &&
+      !command.script.includes('\0');
+    const shell = mayTake ? await this.snapshots!.takeShell(snapshot, plan.cwd, waitMs) : undefined;
+    if (shell) return { shell, login: undefined };
+    return { login: await this.loginPlan(request, plan, waitMs - (performance.now() - started)) };
   }
 
   /** What the snapshot of a login command line of `request` depends on; undefined when it runs without one. */

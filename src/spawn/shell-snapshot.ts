@@ -19,14 +19,23 @@ import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { PROCESS_TAG_VAR } from '../linux/process-tag.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
+import { waitAtMost } from '../util/delay.js';
 import { makeProcessDir } from '../util/private-dir.js';
-import type { ExecProcess, ProcessSpawner } from './types.js';
+import { HandedOverProcess } from './handed-over-process.js';
+import type { ExecProcess, OutputStream, ProcessSpawner } from './types.js';
 
 /** The shells a snapshot can stand in for; any other runs as a real login shell. */
 export type SnapshotShell = 'bash' | 'dash' | 'zsh';
 
 /** How long a profile may take before the snapshot is given up (the calls meanwhile run a real login shell). */
 const SNAPSHOT_TIMEOUT_MS = 10_000;
+/**
+ * How long a capture's shell waits for the command it was kept for (see takeShell): the call has it at once, unless
+ * the manager's start is held up between (its spawn limit).
+ */
+const HAND_OVER_HOLD_MS = 1_000;
+/** How long a capture that printed its snapshot has to exit before it is ended. */
+const DUMPED_EXIT_MS = 1_000;
 /** After a profile timed out, how long before it is captured again; doubled after each further timeout. */
 const SNAPSHOT_RETRY_MS = 30_000;
 /** The longest wait between two captures of a profile that keeps timing out. */
@@ -92,13 +101,34 @@ export function profileFiles(kind: SnapshotShell, home: string): string[] {
   }
 }
 
-/** A profile's `umask 077` is part of what later commands inherit. */
+/** A profile's `umask 077` is part of what later commands inherit (bash's `umask -p` says it without a subshell). */
 const UMASK = `printf 'umask %s\\n' "$(umask)"`;
 /**
  * The descriptor the capture's sections go through. The profile itself writes to /dev/null: its output (a warning on
  * stderr, a background job's late line) would otherwise interleave with the sections and end up in the snapshot.
  */
 const CAPTURE_FD = 7;
+/**
+ * A bash capture's stdin and stderr, kept from the profile (which reads /dev/null and writes there) for the login
+ * command it may run after its dump (see runWithin): the pipe its command text comes through, then the command's own
+ * stdin when it asked for one; and the stderr the command's errors go to.
+ */
+const COMMAND_FD = 8;
+const STDERR_FD = 9;
+/** How a capture's shell starts: the pipes kept aside, the profile's output sent to /dev/null, then the login shell. */
+const CAPTURE_START = `exec ${CAPTURE_FD}>&1 >/dev/null 2>&1; exec "$0" -l -c "$1"`;
+const HAND_OVER_START = `exec ${CAPTURE_FD}>&1 ${STDERR_FD}>&2 ${COMMAND_FD}<&0 </dev/null >/dev/null 2>&1; exec "$0" -l -c "$1"`;
+/**
+ * After a bash capture's dump: the login command we hand it, up to a NUL byte (none: we closed the pipe, and it
+ * exits), run by `eval` in this very shell. Builtins by name, so a profile's function called `read` changes nothing.
+ */
+const HAND_OVER_TAIL = [
+  `IFS= builtin read -r -d '' __ue_command <&${COMMAND_FD} || builtin exit 0`,
+  'builtin eval "builtin unset __ue_command',
+  '$__ue_command"',
+].join('\n');
+/** Which of a bash capture's options says how it started: it cannot be set, so the snapshot leaves it out. */
+const LOGIN_SHELL_OPTION = /^shopt -[su] login_shell$/;
 
 /** What the capture prints after the profile ran, between markers no profile can guess. */
 function captureScript(kind: SnapshotShell, marker: string): string {
@@ -111,10 +141,11 @@ function captureScript(kind: SnapshotShell, marker: string): string {
           section('functions'),
           'declare -f',
           section('options'),
-          // login_shell reports how this shell started; it cannot be set.
-          "shopt -p | grep -v ' login_shell$'",
+          // login_shell, which says how this shell started, is left out when the snapshot is written.
+          'shopt -p',
           'set +o',
-          UMASK,
+          // Without a subshell: forking the shell the profile made big costs more than the rest of the dump.
+          'umask -p',
         ]
       : kind === 'zsh'
         ? [
@@ -130,7 +161,8 @@ function captureScript(kind: SnapshotShell, marker: string): string {
         : // dash lists no functions: a profile's functions are not carried over (see docs).
           [section('aliases'), "alias | sed 's/^/alias /'", section('options'), 'set +o', UMASK];
   // The profile's own output went to /dev/null (see capture): only these sections reach the pipe, through fd 7.
-  return [`exec >&${CAPTURE_FD} ${CAPTURE_FD}>&-`, ...definitions, section('env'), 'env -0', section('end')].join('\n');
+  const dump = [`exec >&${CAPTURE_FD} ${CAPTURE_FD}>&-`, ...definitions, section('env'), 'env -0', section('end')];
+  return [...dump, ...(kind === 'bash' ? [HAND_OVER_TAIL] : [])].join('\n');
 }
 
 /** A shell word that is `value` exactly, for any POSIX shell. */
@@ -180,7 +212,8 @@ export function snapshotText(
     if (before[name] === value) continue;
     lines.push(`export ${name}=${quote(value)}`);
   }
-  lines.push(capture.functions.trim(), capture.options.trim(), capture.aliases.trim());
+  const options = capture.options.split('\n').filter((line) => !LOGIN_SHELL_OPTION.test(line));
+  lines.push(capture.functions.trim(), options.join('\n').trim(), capture.aliases.trim());
   return `${lines.filter((line) => line !== '').join('\n')}\n`;
 }
 
@@ -210,10 +243,32 @@ export type LoginPlan =
  * out (taken again in the background by the first call after `retryAt`, a performance.now() time).
  */
 type Snapshot =
-  | { state: 'taking'; settled: Promise<Snapshot> }
+  | { state: 'taking'; settled: Promise<Snapshot>; handOver: HandOver | undefined }
   | { state: 'ready'; file: string }
   | { state: 'failed'; reason: string }
   | { state: 'timed-out'; reason: string; retryAt: number; timeouts: number };
+
+/**
+ * A capture's shell that has printed the snapshot and waits for the one login command it was kept for (see
+ * takeShell). It waits HAND_OVER_HOLD_MS at most, then ends as any capture does.
+ */
+export interface WaitingShell {
+  /**
+   * Runs `script` in it, from now on a session's process, its stdin the pipe when `pipeStdin`, else /dev/null;
+   * undefined when the shell no longer waits (held too long, or ended).
+   */
+  run(script: string, pipeStdin: boolean): HandedOverProcess | undefined;
+}
+
+/**
+ * A bash capture's offer to keep its shell for one login command once the dump is printed: `open` until then, with
+ * the call that waits for it, if any (see takeShell).
+ */
+interface HandOver {
+  readonly cwd: string;
+  open: boolean;
+  waiting?: (shell: WaitingShell | undefined) => void;
+}
 
 /** How long to wait before the next capture of a profile that timed out `timeouts` times in a row. */
 function retryDelayMs(timeouts: number, firstMs: number): number {
@@ -302,9 +357,11 @@ export class ShellSnapshots {
       (known.state === 'timed-out' && performance.now() >= known.retryAt);
     if (!stale) return known;
     const timeouts = known?.state === 'timed-out' ? known.timeouts : 0;
+    const handOver = kind === 'bash' ? { cwd: request.cwd, open: true } : undefined;
     const taking: Snapshot = {
       state: 'taking',
-      settled: this.capture(kind, request, key).then(
+      handOver,
+      settled: this.capture(kind, request, key, handOver).then(
         (file): Snapshot => ({ state: 'ready', file }),
         (err: unknown): Snapshot =>
           err instanceof CaptureTimeout
@@ -357,11 +414,16 @@ export class ShellSnapshots {
   }
 
   /** Runs the capture and writes the snapshot file; rejects with CaptureTimeout when the profile took too long. */
-  private async capture(kind: SnapshotShell, request: SnapshotRequest, key: string): Promise<string> {
+  private async capture(
+    kind: SnapshotShell,
+    request: SnapshotRequest,
+    key: string,
+    handOver: HandOver | undefined,
+  ): Promise<string> {
     const marker = `__UNIFIED_EXEC_SNAPSHOT_${randomBytes(8).toString('hex')}__`;
     // Chosen before the capture: after a close() meanwhile, the write fails instead of making a directory again.
     const dir = this.directory;
-    const output = await this.run(request, captureScript(kind, marker));
+    const output = await this.run(request, captureScript(kind, marker), `\n${marker}:end\n`, handOver);
     const capture = parseCapture(output, marker);
     if (!capture) throw new Error('the profile ended the shell before it could be captured');
     const file = join(dir, `${kind}-${key.slice(0, 16)}.sh`);
@@ -371,33 +433,158 @@ export class ShellSnapshots {
     return file;
   }
 
-  /** Runs the login shell with the capture script, in the session's sandbox; at most timeoutMs. */
-  private async run(request: SnapshotRequest, script: string): Promise<string> {
+  /**
+   * Runs the login shell with the capture script, in the session's sandbox, until it has printed `endLine` (at most
+   * timeoutMs); resolves with what it printed up to there. A bash capture's shell is then kept for the call that
+   * waits on its `handOver`, if any (see takeShell); else it ends, and whatever the profile left running is ended.
+   */
+  private async run(
+    request: SnapshotRequest,
+    script: string,
+    endLine: string,
+    handOver: HandOver | undefined,
+  ): Promise<string> {
     const options = {
       // The login shell's stdout and stderr go to /dev/null, its fd 7 to the pipe: see CAPTURE_FD.
-      argv: ['/bin/sh', '-c', `exec ${CAPTURE_FD}>&1 >/dev/null 2>&1; exec "$0" -l -c "$1"`, request.shell, script],
+      argv: ['/bin/sh', '-c', handOver ? HAND_OVER_START : CAPTURE_START, request.shell, script],
       cwd: request.cwd,
       env: request.env,
       tty: false,
+      ...(handOver ? { pipeStdin: true } : {}),
       ...(request.sandbox ? { sandbox: request.sandbox } : {}),
     };
-    await this.executor.prepareSpawn?.(options);
-    const proc: ExecProcess = await this.executor.spawn(options);
+    let proc: ExecProcess;
+    try {
+      await this.executor.prepareSpawn?.(options);
+      proc = await this.executor.spawn(options);
+    } catch (err) {
+      if (handOver) closeHandOver(handOver);
+      throw err;
+    }
     this.capturing.add(proc);
     proc.onExit(() => this.capturing.delete(proc));
-    const chunks: Buffer[] = [];
-    proc.onData((chunk) => chunks.push(chunk));
-    const exited = new Promise<number>((resolve) => proc.onExit((info) => resolve(info.exitCode)));
+    const exited = new Promise<'exited'>((resolve) => proc.onExit(() => resolve('exited')));
+    /** Whether the shell is kept for a command (see takeShell); handedTo once it runs one. */
+    let held = false;
+    let handedTo: HandedOverProcess | undefined;
+    // Dumped, and no command for it: its stdin closed (see HAND_OVER_TAIL), the shell exits; then whatever the profile
+    // left running is ended.
+    const letGo = () => {
+      held = false;
+      proc.closeInput?.();
+      void waitAtMost(exited, DUMPED_EXIT_MS).then(() => proc.terminate());
+    };
+    const dump = new DumpReader(Buffer.from(endLine, 'latin1'));
+    let dumped!: () => void;
+    const done = new Promise<'dumped'>((resolve) => (dumped = () => resolve('dumped')));
+    proc.onData((chunk, stream) => {
+      if (handedTo) return handedTo.deliver(chunk, stream);
+      if (dump.ended) return; // a background job of the profile, after the dump: nobody's
+      const after = dump.add(chunk, stream);
+      if (after === undefined) return;
+      dumped();
+      const waiting = handOver && closeHandOver(handOver);
+      if (!waiting) return;
+      // Kept for the call that waits, until it runs its command here or HAND_OVER_HOLD_MS are over.
+      held = true;
+      const hold = setTimeout(letGo, HAND_OVER_HOLD_MS);
+      waiting({
+        run: (command, pipeStdin) => {
+          if (!held || proc.exitInfo !== undefined) return undefined;
+          held = false;
+          clearTimeout(hold);
+          // The command runs in this shell from now on: its output is the session's, its end the session's to make.
+          handedTo = new HandedOverProcess(proc, pipeStdin);
+          this.capturing.delete(proc);
+          const redirect = `exec 2>&${STDERR_FD} ${STDERR_FD}>&-${pipeStdin ? ` <&${COMMAND_FD}` : ''} ${COMMAND_FD}<&-`;
+          proc.write(`${redirect}\n${command}\0`).catch(() => undefined); // an early exit is the session's to tell
+          if (!pipeStdin) proc.closeInput?.();
+          return handedTo;
+        },
+      });
+    });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>(
       (resolve) => (timer = setTimeout(() => resolve('timeout'), this.timeoutMs)),
     );
-    const ended = await Promise.race([exited, timedOut]);
+    const ended = await Promise.race([done, exited, timedOut]);
     clearTimeout(timer);
-    // Ended either way, so nothing of the capture is left and the watchdog lets go of it.
-    await proc.terminate();
-    if (ended === 'timeout') throw new CaptureTimeout(`the login profile took longer than ${this.timeoutMs / 1000} s`);
-    return Buffer.concat(chunks).toString('utf8');
+    // Nothing waits on a capture that ended without its dump.
+    if (handOver) closeHandOver(handOver)?.(undefined);
+    if (ended === 'timeout') {
+      await proc.terminate();
+      throw new CaptureTimeout(`the login profile took longer than ${this.timeoutMs / 1000} s`);
+    }
+    // Ended either way, so nothing of the capture is left and the watchdog lets go of it. A shell that dumped ends
+    // meanwhile: the snapshot need not wait for that.
+    if (ended === 'exited') await proc.terminate();
+    else if (!held && !handedTo) letGo();
+    return dump.text();
+  }
+
+  /**
+   * The shell of the capture under way for `request` (started here when none is), kept for one login command once it
+   * has printed the snapshot: a real login shell, its profile run, so the command need not wait for a second one that
+   * races it for the cores. At most `waitMs`; undefined when no capture can keep its shell for it (bash only; for a
+   * command in the directory the capture runs in; one per capture; none under way, or already dumped) or it did not
+   * dump in time, and the command is then planned as usual (planWithin).
+   */
+  async takeShell(request: SnapshotRequest, cwd: string, waitMs: number): Promise<WaitingShell | undefined> {
+    const kind = snapshotShell(request.shell);
+    if (kind !== 'bash' || waitMs <= 0) return undefined;
+    const snapshot = this.current(kind, request);
+    const handOver = snapshot.state === 'taking' ? snapshot.handOver : undefined;
+    if (!handOver?.open || handOver.waiting || handOver.cwd !== cwd) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const shell = await new Promise<WaitingShell | undefined>((resolve) => {
+      handOver.waiting = resolve;
+      timer = setTimeout(() => {
+        // Too late to answer within its yield: no longer waiting, so the dump, when it comes, ends the capture.
+        if (handOver.waiting === resolve) handOver.waiting = undefined;
+        resolve(undefined);
+      }, waitMs);
+    });
+    clearTimeout(timer);
+    return shell;
+  }
+}
+
+/** Closes a capture's offer; returns the command that was waiting for it, if any. */
+function closeHandOver(handOver: HandOver): HandOver['waiting'] {
+  const { waiting } = handOver;
+  handOver.open = false;
+  handOver.waiting = undefined;
+  return waiting;
+}
+
+/** Collects a capture's output up to the end of its dump, the line `endLine` on stdout. */
+class DumpReader {
+  private readonly chunks: Buffer[] = [];
+  /** The last bytes before the newest chunk, for an end line split between two chunks. */
+  private carry: Buffer = Buffer.alloc(0);
+  ended = false;
+
+  constructor(private readonly endLine: Buffer) {}
+
+  /** Takes a chunk; once the end line is in, returns what came after it in that chunk. */
+  add(chunk: Buffer, stream: OutputStream): Buffer | undefined {
+    if (stream !== 'stdout') return undefined;
+    const window = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
+    const at = window.indexOf(this.endLine);
+    if (at < 0) {
+      this.chunks.push(chunk);
+      this.carry = window.subarray(Math.max(0, window.length - this.endLine.length + 1));
+      return undefined;
+    }
+    const cut = at + this.endLine.length - this.carry.length;
+    this.chunks.push(chunk.subarray(0, cut));
+    this.ended = true;
+    return chunk.subarray(cut);
+  }
+
+  /** What was printed up to the end line (all of it when the shell ended before it). */
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
   }
 }
 

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ManagerOptions } from '../../src/index.js';
 import { FakeExecutor } from '../helpers/fake-executor.js';
 import { snapshotsContaining, useHomes } from '../helpers/login-profile.js';
 import { useManagers } from '../helpers/manager.js';
-import { NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
+import { BACKENDS, NO_SANDBOX, useWorkspace } from '../sandbox/sandbox-helpers.js';
 import { stateRoot } from '../../src/util/private-dir.js';
 import { titled } from '../helpers/needs.js';
 import { processesRunning } from '../reliability/harness.js';
@@ -212,6 +212,89 @@ describe('a call that comes before the snapshot is ready', () => {
   });
 });
 
+describe("a call that comes while the snapshot is taken runs in the capture's own login shell", () => {
+  /** What a command prints of the shell it runs in (each line one fact), and the exit it leaves with. */
+  const PROBE_SHELL = [
+    'shopt -q login_shell && echo login-shell || echo plain-shell',
+    'echo "[$UE_SLOW]"; ue_fn',
+    `[ "$IFS" = $' \t\n' ] && echo ifs-kept`,
+    '[ -z "${__ue_command+set}" ] && echo no-variable-of-ours',
+    // The descriptors the capture kept its pipes on are closed before the command runs.
+    'for fd in 7 8 9; do { : >&$fd; } 2>/dev/null && echo "fd $fd open"; done',
+    'if read -r line; then echo "read [$line]"; else echo stdin-at-eof; fi',
+    'echo to-stderr >&2',
+    'exit 7',
+  ].join('\n');
+  const slowProfile = (line: string) =>
+    `${line}\n${COUNTED}sleep 0.4\nexport UE_SLOW=yes\nue_fn() { echo from-the-profile; }\n`;
+
+  it("once its snapshot is printed: a real login shell, the profile run once, its output and exit the command's own", async () => {
+    const { line, value } = mark();
+    const home = homes({ '.profile': slowProfile(line) });
+    const m = coldManagerIn(home);
+    const warming = m.warmUp();
+    const first = await m.execCommand({ command: PROBE_SHELL, yieldTimeMs: 5_000 });
+    expect(first).toMatchObject({ state: 'exited', exitCode: 7, warnings: [] });
+    // stdout and stderr are two pipes: their lines may come in either order.
+    expect(first.output.split('\n').sort()).toEqual(
+      [
+        '',
+        'login-shell',
+        '[yes]',
+        'from-the-profile',
+        'ifs-kept',
+        'no-variable-of-ours',
+        'stdin-at-eof',
+        'to-stderr',
+      ].sort(),
+    );
+    await warming;
+    // One login shell ran the profile: the capture's, which then ran the command. The snapshot was written all the same.
+    expect(profileRuns(home)).toBe(1);
+    expect(snapshotsContaining(value)).toHaveLength(1);
+    const later = await m.execCommand({
+      command: 'shopt -q login_shell && echo login-shell || echo plain-shell; ue_fn',
+    });
+    expect(later).toMatchObject({ output: 'plain-shell\nfrom-the-profile\n', exitCode: 0 });
+    expect(profileRuns(home)).toBe(1);
+  });
+
+  it('takes one call: a second at the same time, one on a terminal and one in another directory wait for the snapshot', async () => {
+    const home = homes({ '.profile': slowProfile(mark().line) });
+    const m = coldManagerIn(home);
+    const warming = m.warmUp();
+    const which = 'shopt -q login_shell && echo login-shell || echo plain-shell; echo "[$UE_SLOW]"';
+    const calls = await Promise.all([
+      m.execCommand({ command: which, yieldTimeMs: 5_000 }),
+      m.execCommand({ command: which, yieldTimeMs: 5_000 }),
+      m.execCommand({ command: which, yieldTimeMs: 5_000, tty: true }),
+      m.execCommand({ command: which, yieldTimeMs: 5_000, cwd: dirname(home) }),
+    ]);
+    await warming;
+    const outputs = calls.map((reply) => reply.output.replace(/\r\n/g, '\n'));
+    expect(outputs.slice(0, 2).sort()).toEqual(['login-shell\n[yes]\n', 'plain-shell\n[yes]\n']);
+    expect(outputs.slice(2)).toEqual(['plain-shell\n[yes]\n', 'plain-shell\n[yes]\n']);
+    expect(profileRuns(home)).toBe(1);
+  });
+
+  it('is ended with its session, and whatever its profile left running with it', async () => {
+    const marker = 32 + Math.floor(Math.random() * 1000) / 1000;
+    const home = homes({ '.profile': `sleep ${marker} &\nsleep 0.3\n` });
+    const m = coldManagerIn(home);
+    const warming = m.warmUp();
+    const first = await m.execCommand({
+      command: 'shopt -q login_shell && echo login-shell; sleep 30',
+      yieldTimeMs: 1_500,
+    });
+    expect(first).toMatchObject({ state: 'running', output: 'login-shell\n' });
+    if (first.state !== 'running') throw new Error('the first call should still run');
+    await warming;
+    expect(processesRunning(`sleep ${marker}`)).not.toEqual([]);
+    await m.closeSession(first.sessionId);
+    await vi.waitFor(() => expect(processesRunning(`sleep ${marker}`)).toEqual([]), PATIENT);
+  });
+});
+
 describe('an executor elsewhere', () => {
   /** A remote executor: the login shell runs on its side, where no snapshot of ours applies. */
   class RemoteExecutor extends FakeExecutor {
@@ -264,6 +347,46 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('in the sandbox', NO_SANDBOX), 
     expect(profileRuns(home)).toBe(1);
     expect(snapshotsContaining(value)).toHaveLength(1);
   });
+
+  for (const { backend, skip } of BACKENDS)
+    it.skipIf(skip !== undefined)(
+      titled(
+        `on ${backend}: a call that came while the snapshot was taken runs in the capture's shell, inside the sandbox`,
+        skip,
+      ),
+      async () => {
+        // A file of this test's own, outside every writable root of the sandbox.
+        const outside = mkdtempSync('/var/tmp/ue-snapshot-outside-');
+        const target = join(outside, 'target');
+        writeFileSync(target, 'original\n');
+        try {
+          const home = homes({ '.profile': `${COUNTED}sleep 0.3\nexport UE_SLOW=yes\n` });
+          const m = manager({
+            defaultShell: '/bin/bash',
+            cwd: ws.dir,
+            sandbox: 'workspace-write',
+            sandboxBackend: backend,
+            env: { set: { HOME: home } },
+          });
+          const warming = m.warmUp();
+          const reply = await m.execCommand({
+            command: [
+              'shopt -q login_shell && echo login-shell',
+              `(echo changed > ${target}) 2>/dev/null && echo escaped || echo refused`,
+              'echo inside > written && echo wrote-workspace',
+            ].join('\n'),
+            yieldTimeMs: 5_000,
+          });
+          await warming;
+          expect(reply).toMatchObject({ output: 'login-shell\nrefused\nwrote-workspace\n', exitCode: 0 });
+          expect(readFileSync(target, 'utf8')).toBe('original\n');
+          expect(readFileSync(join(ws.dir, 'written'), 'utf8')).toBe('inside\n');
+          expect(profileRuns(home)).toBe(1);
+        } finally {
+          rmSync(outside, { recursive: true, force: true });
+        }
+      },
+    );
 
   it('keeps its snapshots where a sandboxed command cannot change them', async () => {
     const { line, value } = mark();

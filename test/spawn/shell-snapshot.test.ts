@@ -12,10 +12,11 @@ import {
   snapshotText,
   type LoginPlan,
 } from '../../src/spawn/shell-snapshot.js';
-import type { ExecProcess, ProcessSpawner, SpawnOptions } from '../../src/spawn/types.js';
+import type { CommandRequest, ExecProcess, ProcessSpawner, SpawnOptions } from '../../src/spawn/types.js';
 import { findExecutable } from '../../src/util/executable.js';
 import { SNAPSHOT_ROOT, snapshotsContaining, useHomes } from '../helpers/login-profile.js';
 import { PATIENT, killIfAlive, waitUntilGone } from '../helpers/processes.js';
+import { processesRunning } from '../reliability/harness.js';
 import { NO_SANDBOX, sandboxPolicy, useWorkspace } from '../sandbox/sandbox-helpers.js';
 import { missingTools, titled } from '../helpers/needs.js';
 
@@ -544,6 +545,85 @@ describe('a profile that cannot be captured falls back to a real login shell', (
   );
 });
 
+describe("a capture's shell, kept for the login command that waited for it", () => {
+  /** A login command of `home`'s bash on pipes, as a manager asks it of its executor. */
+  function loginRequest(home: string, script: string, more: Partial<CommandRequest> = {}): CommandRequest {
+    return {
+      command: { script, shell: '/bin/bash', login: true },
+      workdir: undefined,
+      defaultWorkdir: home,
+      env: { inherit: 'none', set: envFor(home) },
+      tty: false,
+      shellSnapshot: true,
+      snapshotWaitMs: 5_000,
+      ...more,
+    };
+  }
+  const executors: LocalExecutor[] = [];
+  afterEach(async () => {
+    await Promise.all(executors.splice(0).map((executor) => executor.close()));
+  });
+  function newExecutor(): LocalExecutor {
+    const executor = new LocalExecutor({ watchdog: false });
+    executors.push(executor);
+    return executor;
+  }
+
+  it('gives the command the pipe it asked for as its stdin', async () => {
+    const home = homes({ '.profile': 'sleep 0.3\nexport UE_LATE=yes\n' });
+    const executor = newExecutor();
+    const warming = executor.warmUp(loginRequest(home, 'true'));
+    const script = 'shopt -q login_shell && echo login-shell; read -r line; echo "[$UE_LATE] [$line]"; cat';
+    const { process: proc } = await executor.start(loginRequest(home, script, { stdin: true }));
+    const chunks: Buffer[] = [];
+    proc.onData((chunk) => chunks.push(chunk));
+    const exited = new Promise<number>((resolve) => proc.onExit((info) => resolve(info.exitCode)));
+    await proc.write('first\nsecond\n');
+    proc.closeInput!();
+    expect(await exited).toBe(0);
+    expect(Buffer.concat(chunks).toString()).toBe('login-shell\n[yes] [first]\nsecond\n');
+    await warming;
+  });
+
+  it('ends with what its profile started when no command comes for it after all', async () => {
+    const marker = 33 + Math.floor(Math.random() * 1000) / 1000;
+    const home = homes({ '.profile': `sleep ${marker} &\nsleep 0.3\nexport UE_LATE=yes\n` });
+    const executor = newExecutor();
+    const warming = executor.warmUp(loginRequest(home, 'true'));
+    // prepare() gets the shell kept; the start that would run the command in it never comes (a caller gone).
+    const request = loginRequest(home, 'echo never');
+    await executor.prepare(request);
+    await warming;
+    expect(processesRunning(`sleep ${marker}`)).not.toEqual([]);
+    // Given up after its hold: the shell ends, and what its profile left running is ended with it.
+    await vi.waitFor(() => expect(processesRunning(`sleep ${marker}`)).toEqual([]), PATIENT);
+    // The snapshot serves the next command.
+    const { process: next } = await executor.start(
+      loginRequest(home, 'shopt -q login_shell || echo snapshot; echo $UE_LATE'),
+    );
+    const chunks: Buffer[] = [];
+    next.onData((chunk) => chunks.push(chunk));
+    await new Promise((resolve) => next.onExit(resolve));
+    expect(Buffer.concat(chunks).toString()).toBe('snapshot\nyes\n');
+  });
+
+  it('runs a profile that reads its stdin with /dev/null there, as a capture without a command does', async () => {
+    const home = homes({ '.profile': 'read -r line; export UE_READ="[$line]"\nsleep 0.2\n' });
+    const executor = newExecutor();
+    const warming = executor.warmUp(loginRequest(home, 'true'));
+    const started = performance.now();
+    const { process: proc } = await executor.start(loginRequest(home, 'echo "$UE_READ"', { stdin: true }));
+    const chunks: Buffer[] = [];
+    proc.onData((chunk) => chunks.push(chunk));
+    proc.closeInput!();
+    await new Promise((resolve) => proc.onExit(resolve));
+    expect(Buffer.concat(chunks).toString()).toBe('[]\n');
+    // The profile did not wait for the command's stdin: only for its own sleep.
+    expect(performance.now() - started).toBeLessThan(3_000);
+    await warming;
+  });
+});
+
 describe('snapshots are private to their manager', () => {
   it('writes a 0700 directory of 0600 files, and close() removes it', async () => {
     const home = homes({ '.profile': `export UE_PRIVATE=yes MY_API_KEY=${SECRET}\n` });
@@ -660,7 +740,7 @@ describe('parseCapture and snapshotText', () => {
 
   it('exports what the profile changed, unsets what it removed, and leaves the rest and dropped ones out', () => {
     const capture = parseCapture(
-      `${section('options')}set -o noclobber${section('env')}KEPT=same\0CHANGED=new\0ADDED=it's\0MY_TOKEN=t\0SHLVL=2\0${section('end')}`,
+      `${section('options')}shopt -s extglob\nshopt -s login_shell\nset -o noclobber\numask 0027${section('env')}KEPT=same\0CHANGED=new\0ADDED=it's\0MY_TOKEN=t\0SHLVL=2\0${section('end')}`,
       marker,
     )!;
     const text = snapshotText(capture, { KEPT: 'same', CHANGED: 'old', REMOVED: 'x', PWD: '/' }, policyKeeps({}));
@@ -669,7 +749,10 @@ describe('parseCapture and snapshotText', () => {
       'unset REMOVED',
       "export CHANGED='new'",
       "export ADDED='it'\\''s'",
+      // login_shell says how the capture started: not an option a `-c` shell can be given.
+      'shopt -s extglob',
       'set -o noclobber',
+      'umask 0027',
       '',
     ]);
   });
