@@ -423,7 +423,7 @@ export class ShellSnapshots {
     const marker = `__UNIFIED_EXEC_SNAPSHOT_${randomBytes(8).toString('hex')}__`;
     // Chosen before the capture: after a close() meanwhile, the write fails instead of making a directory again.
     const dir = this.directory;
-    const output = await this.run(request, captureScript(kind, marker), `\n${marker}:end\n`, handOver);
+    const output = await this.run(request, captureScript(kind, marker), marker, handOver);
     const capture = parseCapture(output, marker);
     if (!capture) throw new Error('the profile ended the shell before it could be captured');
     const file = join(dir, `${kind}-${key.slice(0, 16)}.sh`);
@@ -434,14 +434,14 @@ export class ShellSnapshots {
   }
 
   /**
-   * Runs the login shell with the capture script, in the session's sandbox, until it has printed `endLine` (at most
+   * Runs the login shell with the capture script, in the session's sandbox, until it has printed its end marker (at most
    * timeoutMs); resolves with what it printed up to there. A bash capture's shell is then kept for the call that
    * waits on its `handOver`, if any (see takeShell); else it ends, and whatever the profile left running is ended.
    */
   private async run(
     request: SnapshotRequest,
     script: string,
-    endLine: string,
+    marker: string,
     handOver: HandOver | undefined,
   ): Promise<string> {
     const options = {
@@ -474,7 +474,7 @@ export class ShellSnapshots {
       proc.closeInput?.();
       void waitAtMost(exited, DUMPED_EXIT_MS).then(() => proc.terminate());
     };
-    const dump = new DumpReader(Buffer.from(endLine, 'latin1'));
+    const dump = new DumpReader(Buffer.from(`\n${marker}:end\n`, 'latin1'));
     let dumped!: () => void;
     const done = new Promise<'dumped'>((resolve) => (dumped = () => resolve('dumped')));
     proc.onData((chunk, stream) => {
@@ -490,14 +490,15 @@ export class ShellSnapshots {
       const hold = setTimeout(letGo, HAND_OVER_HOLD_MS);
       waiting({
         run: (command, pipeStdin) => {
-          if (!held || proc.exitInfo !== undefined) return undefined;
+          const undo = withheldByPolicy(dump.text(), marker, request);
+          if (!held || proc.exitInfo !== undefined || undo === undefined) return undefined;
           held = false;
           clearTimeout(hold);
           // The command runs in this shell from now on: its output is the session's, its end the session's to make.
           handedTo = new HandedOverProcess(proc, pipeStdin);
           this.capturing.delete(proc);
           const redirect = `exec 2>&${STDERR_FD} ${STDERR_FD}>&-${pipeStdin ? ` <&${COMMAND_FD}` : ''} ${COMMAND_FD}<&-`;
-          proc.write(`${redirect}\n${command}\0`).catch(() => undefined); // an early exit is the session's to tell
+          proc.write(`${redirect}\n${undo}${command}\0`).catch(() => undefined); // an early exit is the session's to tell
           if (!pipeStdin) proc.closeInput?.();
           return handedTo;
         },
@@ -547,6 +548,25 @@ export class ShellSnapshots {
     clearTimeout(timer);
     return shell;
   }
+}
+
+/**
+ * Lines that take back, in a capture's shell, what its profile did to variables the environment policy withholds, so
+ * a command run there sees them as one through the snapshot does (see snapshotText): a secret the profile exported is
+ * unset, and a withheld variable the shell started with has its starting value again. Undefined when the dump cannot
+ * be read.
+ */
+function withheldByPolicy(output: string, marker: string, request: SnapshotRequest): string | undefined {
+  const capture = parseCapture(output, marker);
+  if (!capture) return undefined;
+  const lines: string[] = [];
+  for (const [name, value] of capture.env) {
+    if (!NAME.test(name) || OWN_VARIABLES.has(name) || request.keep(name, value)) continue;
+    const before = Object.hasOwn(request.env, name) ? request.env[name] : undefined;
+    if (before === value) continue;
+    lines.push(before === undefined ? `builtin unset ${name}` : `builtin export ${name}=${quote(before)}`);
+  }
+  return lines.map((line) => `${line}\n`).join('');
 }
 
 /** Closes a capture's offer; returns the command that was waiting for it, if any. */

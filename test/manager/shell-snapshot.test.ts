@@ -277,6 +277,28 @@ describe("a call that comes while the snapshot is taken runs in the capture's ow
     expect(profileRuns(home)).toBe(1);
   });
 
+  it('withholds there what the environment policy withholds, as a command through the snapshot does', async () => {
+    const secret = `sk-ue-${randomBytes(6).toString('hex')}`;
+    const home = homes({
+      '.profile': `export MY_API_KEY=${secret}\nexport UE_HELD=from-the-profile\nexport UE_SEEN=yes\nsleep 0.3\n`,
+    });
+    const m = manager({
+      defaultShell: '/bin/bash',
+      cwd: home,
+      sandbox: 'danger-full-access',
+      // UE_HELD starts set, and the policy withholds it: the profile's value of it is not the command's.
+      env: { set: { HOME: home, UE_HELD: 'as-started' }, exclude: ['UE_HELD'] },
+    });
+    const warming = m.warmUp();
+    const show =
+      'shopt -q login_shell && echo login-shell || echo plain-shell; echo "[${MY_API_KEY-unset}] [$UE_HELD] [$UE_SEEN]"';
+    const first = await m.execCommand({ command: show, yieldTimeMs: 5_000 });
+    await warming;
+    const later = await m.execCommand({ command: show });
+    expect(first).toMatchObject({ output: 'login-shell\n[unset] [as-started] [yes]\n', exitCode: 0 });
+    expect(later).toMatchObject({ output: 'plain-shell\n[unset] [as-started] [yes]\n', exitCode: 0 });
+  });
+
   it('is ended with its session, and whatever its profile left running with it', async () => {
     const marker = 32 + Math.floor(Math.random() * 1000) / 1000;
     const home = homes({ '.profile': `sleep ${marker} &\nsleep 0.3\n` });
