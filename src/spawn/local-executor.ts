@@ -127,12 +127,22 @@ export class LocalExecutor implements Executor, ProcessSpawner {
     // profile when one is ready, else a real login shell.
     const planning = performance.now();
     const way = prepared ?? (await this.loginWay(request, plan));
+    let login = way.login;
+    if (way.shell) {
+      // The capture's shell has printed the snapshot, which is written at once: the plan through it is had now.
+      login = await this.loginPlan(request, plan, Infinity);
+      const script = 'script' in request.command ? request.command.script : undefined;
+      const handedOver =
+        !this.closed && login?.argv && script !== undefined
+          ? await way.shell.run(login.argv(script), request.stdin === true)
+          : undefined;
+      if (handedOver) {
+        const waited = prepared ? prepared.waitedMs : performance.now() - planning;
+        return { process: handedOver, sandbox, warnings, ...(waited >= 1 ? { waitedMs: waited } : {}) };
+      }
+      way.shell.release();
+    }
     const waitedMs = prepared ? prepared.waitedMs : performance.now() - planning;
-    const script = 'script' in request.command ? request.command.script : '';
-    const handedOver = this.closed ? undefined : way.shell?.run(script, request.stdin === true);
-    if (handedOver) return { process: handedOver, sandbox, warnings, ...(waitedMs >= 1 ? { waitedMs } : {}) };
-    // The capture's shell was not kept this long (see HAND_OVER_HOLD_MS): its snapshot is ready by now.
-    const login = way.shell ? await this.loginPlan(request, plan, Infinity) : way.login;
     // Leaving the sandbox: the PATH the profile left, cleaned like the one it started with (no relative entries, no
     // folders of the writable roots), so `./node_modules/.bin` a profile adds does not find the agent's programs.
     const roots = plan.writableRoots;
@@ -266,8 +276,7 @@ export class LocalExecutor implements Executor, ProcessSpawner {
       !request.tty &&
       request.workdirId === undefined &&
       !plan.writableRoots &&
-      'script' in command &&
-      !command.script.includes('\0');
+      'script' in command;
     const shell = mayTake ? await this.snapshots!.takeShell(snapshot, plan.cwd, waitMs) : undefined;
     if (shell) return { shell, login: undefined };
     return { login: await this.loginPlan(request, plan, waitMs - (performance.now() - started)) };

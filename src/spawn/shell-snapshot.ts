@@ -119,14 +119,13 @@ const STDERR_FD = 9;
 const CAPTURE_START = `exec ${CAPTURE_FD}>&1 >/dev/null 2>&1; exec "$0" -l -c "$1"`;
 const HAND_OVER_START = `exec ${CAPTURE_FD}>&1 ${STDERR_FD}>&2 ${COMMAND_FD}<&0 </dev/null >/dev/null 2>&1; exec "$0" -l -c "$1"`;
 /**
- * After a bash capture's dump: the login command we hand it, up to a NUL byte (none: we closed the pipe, and it
- * exits), run by `eval` in this very shell. Builtins by name, so a profile's function called `read` changes nothing.
+ * After a bash capture's dump: the lines we hand it, up to a NUL byte (none: we closed the pipe, and the script ends,
+ * without the `exit` that would run ~/.bash_logout), run by `eval` in this shell (see handOverText). Quoted, so no
+ * alias of the profile's applies.
  */
-const HAND_OVER_TAIL = [
-  `IFS= builtin read -r -d '' __ue_command <&${COMMAND_FD} || builtin exit 0`,
-  'builtin eval "builtin unset __ue_command',
-  '$__ue_command"',
-].join('\n');
+const HAND_OVER_TAIL = `if IFS= \\builtin read -r -d '' __ue_lines <&${COMMAND_FD}; then \\builtin eval "$__ue_lines"; fi`;
+/** What a kept shell runs its command through: it clears the environment it is given the starting one of. */
+const ENV_PROGRAM = '/usr/bin/env';
 /** Which of a bash capture's options says how it started: it cannot be set, so the snapshot leaves it out. */
 const LOGIN_SHELL_OPTION = /^shopt -[su] login_shell$/;
 
@@ -254,10 +253,13 @@ type Snapshot =
  */
 export interface WaitingShell {
   /**
-   * Runs `script` in it, from now on a session's process, its stdin the pipe when `pipeStdin`, else /dev/null;
-   * undefined when the shell no longer waits (held too long, or ended).
+   * Has the shell exec `argv` (the command as a snapshot runs it: see LoginPlan), from now on a session's process:
+   * its stdin the pipe when `pipeStdin`, else /dev/null. Resolves once the shell has taken it; undefined when it no
+   * longer waits (held too long, or ended) or could not take it, and then nothing of the command ran.
    */
-  run(script: string, pipeStdin: boolean): HandedOverProcess | undefined;
+  run(argv: readonly string[], pipeStdin: boolean): Promise<HandedOverProcess | undefined>;
+  /** Lets the shell end now: no command comes for it. */
+  release(): void;
 }
 
 /**
@@ -464,8 +466,9 @@ export class ShellSnapshots {
     this.capturing.add(proc);
     proc.onExit(() => this.capturing.delete(proc));
     const exited = new Promise<'exited'>((resolve) => proc.onExit(() => resolve('exited')));
-    /** Whether the shell is kept for a command (see takeShell); handedTo once it runs one. */
+    /** Whether the shell is kept for a command (see takeShell); starting once it has been sent one; handedTo once it runs it. */
     let held = false;
+    let starting: Starting | undefined;
     let handedTo: HandedOverProcess | undefined;
     // Dumped, and no command for it: its stdin closed (see HAND_OVER_TAIL), the shell exits; then whatever the profile
     // left running is ended.
@@ -479,6 +482,18 @@ export class ShellSnapshots {
     const done = new Promise<'dumped'>((resolve) => (dumped = () => resolve('dumped')));
     proc.onData((chunk, stream) => {
       if (handedTo) return handedTo.deliver(chunk, stream);
+      if (starting) {
+        // Its command's stderr may come before the line that says the shell took it (see handOverText).
+        if (stream === 'stderr') return void starting.early.push(chunk);
+        const after = starting.reader.add(chunk, stream);
+        if (after === undefined) return;
+        handedTo = starting.process;
+        this.capturing.delete(proc);
+        for (const early of starting.early) handedTo.deliver(early, 'stderr');
+        if (after.length > 0) handedTo.deliver(after, stream);
+        starting.taken(true);
+        return;
+      }
       if (dump.ended) return; // a background job of the profile, after the dump: nobody's
       const after = dump.add(chunk, stream);
       if (after === undefined) return;
@@ -489,18 +504,30 @@ export class ShellSnapshots {
       held = true;
       const hold = setTimeout(letGo, HAND_OVER_HOLD_MS);
       waiting({
-        run: (command, pipeStdin) => {
-          const undo = withheldByPolicy(dump.text(), marker, request);
-          if (!held || proc.exitInfo !== undefined || undo === undefined) return undefined;
+        run: async (argv, pipeStdin) => {
+          if (!held || proc.exitInfo !== undefined) return undefined;
           held = false;
           clearTimeout(hold);
-          // The command runs in this shell from now on: its output is the session's, its end the session's to make.
-          handedTo = new HandedOverProcess(proc, pipeStdin);
-          this.capturing.delete(proc);
-          const redirect = `exec 2>&${STDERR_FD} ${STDERR_FD}>&-${pipeStdin ? ` <&${COMMAND_FD}` : ''} ${COMMAND_FD}<&-`;
-          proc.write(`${redirect}\n${undo}${command}\0`).catch(() => undefined); // an early exit is the session's to tell
+          let taken!: (yes: boolean) => void;
+          const told = new Promise<boolean>((resolve) => (taken = resolve));
+          // From the line that says it took the command, the process is the session's: its output, its end.
+          const process = new HandedOverProcess(proc, pipeStdin);
+          starting = { reader: new DumpReader(Buffer.from(`\n${marker}:run\n`, 'latin1')), early: [], process, taken };
+          const gone = proc.onExit(() => taken(false));
+          proc.write(`${handOverText(marker, handOver.cwd, argv, pipeStdin)}\0`).catch(() => taken(false));
           if (!pipeStdin) proc.closeInput?.();
-          return handedTo;
+          const yes = await told;
+          gone.dispose();
+          starting = undefined;
+          if (yes) return process;
+          // It did not take it (the profile had put a descriptor of ours to another use): the caller spawns it.
+          void proc.terminate();
+          return undefined;
+        },
+        release: () => {
+          if (!held) return;
+          clearTimeout(hold);
+          letGo();
         },
       });
     });
@@ -525,14 +552,15 @@ export class ShellSnapshots {
 
   /**
    * The shell of the capture under way for `request` (started here when none is), kept for one login command once it
-   * has printed the snapshot: a real login shell, its profile run, so the command need not wait for a second one that
-   * races it for the cores. At most `waitMs`; undefined when no capture can keep its shell for it (bash only; for a
-   * command in the directory the capture runs in; one per capture; none under way, or already dumped) or it did not
-   * dump in time, and the command is then planned as usual (planWithin).
+   * has printed the snapshot: the command is then exec'd in its place (see handOverText), in the sandbox the capture
+   * runs in, instead of a new process and sandbox started for it after the capture ended. At most `waitMs`; undefined
+   * when no capture can keep its shell for it (bash only; for a command in the directory the capture runs in; one per
+   * capture; none under way, or already dumped) or it did not dump in time, and the command is then planned as usual
+   * (planWithin).
    */
   async takeShell(request: SnapshotRequest, cwd: string, waitMs: number): Promise<WaitingShell | undefined> {
     const kind = snapshotShell(request.shell);
-    if (kind !== 'bash' || waitMs <= 0) return undefined;
+    if (kind !== 'bash' || waitMs <= 0 || !existsSync(ENV_PROGRAM)) return undefined;
     const snapshot = this.current(kind, request);
     const handOver = snapshot.state === 'taking' ? snapshot.handOver : undefined;
     if (!handOver?.open || handOver.waiting || handOver.cwd !== cwd) return undefined;
@@ -551,22 +579,41 @@ export class ShellSnapshots {
 }
 
 /**
- * Lines that take back, in a capture's shell, what its profile did to variables the environment policy withholds, so
- * a command run there sees them as one through the snapshot does (see snapshotText): a secret the profile exported is
- * unset, and a withheld variable the shell started with has its starting value again. Undefined when the dump cannot
- * be read.
+ * What a kept shell runs to become its command (see HAND_OVER_TAIL): the command as a snapshot runs it (`argv`, a
+ * plain `bash -c` that loads the snapshot), exec'd in this shell's place, so it starts as one spawned through the
+ * snapshot does, in the same sandbox, without a sandbox of its own to set up. First it says on stdout that it took the
+ * command (`<marker>:run`, which the session does not see), unless the stderr pipe kept for the command is no longer
+ * there (a profile that used the descriptor for a file of its own): then it ends and the caller spawns the command.
+ * Nothing of the shell the profile made is left to the command: options, traps and signal dispositions are reset, it
+ * goes to the directory asked for, every descriptor but stdin, stdout and stderr is closed, and its environment is the
+ * one the shell started with (/proc/self/environ), not the profile's. The profile's options come off first, while
+ * stderr is still /dev/null: `set -x` would trace the rest.
  */
-function withheldByPolicy(output: string, marker: string, request: SnapshotRequest): string | undefined {
-  const capture = parseCapture(output, marker);
-  if (!capture) return undefined;
-  const lines: string[] = [];
-  for (const [name, value] of capture.env) {
-    if (!NAME.test(name) || OWN_VARIABLES.has(name) || request.keep(name, value)) continue;
-    const before = Object.hasOwn(request.env, name) ? request.env[name] : undefined;
-    if (before === value) continue;
-    lines.push(before === undefined ? `builtin unset ${name}` : `builtin export ${name}=${quote(before)}`);
-  }
-  return lines.map((line) => `${line}\n`).join('');
+function handOverText(marker: string, cwd: string, argv: readonly string[], pipeStdin: boolean): string {
+  return [
+    '\\builtin set +euxv',
+    // Unless the profile put the stderr kept for the command to another use: then nothing runs, and the caller spawns it.
+    // Node's pipes to a child are sockets: a file, a FIFO or a terminal there is the profile's.
+    `[ -S /proc/self/fd/${STDERR_FD} ] || \\builtin exec /bin/sh -c :`,
+    `\\builtin printf '\\n%s\\n' '${marker}:run'`,
+    '\\builtin trap - EXIT ERR DEBUG RETURN HUP INT QUIT PIPE TERM',
+    `exec 2>&${STDERR_FD}${pipeStdin ? ` <&${COMMAND_FD}` : ''}`,
+    `\\builtin cd -- ${quote(cwd)} || \\builtin exec /bin/sh -c 'exit 126'`,
+    'for __ue_fd in /proc/self/fd/*; do __ue_fd=${__ue_fd##*/}; case $__ue_fd in 0|1|2) ;; *) { exec {__ue_fd}>&-; } 2>/dev/null;; esac; done',
+    '__ue_env=(); while IFS= \\builtin read -r -d \'\' __ue_kv; do __ue_env+=("$__ue_kv"); done </proc/self/environ',
+    `(( \${#__ue_env[@]} )) || \\builtin exec /bin/sh -c 'echo "unified-exec: the login shell could not read its environment (/proc/self/environ)" >&2; exit 126'`,
+    `\\builtin exec ${ENV_PROGRAM} -i -- "\${__ue_env[@]}" ${argv.map(quote).join(' ')}`,
+  ].join('\n');
+}
+
+/** A kept shell sent its command, until it says it took it (see handOverText). */
+interface Starting {
+  /** Finds the line that says so. */
+  reader: DumpReader;
+  /** stderr that came before that line. */
+  early: Buffer[];
+  process: HandedOverProcess;
+  taken: (yes: boolean) => void;
 }
 
 /** Closes a capture's offer; returns the command that was waiting for it, if any. */

@@ -212,15 +212,25 @@ describe('a call that comes before the snapshot is ready', () => {
   });
 });
 
-describe("a call that comes while the snapshot is taken runs in the capture's own login shell", () => {
+/**
+ * Prints whether the command's process is the one the capture started (then older than the profile's sleep) or one
+ * started for the command: its age, from its start time in /proc and the uptime, in hundredths of a second.
+ */
+const WHICH_PROCESS = [
+  'stat=$(</proc/$$/stat); set -- ${stat##*) }; read -r up _ </proc/uptime; up=${up/./}',
+  '(( up - ${20} > 25 )) && echo started-with-the-capture || echo started-for-the-call',
+].join('\n');
+
+describe("a call that comes while the snapshot is taken runs in the capture's process", () => {
   /** What a command prints of the shell it runs in (each line one fact), and the exit it leaves with. */
   const PROBE_SHELL = [
+    WHICH_PROCESS,
     'shopt -q login_shell && echo login-shell || echo plain-shell',
     'echo "[$UE_SLOW]"; ue_fn',
     `[ "$IFS" = $' \t\n' ] && echo ifs-kept`,
-    '[ -z "${__ue_command+set}" ] && echo no-variable-of-ours',
+    '[ -z "${__ue_lines+1}${__ue_env+1}${__ue_kv+1}${__ue_fd+1}" ] && echo no-variable-of-ours',
     // The descriptors the capture kept its pipes on are closed before the command runs.
-    'for fd in 7 8 9; do { : >&$fd; } 2>/dev/null && echo "fd $fd open"; done',
+    'for fd in 3 7 8 9; do { : >&$fd; } 2>/dev/null && echo "fd $fd open"; done',
     'if read -r line; then echo "read [$line]"; else echo stdin-at-eof; fi',
     'echo to-stderr >&2',
     'exit 7',
@@ -228,7 +238,7 @@ describe("a call that comes while the snapshot is taken runs in the capture's ow
   const slowProfile = (line: string) =>
     `${line}\n${COUNTED}sleep 0.4\nexport UE_SLOW=yes\nue_fn() { echo from-the-profile; }\n`;
 
-  it("once its snapshot is printed: a real login shell, the profile run once, its output and exit the command's own", async () => {
+  it('once it has printed the snapshot: the command as through the snapshot, the profile run once', async () => {
     const { line, value } = mark();
     const home = homes({ '.profile': slowProfile(line) });
     const m = coldManagerIn(home);
@@ -236,34 +246,22 @@ describe("a call that comes while the snapshot is taken runs in the capture's ow
     const first = await m.execCommand({ command: PROBE_SHELL, yieldTimeMs: 5_000 });
     expect(first).toMatchObject({ state: 'exited', exitCode: 7, warnings: [] });
     // stdout and stderr are two pipes: their lines may come in either order.
-    expect(first.output.split('\n').sort()).toEqual(
-      [
-        '',
-        'login-shell',
-        '[yes]',
-        'from-the-profile',
-        'ifs-kept',
-        'no-variable-of-ours',
-        'stdin-at-eof',
-        'to-stderr',
-      ].sort(),
-    );
+    const facts = ['[yes]', 'from-the-profile', 'ifs-kept', 'no-variable-of-ours', 'stdin-at-eof', 'to-stderr'];
+    expect(first.output.split('\n').sort()).toEqual(['', 'started-with-the-capture', 'plain-shell', ...facts].sort());
     await warming;
-    // One login shell ran the profile: the capture's, which then ran the command. The snapshot was written all the same.
+    // One login shell ran the profile, the capture's; its process then ran the command. The snapshot was written all the same.
     expect(profileRuns(home)).toBe(1);
     expect(snapshotsContaining(value)).toHaveLength(1);
-    const later = await m.execCommand({
-      command: 'shopt -q login_shell && echo login-shell || echo plain-shell; ue_fn',
-    });
-    expect(later).toMatchObject({ output: 'plain-shell\nfrom-the-profile\n', exitCode: 0 });
+    const later = await m.execCommand({ command: PROBE_SHELL });
+    expect(later.output.split('\n').sort()).toEqual(['', 'started-for-the-call', 'plain-shell', ...facts].sort());
     expect(profileRuns(home)).toBe(1);
   });
 
-  it('takes one call: a second at the same time, one on a terminal and one in another directory wait for the snapshot', async () => {
+  it('takes one call: a second at the same time, one on a terminal and one in another directory are spawned', async () => {
     const home = homes({ '.profile': slowProfile(mark().line) });
     const m = coldManagerIn(home);
     const warming = m.warmUp();
-    const which = 'shopt -q login_shell && echo login-shell || echo plain-shell; echo "[$UE_SLOW]"';
+    const which = `${WHICH_PROCESS}\necho "[$UE_SLOW]"`;
     const calls = await Promise.all([
       m.execCommand({ command: which, yieldTimeMs: 5_000 }),
       m.execCommand({ command: which, yieldTimeMs: 5_000 }),
@@ -272,12 +270,53 @@ describe("a call that comes while the snapshot is taken runs in the capture's ow
     ]);
     await warming;
     const outputs = calls.map((reply) => reply.output.replace(/\r\n/g, '\n'));
-    expect(outputs.slice(0, 2).sort()).toEqual(['login-shell\n[yes]\n', 'plain-shell\n[yes]\n']);
-    expect(outputs.slice(2)).toEqual(['plain-shell\n[yes]\n', 'plain-shell\n[yes]\n']);
+    expect(outputs.slice(0, 2).sort()).toEqual(['started-for-the-call\n[yes]\n', 'started-with-the-capture\n[yes]\n']);
+    expect(outputs.slice(2)).toEqual(['started-for-the-call\n[yes]\n', 'started-for-the-call\n[yes]\n']);
     expect(profileRuns(home)).toBe(1);
   });
 
-  it('withholds there what the environment policy withholds, as a command through the snapshot does', async () => {
+  it('leaves the command nothing of what the profile did to its own shell: it runs as through the snapshot', async () => {
+    const secret = `ghp_${randomBytes(12).toString('hex')}`;
+    const home = homes({
+      '.profile': [
+        'mkdir -p "$HOME/elsewhere"; cd "$HOME/elsewhere"',
+        'NOT_EXPORTED=profile-only',
+        `export GITHUB_TOKEN=${secret}; readonly GITHUB_TOKEN`,
+        "trap 'echo profile-exit-trap' EXIT",
+        "trap '' INT",
+        'exec 3>"$HOME/fd3.log"',
+        // Carried over by the snapshot, as a profile's options are: the same both ways.
+        'set -eu',
+        'sleep 0.3',
+      ].join('\n'),
+      // A login shell's `exit` runs this: neither the capture nor the command may.
+      '.bash_logout': 'echo logout >> "$HOME/logout-runs"\n',
+    });
+    const m = coldManagerIn(home);
+    const warming = m.warmUp();
+    const show = [
+      WHICH_PROCESS,
+      'pwd',
+      'echo "[${NOT_EXPORTED-unset}] [${GITHUB_TOKEN-unset}]"',
+      '{ : >&3; } 2>/dev/null && echo fd-3-open',
+      'trap -p EXIT',
+      'grep SigIgn /proc/$$/status',
+      'exit 0',
+    ].join('\n');
+    const first = await m.execCommand({ command: show, yieldTimeMs: 5_000 });
+    await warming;
+    const later = await m.execCommand({ command: show });
+    expect(first.output.split('\n')[0]).toBe('started-with-the-capture');
+    expect(later.output.split('\n')[0]).toBe('started-for-the-call');
+    expect(first.output.split('\n').slice(1)).toEqual(later.output.split('\n').slice(1));
+    expect(later.output.split('\n').slice(1, 3)).toEqual([home, '[unset] [unset]']);
+    expect(first.output).not.toContain(secret);
+    expect(first.output).not.toContain('profile-exit-trap');
+    expect(first.output).not.toContain('fd-3-open');
+    expect(existsSync(join(home, 'logout-runs'))).toBe(false);
+  });
+
+  it('withholds what the environment policy withholds, as a command through the snapshot does', async () => {
     const secret = `sk-ue-${randomBytes(6).toString('hex')}`;
     const home = homes({
       '.profile': `export MY_API_KEY=${secret}\nexport UE_HELD=from-the-profile\nexport UE_SEEN=yes\nsleep 0.3\n`,
@@ -290,13 +329,39 @@ describe("a call that comes while the snapshot is taken runs in the capture's ow
       env: { set: { HOME: home, UE_HELD: 'as-started' }, exclude: ['UE_HELD'] },
     });
     const warming = m.warmUp();
-    const show =
-      'shopt -q login_shell && echo login-shell || echo plain-shell; echo "[${MY_API_KEY-unset}] [$UE_HELD] [$UE_SEEN]"';
+    const show = `${WHICH_PROCESS}\necho "[\${MY_API_KEY-unset}] [$UE_HELD] [$UE_SEEN]"`;
     const first = await m.execCommand({ command: show, yieldTimeMs: 5_000 });
     await warming;
     const later = await m.execCommand({ command: show });
-    expect(first).toMatchObject({ output: 'login-shell\n[unset] [as-started] [yes]\n', exitCode: 0 });
-    expect(later).toMatchObject({ output: 'plain-shell\n[unset] [as-started] [yes]\n', exitCode: 0 });
+    expect(first).toMatchObject({ output: 'started-with-the-capture\n[unset] [as-started] [yes]\n', exitCode: 0 });
+    expect(later).toMatchObject({ output: 'started-for-the-call\n[unset] [as-started] [yes]\n', exitCode: 0 });
+  });
+
+  it('is not taken when the profile put its stderr to another use: the command is spawned', async () => {
+    const home = homes({ '.profile': `exec 9>"$HOME/fd9.log"\nsleep 0.3\nexport UE_SLOW=yes\n` });
+    const m = coldManagerIn(home);
+    const warming = m.warmUp();
+    const first = await m.execCommand({
+      command: `${WHICH_PROCESS}\necho "[$UE_SLOW]"; echo to-stderr >&2`,
+      yieldTimeMs: 5_000,
+    });
+    await warming;
+    expect(first).toMatchObject({ exitCode: 0 });
+    expect(first.output.split('\n').sort()).toEqual(['', '[yes]', 'started-for-the-call', 'to-stderr']);
+    expect(readFileSync(join(home, 'fd9.log'), 'utf8')).toBe('');
+  });
+
+  it('ends without running ~/.bash_logout when no call takes it', async () => {
+    const marker = 34 + Math.floor(Math.random() * 1000) / 1000;
+    const home = homes({
+      '.profile': `sleep ${marker} &\n`,
+      '.bash_logout': 'echo logout >> "$HOME/logout-runs"\n',
+    });
+    const m = coldManagerIn(home);
+    await m.warmUp();
+    // The capture has ended once what its profile started has been ended with it.
+    await vi.waitFor(() => expect(processesRunning(`sleep ${marker}`)).toEqual([]), PATIENT);
+    expect(existsSync(join(home, 'logout-runs'))).toBe(false);
   });
 
   it('is ended with its session, and whatever its profile left running with it', async () => {
@@ -304,11 +369,8 @@ describe("a call that comes while the snapshot is taken runs in the capture's ow
     const home = homes({ '.profile': `sleep ${marker} &\nsleep 0.3\n` });
     const m = coldManagerIn(home);
     const warming = m.warmUp();
-    const first = await m.execCommand({
-      command: 'shopt -q login_shell && echo login-shell; sleep 30',
-      yieldTimeMs: 1_500,
-    });
-    expect(first).toMatchObject({ state: 'running', output: 'login-shell\n' });
+    const first = await m.execCommand({ command: `${WHICH_PROCESS}\nsleep 30`, yieldTimeMs: 1_500 });
+    expect(first).toMatchObject({ state: 'running', output: 'started-with-the-capture\n' });
     if (first.state !== 'running') throw new Error('the first call should still run');
     await warming;
     expect(processesRunning(`sleep ${marker}`)).not.toEqual([]);
@@ -393,14 +455,14 @@ describe.skipIf(NO_SANDBOX !== undefined)(titled('in the sandbox', NO_SANDBOX), 
           const warming = m.warmUp();
           const reply = await m.execCommand({
             command: [
-              'shopt -q login_shell && echo login-shell',
+              WHICH_PROCESS,
               `(echo changed > ${target}) 2>/dev/null && echo escaped || echo refused`,
               'echo inside > written && echo wrote-workspace',
             ].join('\n'),
             yieldTimeMs: 5_000,
           });
           await warming;
-          expect(reply).toMatchObject({ output: 'login-shell\nrefused\nwrote-workspace\n', exitCode: 0 });
+          expect(reply).toMatchObject({ output: 'started-with-the-capture\nrefused\nwrote-workspace\n', exitCode: 0 });
           expect(readFileSync(target, 'utf8')).toBe('original\n');
           expect(readFileSync(join(ws.dir, 'written'), 'utf8')).toBe('inside\n');
           expect(profileRuns(home)).toBe(1);

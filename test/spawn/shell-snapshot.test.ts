@@ -573,7 +573,9 @@ describe("a capture's shell, kept for the login command that waited for it", () 
     const home = homes({ '.profile': 'sleep 0.3\nexport UE_LATE=yes\n' });
     const executor = newExecutor();
     const warming = executor.warmUp(loginRequest(home, 'true'));
-    const script = 'shopt -q login_shell && echo login-shell; read -r line; echo "[$UE_LATE] [$line]"; cat';
+    // Started with the capture (older than its profile's sleep), not for the command.
+    const age = 'stat=$(</proc/$$/stat); set -- ${stat##*) }; read -r up _ </proc/uptime; up=${up/./}';
+    const script = `${age}; (( \${up} - \${20} > 20 )) && echo kept-process; read -r line; echo "[$UE_LATE] [$line]"; cat`;
     const { process: proc } = await executor.start(loginRequest(home, script, { stdin: true }));
     const chunks: Buffer[] = [];
     proc.onData((chunk) => chunks.push(chunk));
@@ -581,7 +583,7 @@ describe("a capture's shell, kept for the login command that waited for it", () 
     await proc.write('first\nsecond\n');
     proc.closeInput!();
     expect(await exited).toBe(0);
-    expect(Buffer.concat(chunks).toString()).toBe('login-shell\n[yes] [first]\nsecond\n');
+    expect(Buffer.concat(chunks).toString()).toBe('kept-process\n[yes] [first]\nsecond\n');
     await warming;
   });
 
