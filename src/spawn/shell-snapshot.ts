@@ -584,9 +584,10 @@ export class ShellSnapshots {
  * snapshot does, in the same sandbox, without a sandbox of its own to set up. First it says on stdout that it took the
  * command (`<marker>:run`, which the session does not see), unless the stderr pipe kept for the command is no longer
  * there (a profile that used the descriptor for a file of its own): then it ends and the caller spawns the command.
- * Nothing of the shell the profile made is left to the command: options, traps and signal dispositions are reset, it
- * goes to the directory asked for, every descriptor but stdin, stdout and stderr is closed, and its environment is the
- * one the shell started with (/proc/self/environ), not the profile's. The profile's options come off first, while
+ * Nothing of the shell the profile made is left to the command: its background jobs are ended, options, traps and
+ * signal dispositions are reset, it goes to the directory asked for, every descriptor but stdin, stdout and stderr is
+ * closed, and its environment is the one the shell started with (/proc/self/environ), not the profile's. Its `ulimit`s
+ * stay, as they would in a real login shell. The profile's options come off first, while
  * stderr is still /dev/null: `set -x` would trace the rest.
  */
 function handOverText(marker: string, cwd: string, argv: readonly string[], pipeStdin: boolean): string {
@@ -595,6 +596,8 @@ function handOverText(marker: string, cwd: string, argv: readonly string[], pipe
     // Unless the profile put the stderr kept for the command to another use: then nothing runs, and the caller spawns it.
     // Node's pipes to a child are sockets: a file, a FIFO or a terminal there is the profile's.
     `[ -S /proc/self/fd/${STDERR_FD} ] || \\builtin exec /bin/sh -c :`,
+    // The profile's background jobs end here, as they do with a capture that is not kept (stderr is still /dev/null).
+    '{ \\builtin kill -KILL $(\\builtin jobs -p) && \\builtin wait; } 2>/dev/null',
     `\\builtin printf '\\n%s\\n' '${marker}:run'`,
     '\\builtin trap - EXIT ERR DEBUG RETURN HUP INT QUIT PIPE TERM',
     `exec 2>&${STDERR_FD}${pipeStdin ? ` <&${COMMAND_FD}` : ''}`,

@@ -287,6 +287,8 @@ describe("a call that comes while the snapshot is taken runs in the capture's pr
         'exec 3>"$HOME/fd3.log"',
         // Carried over by the snapshot, as a profile's options are: the same both ways.
         'set -eu',
+        // A job of the profile's that writes on the capture's pipes after its dump, while the command runs.
+        '(sleep 0.4; echo from-a-profile-job >&7; echo from-a-profile-job >&9) &',
         'sleep 0.3',
       ].join('\n'),
       // A login shell's `exit` runs this: neither the capture nor the command may.
@@ -301,6 +303,7 @@ describe("a call that comes while the snapshot is taken runs in the capture's pr
       '{ : >&3; } 2>/dev/null && echo fd-3-open',
       'trap -p EXIT',
       'grep SigIgn /proc/$$/status',
+      'sleep 0.3',
       'exit 0',
     ].join('\n');
     const first = await m.execCommand({ command: show, yieldTimeMs: 5_000 });
@@ -313,6 +316,7 @@ describe("a call that comes while the snapshot is taken runs in the capture's pr
     expect(first.output).not.toContain(secret);
     expect(first.output).not.toContain('profile-exit-trap');
     expect(first.output).not.toContain('fd-3-open');
+    expect(first.output).not.toContain('from-a-profile-job');
     expect(existsSync(join(home, 'logout-runs'))).toBe(false);
   });
 
@@ -364,18 +368,21 @@ describe("a call that comes while the snapshot is taken runs in the capture's pr
     expect(existsSync(join(home, 'logout-runs'))).toBe(false);
   });
 
-  it('is ended with its session, and whatever its profile left running with it', async () => {
+  it("ends its profile's jobs when it takes the command, and is ended with its session", async () => {
     const marker = 32 + Math.floor(Math.random() * 1000) / 1000;
+    const own = marker + 1;
     const home = homes({ '.profile': `sleep ${marker} &\nsleep 0.3\n` });
     const m = coldManagerIn(home);
     const warming = m.warmUp();
-    const first = await m.execCommand({ command: `${WHICH_PROCESS}\nsleep 30`, yieldTimeMs: 1_500 });
+    const first = await m.execCommand({ command: `${WHICH_PROCESS}\nsleep ${own} &\nsleep 30`, yieldTimeMs: 1_500 });
     expect(first).toMatchObject({ state: 'running', output: 'started-with-the-capture\n' });
     if (first.state !== 'running') throw new Error('the first call should still run');
     await warming;
-    expect(processesRunning(`sleep ${marker}`)).not.toEqual([]);
+    // As with a capture nobody takes: what its profile left running is ended.
+    expect(processesRunning(`sleep ${marker}`)).toEqual([]);
+    expect(processesRunning(`sleep ${own}`)).not.toEqual([]);
     await m.closeSession(first.sessionId);
-    await vi.waitFor(() => expect(processesRunning(`sleep ${marker}`)).toEqual([]), PATIENT);
+    await vi.waitFor(() => expect(processesRunning(`sleep ${own}`)).toEqual([]), PATIENT);
   });
 });
 
